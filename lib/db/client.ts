@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
+import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
+import { env } from '../env';
+import { applyMigrations } from './migrate';
+
+/** Both generated clients have the same models; the SQLite one's type stands for both. */
+export type Db = SqliteClient;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  prisma: Db;
+  dialect: Dialect;
+}
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
+}
+
+function sqliteFile(url: string): string {
+  const path = url.replace(/^file:/, '');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+/** Opens the database named by `url` and brings its schema up to date. */
+export async function openDatabase(url: string): Promise<Database> {
+  const dialect = dialectOf(url);
+  let prisma: Db;
+  if (dialect === 'postgres') {
+    prisma = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) }) as unknown as Db;
+  } else {
+    const file = sqliteFile(url);
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    prisma = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: file, timeout: 10_000 }, { timestampFormat: 'unixepoch-ms' }) });
+    // WAL lets the web server read while a worker process writes; NORMAL is durable at checkpoints.
+    await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+    await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+    await prisma.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+  }
+  await applyMigrations(prisma, dialect);
+  return { prisma, dialect };
+}
+
+const holder = globalThis as unknown as { __evDb?: Promise<Database> };
+
+/** The process-wide database, opened on first use from DATABASE_URL. */
+export function db(): Promise<Database> {
+  holder.__evDb ??= openDatabase(env().DATABASE_URL);
+  return holder.__evDb;
+}

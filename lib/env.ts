@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const int = z.coerce.number().int().nonnegative();
+
+/** Every environment variable the service reads, validated once. README lists them. */
+const schema = z.object({
+  DATABASE_URL: z.string().default('file:./data/ev.db'),
+  EV_EMBEDDED_WORKER: bool.default(true),
+  EV_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  EV_MAX_BODY_BYTES: int.default(64 * 1024 * 1024),
+  EV_MAX_BULK_EMAILS: int.default(1_000_000),
+  EV_SANDBOX_TIMEOUT_MS: int.default(1000),
+  EV_WORKER_CONCURRENCY: int.default(50),
+  EV_CHUNK_SIZE: int.default(2000),
+  EV_LEASE_MS: int.default(60_000),
+  EV_PUBLIC_URL: z.string().default(''),
+  EV_RATE_LIMIT_PER_MINUTE: int.default(600),
+  EV_FREE_DAILY: int.default(100),
+  EV_VERIFY_DEADLINE_MS: int.default(15_000),
+  EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),
+  EV_DNS_SERVERS: z.string().default(''),
+  EV_SMTP_PORT: int.default(25),
+  EV_HELO_NAME: z.string().default('verifier.localhost'),
+  EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),
+  EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
+  EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
+  EV_PER_DOMAIN_CONCURRENCY: int.default(2),
+  EV_GLOBAL_CONCURRENCY: int.default(50),
+  NEXTAUTH_SECRET: z.string().default('dev-only-secret-change-me'),
+});
+
+export type Env = z.infer<typeof schema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (!cached) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`Invalid environment: ${problems}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+/** Tests change the environment between cases. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}
