@@ -1,0 +1,19 @@
+import { redirect } from 'next/navigation';
+import { getServerSession } from 'next-auth';
+import type { ReactNode } from 'react';
+import { Header } from '@/components/layout/Header';
+import { authOptions } from '@/lib/auth/options';
+
+/** Every page in this group needs a session; without one the visitor goes to sign in. */
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  const session = await getServerSession(authOptions);
+  if (!session?.user?.email) redirect('/signin');
+  return (
+    <>
+      <Header email={session.user.email} />
+      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+        {children}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,19 @@
+import type { Metadata } from 'next';
+import { JobList } from '@/components/lists/JobList';
+import { Uploader } from '@/components/lists/Uploader';
+import { UsageStrip } from '@/components/settings/Usage';
+import { PageTitle } from '@/components/ui';
+
+export const metadata: Metadata = { title: 'Lists' };
+
+export default function ListsPage() {
+  return (
+    <>
+      <PageTitle title="Lists" subtitle="Upload an export, check every address, download it back with the verdicts added." actions={<UsageStrip />} />
+      <div className="space-y-6">
+        <Uploader />
+        <JobList />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,20 @@
+import type { Metadata } from 'next';
+import { ApiKeys } from '@/components/settings/ApiKeys';
+import { UsageCard } from '@/components/settings/Usage';
+import { Webhooks } from '@/components/settings/Webhooks';
+import { PageTitle } from '@/components/ui';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+export default function SettingsPage() {
+  return (
+    <>
+      <PageTitle title="Settings" subtitle="Usage, API keys and webhooks for your account." />
+      <div className="space-y-6">
+        <UsageCard />
+        <ApiKeys />
+        <Webhooks />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,8 @@
+import { apiRoute, json } from '@/lib/api/route';
+import { notFound } from '@/lib/api/errors';
+import { revokeApiKey } from '@/lib/accounts';
+
+export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
+  if (!(await revokeApiKey(caller.userId, id))) throw notFound('API key');
+  return json({ success: true, id, revoked: true });
+});

@@ -1,0 +1,30 @@
+import { readJson, parseQuery } from '@/lib/api/body';
+import { apiRoute, json } from '@/lib/api/route';
+import { listQuery } from '@/lib/api/schemas';
+import { invalidRequest } from '@/lib/api/errors';
+import { db } from '@/lib/db/client';
+import { env } from '@/lib/env';
+import { parseBulkRequest } from '@/lib/jobs/bulk-request';
+import { pokeWorker } from '@/lib/jobs/embedded';
+import { decodeCursor, listJobs } from '@/lib/jobs/queries';
+import { INSTANT_LIMIT, submitInstant, submitQueued } from '@/lib/jobs/submit';
+import { applySandboxTrigger } from '@/lib/verification/triggers';
+
+export const POST = apiRoute(async (request, caller) => {
+  const body = parseBulkRequest(await readJson(request, env().EV_MAX_BODY_BYTES));
+  // Triggers apply only to a request of one address (api-decisions.md).
+  if (caller.sandbox && body.emails.length === 1) await applySandboxTrigger(body.emails[0]!);
+  const bulk = { ...body, userId: caller.userId, sandbox: caller.sandbox };
+  const database = await db();
+  if (body.emails.length <= INSTANT_LIMIT) return json(await submitInstant(database, bulk));
+  const queued = await submitQueued(database, bulk);
+  pokeWorker();
+  return json(queued);
+});
+
+export const GET = apiRoute(async (request, caller) => {
+  const query = parseQuery(request, listQuery);
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  if (query.cursor && !cursor) throw invalidRequest('cursor', 'cursor: not a cursor from this API');
+  return json(await listJobs(await db(), caller.userId, caller.sandbox, query.limit, cursor));
+});

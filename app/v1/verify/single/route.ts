@@ -1,0 +1,12 @@
+import { parseBody } from '@/lib/api/body';
+import { apiRoute, json } from '@/lib/api/route';
+import { emailBody } from '@/lib/api/schemas';
+import { db } from '@/lib/db/client';
+import { singleResult } from '@/lib/verification/shape';
+import { verifySingle } from '@/lib/verification/single';
+
+export const POST = apiRoute(async (request, caller) => {
+  const { email } = await parseBody(request, emailBody, 64 * 1024);
+  const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email);
+  return json(singleResult(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox));
+});

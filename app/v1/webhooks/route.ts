@@ -1,0 +1,12 @@
+import { parseBody } from '@/lib/api/body';
+import { apiRoute, json } from '@/lib/api/route';
+import { webhookBody } from '@/lib/api/schemas';
+import { db } from '@/lib/db/client';
+import { createWebhook, listWebhooks } from '@/lib/webhooks/manage';
+
+export const POST = apiRoute(async (request, caller) => {
+  const body = await parseBody(request, webhookBody, 16 * 1024);
+  return json(await createWebhook(await db(), caller.userId, body), 201);
+});
+
+export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listWebhooks(await db(), caller.userId) }));

@@ -1,0 +1,32 @@
+'use client';
+
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { SessionProvider } from 'next-auth/react';
+import { useState, type ReactNode } from 'react';
+import { ApiError } from '@/lib/client/api';
+
+// An expired session turns every call into a 401; send the user to sign in once instead of
+// showing the same error in every panel.
+function onApiError(error: Error): void {
+  if (error instanceof ApiError && error.status === 401 && typeof window !== 'undefined') {
+    window.location.assign(`/signin?callbackUrl=${encodeURIComponent(window.location.pathname)}`);
+  }
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({
+        queryCache: new QueryCache({ onError: onApiError }),
+        mutationCache: new MutationCache({ onError: onApiError }),
+        defaultOptions: {
+          queries: { staleTime: 5_000, retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 },
+        },
+      }),
+  );
+  return (
+    <SessionProvider>
+      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+    </SessionProvider>
+  );
+}

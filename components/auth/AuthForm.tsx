@@ -1,0 +1,93 @@
+'use client';
+
+import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
+import { signIn } from 'next-auth/react';
+import { useState, type FormEvent } from 'react';
+import { Button, ErrorNote, inputClass } from '../ui';
+
+const copy = {
+  signin: { title: 'Sign in', action: 'Sign in', busy: 'Signing in…', switchText: 'No account yet?', switchLink: 'Create one', switchHref: '/signup' },
+  signup: { title: 'Create your account', action: 'Create account', busy: 'Creating account…', switchText: 'Already have an account?', switchLink: 'Sign in', switchHref: '/signin' },
+};
+
+async function createAccount(email: string, password: string): Promise<void> {
+  const response = await fetch('/api/signup', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { message?: string };
+    throw new Error(body.message ?? 'Could not create the account.');
+  }
+}
+
+export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
+  const text = copy[mode];
+  const params = useSearchParams();
+  const [error, setError] = useState<string | null>(params.get('error') ? 'Wrong email or password.' : null);
+  const [busy, setBusy] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get('email') ?? '');
+    const password = String(form.get('password') ?? '');
+    setBusy(true);
+    setError(null);
+    try {
+      if (mode === 'signup') await createAccount(email, password);
+      const result = await signIn('credentials', { email, password, redirect: false });
+      if (!result || result.error) throw new Error('Wrong email or password.');
+      const target = params.get('callbackUrl');
+      // A full load so the server layout sees the new session cookie.
+      window.location.assign(target?.startsWith('/') ? target : '/lists');
+    } catch (e) {
+      setError(e instanceof Error ? e.message : 'Something went wrong.');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-5">
+      <h1 className="text-xl font-semibold text-slate-900">{text.title}</h1>
+      {error && <ErrorNote error={error} />}
+      <div>
+        <label htmlFor="email" className="mb-1.5 block text-sm font-medium text-slate-700">
+          Email
+        </label>
+        <input id="email" name="email" type="email" autoComplete="email" required className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor="password" className="mb-1.5 block text-sm font-medium text-slate-700">
+          Password
+        </label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          required
+          minLength={mode === 'signup' ? 8 : undefined}
+          autoComplete={mode === 'signup' ? 'new-password' : 'current-password'}
+          aria-describedby={mode === 'signup' ? 'password-hint' : undefined}
+          className={inputClass}
+        />
+        {mode === 'signup' && (
+          <p id="password-hint" className="mt-1 text-xs text-slate-500">
+            At least 8 characters.
+          </p>
+        )}
+      </div>
+      <Button type="submit" disabled={busy} className="w-full">
+        {busy ? text.busy : text.action}
+      </Button>
+      <p className="text-center text-sm text-slate-500">
+        {text.switchText}{' '}
+        <Link href={text.switchHref} className="font-semibold text-indigo-600 hover:text-indigo-500">
+          {text.switchLink}
+        </Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,107 @@
+'use client';
+
+import Link from 'next/link';
+import { useState, type FormEvent } from 'react';
+import { useHistory, type HistoryQuery } from '@/lib/client/hooks';
+import { Button, Card, ErrorNote, cx, formatDate, inputClass } from '../ui';
+import { RiskBadge, StatusBadge } from '../verdict';
+
+type Mode = '' | 'true' | 'false';
+
+/** Past verifications, newest first; searchable by exact address, filtered by mode, paged by cursor. */
+export function HistoryTable() {
+  const [search, setSearch] = useState('');
+  const [email, setEmail] = useState('');
+  const [mode, setMode] = useState<Mode>('');
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const query: HistoryQuery = { email: email || undefined, sandbox: mode || undefined, cursor: cursors[cursors.length - 1] };
+  const history = useHistory(query);
+  const rows = history.data?.data ?? [];
+
+  function onSearch(event: FormEvent) {
+    event.preventDefault();
+    setEmail(search.trim().toLowerCase());
+    setCursors([undefined]);
+  }
+
+  return (
+    <Card>
+      <div className="mb-4 flex flex-wrap items-end gap-3">
+        <form onSubmit={onSearch} role="search" className="flex min-w-64 flex-1 items-end gap-2">
+          <div className="flex-1">
+            <label htmlFor="history-search" className="mb-1.5 block text-sm font-medium text-slate-700">
+              Address
+            </label>
+            <input id="history-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="exact address, e.g. jane@example.com" className={inputClass} />
+          </div>
+          <Button type="submit" variant="secondary">
+            Search
+          </Button>
+          {email && (
+            <Button variant="ghost" onClick={() => { setSearch(''); setEmail(''); setCursors([undefined]); }}>
+              Clear
+            </Button>
+          )}
+        </form>
+        <div>
+          <label htmlFor="history-mode" className="mb-1.5 block text-sm font-medium text-slate-700">
+            Mode
+          </label>
+          <select id="history-mode" value={mode} onChange={(e) => { setMode(e.target.value as Mode); setCursors([undefined]); }} className={cx(inputClass, 'w-auto')}>
+            <option value="">Current mode</option>
+            <option value="false">Live</option>
+            <option value="true">Sandbox</option>
+          </select>
+        </div>
+      </div>
+      <ErrorNote error={history.error} />
+      <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
+        <table className="min-w-full text-left text-sm" data-testid="history-table">
+          <caption className="sr-only">Verification history</caption>
+          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th scope="col" className="px-3 py-2 font-semibold">Email</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Status</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Risk</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Source</th>
+              <th scope="col" className="px-3 py-2 font-semibold">When</th>
+            </tr>
+          </thead>
+          <tbody className={cx('divide-y divide-slate-100', history.isPlaceholderData && 'opacity-60')}>
+            {rows.map((row) => (
+              <tr key={row.id}>
+                <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">
+                  {row.email}
+                  {row.sandbox && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-800">sandbox</span>}
+                </td>
+                <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
+                <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+                <td className="px-3 py-2 text-slate-600">
+                  {row.source === 'bulk' && row.job_id ? (
+                    <Link href={`/jobs/${row.job_id}`} className="text-indigo-600 hover:text-indigo-500">list job</Link>
+                  ) : (
+                    'single check'
+                  )}
+                </td>
+                <td className="whitespace-nowrap px-3 py-2 text-slate-500">{formatDate(row.created_at)}</td>
+              </tr>
+            ))}
+            {rows.length === 0 && !history.isPending && (
+              <tr>
+                <td colSpan={5} className="px-3 py-8 text-center text-slate-500">{email ? `Nothing found for ${email}.` : 'No verifications yet.'}</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <div className="mt-4 flex justify-end gap-2">
+        <Button variant="secondary" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          Newer
+        </Button>
+        <Button variant="secondary" disabled={!history.data?.next_cursor} onClick={() => setCursors((c) => [...c, history.data?.next_cursor ?? undefined])}>
+          Older
+        </Button>
+      </div>
+    </Card>
+  );
+}

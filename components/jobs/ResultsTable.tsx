@@ -1,0 +1,87 @@
+'use client';
+
+import { useState } from 'react';
+import { useJobResults } from '@/lib/client/hooks';
+import type { VerdictFilter } from '@/lib/client/types';
+import { Button, ErrorNote, cx, number } from '../ui';
+import { RiskBadge, StatusBadge, verdicts } from '../verdict';
+
+const PAGE_SIZE = 25;
+
+export function ResultsTable({ jobId }: { jobId: string }) {
+  const [filter, setFilter] = useState<VerdictFilter | undefined>();
+  const [offset, setOffset] = useState(0);
+  const results = useJobResults(jobId, { limit: PAGE_SIZE, offset, filter }, true);
+  const rows = results.data?.data?.results ?? [];
+  const total = results.data?.data?.results_total ?? rows.length;
+
+  function choose(next: VerdictFilter | undefined) {
+    setFilter(next);
+    setOffset(0);
+  }
+
+  return (
+    <div className="space-y-4">
+      <div role="group" aria-label="Filter results by verdict" className="flex flex-wrap gap-2">
+        {[{ key: undefined, label: 'All' }, ...verdicts].map((option) => (
+          <button
+            key={option.label}
+            type="button"
+            aria-pressed={filter === option.key}
+            onClick={() => choose(option.key)}
+            className={cx(
+              'rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-indigo-600',
+              filter === option.key ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-600 ring-slate-300 hover:bg-slate-50',
+            )}
+          >
+            {option.label}
+          </button>
+        ))}
+      </div>
+      <ErrorNote error={results.error} />
+      <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
+        <table className="min-w-full text-left text-sm" data-testid="results-table">
+          <caption className="sr-only">Results{filter ? `, ${filter} only` : ''}</caption>
+          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th scope="col" className="px-3 py-2 font-semibold">Email</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Status</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Risk</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Reason</th>
+              <th scope="col" className="px-3 py-2 text-right font-semibold">Score</th>
+            </tr>
+          </thead>
+          <tbody className={cx('divide-y divide-slate-100', results.isPlaceholderData && 'opacity-60')}>
+            {rows.map((row, index) => (
+              <tr key={`${row.email}-${index}`}>
+                <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">{row.email}</td>
+                <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
+                <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+                <td className="px-3 py-2 text-slate-600">{row.reason.replaceAll('_', ' ')}</td>
+                <td className="px-3 py-2 text-right tabular-nums text-slate-700">{row.score ?? '—'}</td>
+              </tr>
+            ))}
+            {rows.length === 0 && !results.isPending && (
+              <tr>
+                <td colSpan={5} className="px-3 py-8 text-center text-slate-500">No results{filter ? ` marked ${filter}` : ''}.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <div className="flex flex-wrap items-center justify-between gap-3 text-sm text-slate-600">
+        <span aria-live="polite">
+          {total === 0 ? 'No rows' : `Rows ${number(offset + 1)}–${number(Math.min(offset + PAGE_SIZE, total))} of ${number(total)}`}
+        </span>
+        <div className="flex gap-2">
+          <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset((o) => Math.max(0, o - PAGE_SIZE))}>
+            Previous
+          </Button>
+          <Button variant="secondary" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset((o) => o + PAGE_SIZE)}>
+            Next
+          </Button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import type { ParsedList } from '@/lib/client/parse-list';
+import { cx, inputClass, number } from '../ui';
+
+const PREVIEW_ROWS = 5;
+
+export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed }: { list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number }) {
+  const malformed = list.rows.length - wellFormed;
+  return (
+    <div className="space-y-4">
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <Stat label="File" value={list.filename} />
+        <Stat label="Rows" value={number(list.rows.length)} testId="row-count" />
+        <Stat label="Well-formed addresses" value={number(wellFormed)} tone="text-emerald-700" testId="well-formed-count" />
+        <Stat label="Malformed or empty" value={number(malformed)} tone={malformed ? 'text-rose-700' : undefined} />
+      </dl>
+      <div className="flex flex-wrap items-center gap-3">
+        <label htmlFor="email-column" className="text-sm font-medium text-slate-700">
+          Email column
+        </label>
+        <select id="email-column" value={emailColumn} onChange={(e) => onEmailColumn(Number(e.target.value))} className={cx(inputClass, 'w-auto min-w-40')}>
+          {list.columns.map((name, index) => (
+            <option key={index} value={index}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <span className="text-xs text-slate-500">{list.hasHeader ? 'Detected from the header row.' : 'No header row found; columns are numbered.'}</span>
+      </div>
+      <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
+        <table className="min-w-full text-left text-sm">
+          <caption className="sr-only">First {PREVIEW_ROWS} rows of {list.filename}</caption>
+          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              {list.columns.map((name, index) => (
+                <th key={index} scope="col" className={cx('whitespace-nowrap px-3 py-2 font-semibold', index === emailColumn && 'bg-indigo-50 text-indigo-700')}>
+                  {name}
+                  {index === emailColumn && <span className="ml-1 normal-case">(email)</span>}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {list.rows.slice(0, PREVIEW_ROWS).map((row, r) => (
+              <tr key={r}>
+                {list.columns.map((_name, c) => (
+                  <td key={c} className={cx('max-w-64 truncate whitespace-nowrap px-3 py-2 text-slate-700', c === emailColumn && 'bg-indigo-50/50 font-medium text-slate-900')}>
+                    {row[c] ?? ''}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+function Stat({ label, value, tone, testId }: { label: string; value: string; tone?: string; testId?: string }) {
+  return (
+    <div className="rounded-xl bg-slate-50 px-3 py-2 ring-1 ring-slate-200">
+      <dt className="text-xs text-slate-500">{label}</dt>
+      <dd className={cx('truncate text-lg font-semibold tabular-nums text-slate-900', tone)} title={value} data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
+}

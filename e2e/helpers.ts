@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { expect, type Page } from '@playwright/test';
+
+export const password = 'correct horse battery';
+
+export function newEmail(label: string): string {
+  return `${label}-${randomBytes(4).toString('hex')}@example.test`;
+}
+
+/** Signs up through the form and lands on the lists page. */
+export async function signUp(page: Page, email = newEmail('user')): Promise<string> {
+  await page.goto('/signup');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/lists$/);
+  return email;
+}
+
+export async function sandboxOn(page: Page): Promise<void> {
+  const toggle = page.getByRole('switch', { name: 'Sandbox mode' });
+  if ((await toggle.getAttribute('aria-checked')) !== 'true') await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-checked', 'true');
+  await expect(page.getByTestId('sandbox-banner')).toBeVisible();
+}
+
+export async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
+  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage });
+}

@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import { ApiError, invalidRequest } from './errors';
+
+/**
+ * Reads a JSON body, refusing it as soon as it passes `maxBytes` (by Content-Length when given,
+ * else while streaming), so an oversized upload is never buffered whole.
+ */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (!request.body) throw invalidRequest('body', 'The request body must be a JSON object.');
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest('body', 'The request body is not valid JSON.');
+  }
+}
+
+/** Parses and validates a JSON body against a zod schema: the result is typed by the schema. */
+export async function parseBody<S extends z.ZodType>(request: Request, schema: S, maxBytes: number): Promise<z.infer<S>> {
+  return validate(schema, await readJson(request, maxBytes));
+}
+
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const param = issue.path.length ? issue.path.join('.') : 'body';
+  throw invalidRequest(param, `${param}: ${issue.message}`);
+}
+
+/** Query parameters as a plain object, validated like a body. */
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  return validate(schema, Object.fromEntries(new URL(request.url).searchParams));
+}

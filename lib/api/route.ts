@@ -1,0 +1,36 @@
+import { env } from '../env';
+import { authenticate, type Caller } from './auth';
+import { errorResponse } from './errors';
+import { simulatedRateHeaders, takeRateLimit, type RateHeaders } from './ratelimit';
+
+export interface ApiContext extends Caller {
+  sandbox: boolean;
+}
+
+type Handler<P> = (request: Request, context: ApiContext, params: P) => Promise<Response>;
+
+export function isSandbox(request: Request): boolean {
+  return request.headers.get('x-ev-sandbox')?.trim().toLowerCase() === 'true';
+}
+
+/**
+ * Every /v1 handler goes through here: authenticate, rate-limit, run, and turn any thrown error
+ * into the one error envelope. Every response carries the X-RateLimit-* headers.
+ */
+export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
+  return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
+    const sandbox = isSandbox(request);
+    let rate: RateHeaders = simulatedRateHeaders();
+    try {
+      const caller = await authenticate(request);
+      if (!sandbox) rate = takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
+      const response = await handler(request, { ...caller, sandbox }, await segment.params);
+      for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
+      return response;
+    } catch (error) {
+      return errorResponse(error, rate);
+    }
+  };
+}
+
+export const json = (body: unknown, status = 200) => Response.json(body, { status });

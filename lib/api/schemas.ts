@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+export const emailBody = z.object({ email: z.string().max(1024, 'at most 1024 characters') });
+
+/** Bulk: only the array shape here; its size limits are checked first (413 beats a slow parse). */
+export const bulkBody = z.object({
+  emails: z.array(z.string().max(1024, 'at most 1024 characters')).min(1, 'must hold at least one address'),
+  rows: z.array(z.array(z.string())).optional(),
+  columns: z.array(z.string()).max(1000).optional(),
+  filename: z.string().max(255).optional(),
+});
+
+const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+export const bucket = z.enum(['deliverable', 'undeliverable', 'risky', 'unknown']);
+
+export const statusQuery = z.object({
+  limit: limit(10_000, 100),
+  offset: z.coerce.number().int().min(0).default(0),
+  filter: bucket.optional(),
+});
+export const listQuery = z.object({ limit: limit(100, 20), cursor: z.string().max(500).optional() });
+export const historyQuery = z.object({
+  limit: limit(100, 50),
+  cursor: z.string().regex(/^\d+$/, 'not a cursor from this API').optional(),
+  sandbox: boolParam.optional(),
+  email: z.string().max(1024).optional(),
+});
+export const downloadQuery = z.object({ filter: bucket.optional() });
+
+export const webhookBody = z.object({
+  url: z.string().url('must be an absolute http(s) URL').max(2048),
+  events: z.array(z.enum(['bulk.completed', 'bulk.failed'])).min(1).optional(),
+  description: z.string().max(500).optional(),
+});
+export const keyBody = z.object({ name: z.string().max(100).optional() });

@@ -1,0 +1,85 @@
+import Papa from 'papaparse';
+
+/** A CSV or TXT export as the browser parsed it: the header (given or invented) and the data rows. */
+export interface ParsedList {
+  filename: string;
+  columns: string[];
+  hasHeader: boolean;
+  rows: string[][];
+  emailColumn: number;
+}
+
+const WELL_FORMED = /^[^\s@"<>,;]+@[^\s@"<>,;]+\.[^\s@"<>,;]{2,}$/;
+const EMAIL_HEADER = /^(e-?mail|e-?mail[ _-]?address|email_?addr|mail|address|courriel|correo)$/i;
+
+export function isWellFormed(address: string | undefined): boolean {
+  return address !== undefined && WELL_FORMED.test(address.trim());
+}
+
+/** A first row is a header when it holds no address but the rows under it do, or names an email column. */
+export function detectHeader(rows: string[][]): boolean {
+  const first = rows[0] ?? [];
+  if (first.some((cell) => EMAIL_HEADER.test(cell.trim()))) return true;
+  if (first.some(isWellFormed)) return false;
+  return rows.slice(1, 50).some((row) => row.some(isWellFormed));
+}
+
+/** The column whose header says email, else the one with the most well-formed addresses in a sample. */
+export function detectEmailColumn(columns: string[], rows: string[][]): number {
+  const named = columns.findIndex((name) => EMAIL_HEADER.test(name.trim()));
+  if (named >= 0) return named;
+  const sample = rows.slice(0, 500);
+  let best = 0;
+  let bestCount = -1;
+  columns.forEach((_name, index) => {
+    const count = sample.filter((row) => isWellFormed(row[index])).length;
+    if (count > bestCount) [best, bestCount] = [index, count];
+  });
+  return best;
+}
+
+export function countWellFormed(rows: string[][], column: number): number {
+  let count = 0;
+  for (const row of rows) if (isWellFormed(row[column])) count += 1;
+  return count;
+}
+
+/**
+ * Parses the file in a Web Worker (papaparse's own), so a million-row export never blocks the page.
+ * Rows arrive in chunks of about 512 KB; onProgress gets the fraction of the file read.
+ */
+export function parseList(file: File, onProgress: (fraction: number, rowsSoFar: number) => void): { done: Promise<ParsedList>; abort: () => void } {
+  let abort = () => {};
+  const done = new Promise<ParsedList>((resolve, reject) => {
+    const all: string[][] = [];
+    let aborted = false;
+    abort = () => {
+      aborted = true;
+      reject(new DOMException('Parsing cancelled', 'AbortError'));
+    };
+    Papa.parse<string[]>(file, {
+      worker: true,
+      header: false,
+      skipEmptyLines: 'greedy',
+      chunkSize: 512 * 1024,
+      chunk(results, parser) {
+        if (aborted) return parser.abort();
+        for (const row of results.data) all.push(row);
+        onProgress(Math.min(results.meta.cursor / Math.max(file.size, 1), 1), all.length);
+      },
+      complete() {
+        if (aborted) return;
+        const hasHeader = detectHeader(all);
+        const width = all.reduce((max, row) => Math.max(max, row.length), 0);
+        const header = hasHeader ? (all.shift() ?? []).map((cell) => cell.trim()) : [];
+        const columns = Array.from({ length: width }, (_v, i) => header[i] || `column_${i + 1}`);
+        onProgress(1, all.length);
+        resolve({ filename: file.name, columns, hasHeader, rows: all, emailColumn: detectEmailColumn(columns, all) });
+      },
+      error(error) {
+        reject(error);
+      },
+    });
+  });
+  return { done, abort };
+}

@@ -1,0 +1,138 @@
+// The /v1 API's response shapes, as the dashboard reads them (docs: shared/spec).
+
+export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
+export type JobState = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+export type VerdictFilter = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+
+export interface BulkItem {
+  email: string;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: RiskLevel;
+  reason: string;
+  cached: boolean;
+  status?: string;
+  score?: number;
+}
+
+export interface SingleResult extends BulkItem {
+  provider: string;
+  response_time: number;
+  confidence: number;
+  details: { syntax_valid: boolean; domain_exists: boolean; mx_record: boolean; smtp_valid: boolean };
+  disposable?: boolean;
+  role?: boolean;
+  free?: boolean;
+  catch_all?: boolean;
+  did_you_mean?: string | null;
+  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; attempts?: number | null };
+}
+
+export interface BulkSubmitted {
+  success: boolean;
+  job_id: string;
+  status: JobState;
+  instant?: boolean;
+  total_emails: number;
+  valid_emails: number;
+  invalid_format_emails: number;
+  estimated_time?: string;
+  message: string;
+}
+
+export interface BulkRequest {
+  emails: string[];
+  rows?: string[][];
+  columns?: string[];
+  filename?: string;
+}
+
+export interface JobListItem {
+  job_id: string;
+  status: JobState;
+  sandbox: boolean;
+  total_emails: number;
+  processed_emails: number;
+  progress: number;
+  created_at: string;
+  completed_at: string | null;
+  filename: string | null;
+}
+
+export interface JobSummary {
+  total: number;
+  valid: number;
+  invalid: number;
+  unknown: number;
+  failed: number;
+  deliverable: number;
+  undeliverable: number;
+  risky: number;
+}
+
+export interface JobStatus {
+  success: boolean;
+  status: JobState;
+  progress: number;
+  processed_emails: number;
+  total_emails: number;
+  created_at: string;
+  data?: { results: BulkItem[]; summary: JobSummary; completed_at: string; results_total: number };
+}
+
+export interface HistoryItem {
+  id: string;
+  email: string;
+  status: string;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: RiskLevel;
+  reason: string;
+  score: number;
+  sandbox: boolean;
+  source: 'single' | 'bulk';
+  job_id: string | null;
+  created_at: string;
+}
+
+export interface Page<T> {
+  success: boolean;
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description?: string | null;
+  created_at: string;
+  secret?: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_type: string;
+  state: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface AccountUsage {
+  email: string;
+  plan: string;
+  free_remaining_today: number;
+  credits: number;
+  used_today?: number;
+}

@@ -1,0 +1,52 @@
+import type { Dialect } from './client';
+
+type Runner = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
+
+/** A value as the driver wants it: SQLite has no boolean type. */
+export function sqlValue(dialect: Dialect, value: unknown): unknown {
+  if (typeof value === 'boolean' && dialect === 'sqlite') return value ? 1 : 0;
+  return value === undefined ? null : value;
+}
+
+/** `?` placeholders for SQLite, `$n` for PostgreSQL. */
+export function placeholder(dialect: Dialect, n: number): string {
+  return dialect === 'postgres' ? `$${n}` : '?';
+}
+
+/** Rewrites a query written with `?` for the dialect (no `?` may appear inside literals). */
+export function q(dialect: Dialect, query: string): string {
+  if (dialect === 'sqlite') return query;
+  let n = 0;
+  return query.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * Inserts many rows with multi-row INSERT statements (Prisma's createMany manages about 4k rows/s;
+ * this is an order of magnitude faster). `suffix` may add e.g. ON CONFLICT DO NOTHING.
+ */
+export async function insertRows(
+  runner: Runner,
+  dialect: Dialect,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  suffix = '',
+): Promise<void> {
+  const maxParams = dialect === 'sqlite' ? 32_000 : 60_000;
+  const perStatement = Math.max(1, Math.floor(maxParams / columns.length));
+  const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const batch = rows.slice(start, start + perStatement);
+    const values: unknown[] = [];
+    const tuples: string[] = [];
+    for (const row of batch) {
+      const marks: string[] = [];
+      for (const value of row) {
+        values.push(sqlValue(dialect, value));
+        marks.push(placeholder(dialect, values.length));
+      }
+      tuples.push(`(${marks.join(', ')})`);
+    }
+    await runner.$executeRawUnsafe(`${head}${tuples.join(', ')} ${suffix}`, ...values);
+  }
+}

@@ -1,0 +1,53 @@
+import type { Database } from './db/client';
+import { insertRows, q } from './db/sql';
+import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './jobs/results';
+import type { Verdict } from './verifier/types';
+
+/** Records one single verification in history. */
+export async function recordSingle({ prisma, dialect }: Database, userId: string, verdict: Verdict, sandbox: boolean, cached: boolean) {
+  const row = verificationRow(verdict, { userId, jobId: null, idx: null, sandbox, source: 'single', cached, at: Date.now() });
+  await insertRows(prisma, dialect, 'verifications', VERIFICATION_COLUMNS, [row]);
+}
+
+export interface HistoryQuery {
+  userId: string;
+  sandbox: boolean;
+  limit: number;
+  before?: number;
+  email?: string;
+}
+
+/** Past verifications, newest first, keyset-paged on the row id. */
+export async function listHistory({ prisma, dialect }: Database, query: HistoryQuery) {
+  const params: unknown[] = [query.userId, dialect === 'sqlite' ? Number(query.sandbox) : query.sandbox];
+  let where = 'user_id = ? AND sandbox = ?';
+  if (query.before !== undefined) {
+    where += ' AND id < ?';
+    params.push(query.before);
+  }
+  if (query.email !== undefined) {
+    where += ' AND email = ?';
+    params.push(query.email);
+  }
+  const rows = await prisma.$queryRawUnsafe<StoredVerification[]>(
+    q(dialect, `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
+      FROM verifications WHERE ${where} ORDER BY id DESC LIMIT ?`),
+    ...params, query.limit + 1,
+  );
+  const page = rows.slice(0, query.limit).map((row) => ({
+    id: `vr_${row.id}`,
+    email: row.email,
+    status: row.status,
+    valid: bool(row.valid),
+    deliverable: bool(row.deliverable),
+    risk_level: row.risk_level,
+    reason: row.reason,
+    score: Number(row.score),
+    sandbox: bool(row.sandbox),
+    source: row.source,
+    job_id: row.job_id,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+  }));
+  const next = rows.length > query.limit ? String(rows[query.limit - 1]!.id) : null;
+  return { data: page, next_cursor: next };
+}

@@ -1,0 +1,51 @@
+import Papa from 'papaparse';
+import type { Database } from '../db/client';
+import { ApiError } from '../api/errors';
+import { bool, type Bucket } from './results';
+import { resultsPage } from './store';
+
+export const RESULT_COLUMNS = [
+  'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider',
+  'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached',
+] as const;
+
+const PAGE = 5000;
+
+/**
+ * The results as CSV, streamed page by page (memory stays flat for a million rows). Original
+ * upload columns come first. papaparse's escapeFormulae prefixes cells starting with = + - @ tab CR.
+ */
+export function resultsCsv(database: Database, job: { id: string; status: string; columns: string | null }, bucket?: Bucket): ReadableStream<Uint8Array> {
+  if (job.status !== 'completed') {
+    throw new ApiError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed.`);
+  }
+  const original = job.columns ? ((JSON.parse(job.columns) as { columns: string[] }).columns ?? []) : [];
+  const encoder = new TextEncoder();
+  const unparse = (rows: unknown[][]) => Papa.unparse(rows, { escapeFormulae: true, newline: '\r\n' }) + '\r\n';
+  let afterIdx = -1;
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(unparse([[...original, ...RESULT_COLUMNS]])));
+        return;
+      }
+      const rows = await resultsPage(database, job.id, { afterIdx, limit: PAGE, bucket });
+      if (rows.length === 0) {
+        controller.close();
+        return;
+      }
+      afterIdx = Number(rows[rows.length - 1]!.idx);
+      const lines = rows.map((r) => {
+        const cells = original.length ? (JSON.parse(r.row ?? '[]') as string[]) : [];
+        while (cells.length < original.length) cells.push('');
+        return [
+          ...cells.slice(0, original.length), r.email, bool(r.valid), bool(r.deliverable), r.risk_level, r.reason, r.status,
+          Number(r.score), r.provider, bool(r.disposable), bool(r.role), bool(r.free), bool(r.catch_all), r.did_you_mean ?? '', bool(r.cached),
+        ];
+      });
+      controller.enqueue(encoder.encode(unparse(lines)));
+    },
+  });
+}

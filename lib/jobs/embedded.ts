@@ -1,0 +1,39 @@
+import { db } from '../db/client';
+import { env } from '../env';
+import { verifierFor } from '../verification/verifiers';
+import { dispatchDueDeliveries } from '../webhooks/dispatch';
+import { JobWorker } from './worker';
+
+const holder = globalThis as unknown as { __evWorker?: JobWorker };
+
+/** The worker for this process (server or `npm run worker`), created on first call. */
+export async function startWorker(): Promise<JobWorker> {
+  if (holder.__evWorker) return holder.__evWorker;
+  const database = await db();
+  const config = env();
+  const worker = new JobWorker(database, {
+    concurrency: config.EV_WORKER_CONCURRENCY,
+    leaseMs: config.EV_LEASE_MS,
+    verifierFor,
+    onIdle: async () => {
+      await dispatchDueDeliveries(database);
+    },
+  });
+  holder.__evWorker = worker;
+  worker.start();
+  return worker;
+}
+
+/** New work was queued here: an in-process worker need not wait for its next poll. */
+export function pokeWorker(): void {
+  holder.__evWorker?.poke();
+}
+
+export async function stopWorker(): Promise<void> {
+  await holder.__evWorker?.stop();
+  holder.__evWorker = undefined;
+}
+
+export function embeddedWorkerEnabled(): boolean {
+  return env().EV_EMBEDDED_WORKER;
+}

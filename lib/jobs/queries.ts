@@ -1,0 +1,109 @@
+import type { Database } from '../db/client';
+import { notFound, ApiError } from '../api/errors';
+import { bulkItem, type Bucket } from './results';
+import { cancelChunks, countResults, processedCount, resultsPage } from './store';
+
+/** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
+export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
+  const job = await prisma.job.findUnique({ where: { id: jobId } });
+  if (!job || job.userId !== userId) throw notFound();
+  return job;
+}
+
+function progressOf(status: string, processed: number, total: number): number {
+  if (status === 'completed') return 100;
+  return Math.min(99, total === 0 ? 0 : Math.floor((processed / total) * 100));
+}
+
+export async function jobStatus(database: Database, userId: string, jobId: string, page: { limit: number; offset: number; bucket?: Bucket }) {
+  const job = await getOwnJob(database, userId, jobId);
+  const processed = await processedCount(database, jobId);
+  const base = {
+    success: true,
+    job_id: job.id,
+    status: job.status,
+    progress: progressOf(job.status, processed, job.totalEmails),
+    processed_emails: processed,
+    total_emails: job.totalEmails,
+    sandbox: job.sandbox,
+    created_at: job.createdAt.toISOString(),
+  };
+  if (job.status !== 'completed') return base;
+  const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
+  return {
+    ...base,
+    data: {
+      results: rows.map(bulkItem),
+      results_total: await countResults(database, jobId, page.bucket),
+      summary: JSON.parse(job.summary ?? '{}'),
+      completed_at: job.completedAt!.toISOString(),
+    },
+  };
+}
+
+interface Cursor {
+  t: number;
+  id: string;
+}
+
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+export function decodeCursor(text: string): Cursor | null {
+  try {
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
+    return typeof c.t === 'number' && typeof c.id === 'string' ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The caller's jobs in this mode, newest first. */
+export async function listJobs(database: Database, userId: string, sandbox: boolean, limit: number, cursor: Cursor | null) {
+  const { prisma } = database;
+  const after = cursor
+    ? { OR: [{ createdAt: { lt: new Date(cursor.t) } }, { createdAt: new Date(cursor.t), id: { lt: cursor.id } }] }
+    : {};
+  const jobs = await prisma.job.findMany({
+    where: { userId, sandbox, ...after },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  const page = jobs.slice(0, limit);
+  const data = await Promise.all(
+    page.map(async (job) => {
+      const processed = job.status === 'completed' ? job.totalEmails - (JSON.parse(job.summary ?? '{}').failed ?? 0) : await processedCount(database, job.id);
+      const meta = job.columns ? (JSON.parse(job.columns) as { filename?: string | null }) : {};
+      return {
+        job_id: job.id,
+        status: job.status,
+        sandbox: job.sandbox,
+        instant: job.instant,
+        total_emails: job.totalEmails,
+        valid_emails: job.validEmails,
+        invalid_format_emails: job.invalidEmails,
+        processed_emails: processed,
+        progress: progressOf(job.status, processed, job.totalEmails),
+        filename: meta.filename ?? null,
+        created_at: job.createdAt.toISOString(),
+        completed_at: job.completedAt?.toISOString() ?? null,
+      };
+    }),
+  );
+  const last = page[page.length - 1];
+  return { success: true, data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
+}
+
+export async function cancelJob(database: Database, userId: string, jobId: string) {
+  const job = await getOwnJob(database, userId, jobId);
+  const { prisma, dialect } = database;
+  const cancelled = await prisma.$transaction(async (tx) => {
+    const updated = await tx.job.updateMany({
+      where: { id: jobId, status: { in: ['queued', 'processing'] } },
+      data: { status: 'cancelled', completedAt: new Date() },
+    });
+    if (updated.count === 1) await cancelChunks(tx, dialect, jobId);
+    return updated.count === 1;
+  });
+  if (!cancelled) throw new ApiError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
+  return { success: true, job_id: jobId, status: 'cancelled' };
+}

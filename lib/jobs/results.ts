@@ -1,0 +1,94 @@
+import type { Verdict } from '../verifier/types';
+
+/** The columns a verdict is stored in (table `verifications`), shared by history, jobs and CSV. */
+export const VERIFICATION_COLUMNS = [
+  'user_id', 'job_id', 'idx', 'email', 'sandbox', 'source', 'status', 'valid', 'deliverable', 'risk_level',
+  'reason', 'score', 'confidence', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean',
+  'cached', 'details', 'created_at',
+] as const;
+
+export interface Recorded {
+  userId: string;
+  jobId: string | null;
+  idx: number | null;
+  sandbox: boolean;
+  source: 'single' | 'bulk';
+  cached: boolean;
+  at: number;
+}
+
+export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
+  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence });
+  return [
+    r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
+    verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,
+    verdict.role, verdict.free, verdict.catch_all, verdict.did_you_mean, r.cached, details, r.at,
+  ];
+}
+
+/** A stored row as the API shows a bulk item. */
+export interface StoredVerification {
+  id: number;
+  email: string;
+  status: string;
+  valid: boolean | number;
+  deliverable: boolean | number;
+  risk_level: string;
+  reason: string;
+  score: number;
+  confidence: number;
+  provider: string;
+  disposable: boolean | number;
+  role: boolean | number;
+  free: boolean | number;
+  catch_all: boolean | number;
+  did_you_mean: string | null;
+  cached: boolean | number;
+  sandbox: boolean | number;
+  source: string;
+  job_id: string | null;
+  idx: number | null;
+  details: string;
+  created_at: number | bigint;
+}
+
+export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
+
+type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score'>;
+
+export function bulkItem(row: ItemSource) {
+  return {
+    email: row.email,
+    valid: bool(row.valid),
+    deliverable: bool(row.deliverable),
+    risk_level: row.risk_level,
+    reason: row.reason,
+    cached: bool(row.cached),
+    status: row.status,
+    score: Number(row.score),
+  };
+}
+
+/** Which of the four summary buckets a verdict falls in (dashboard picture, CSV filter). */
+export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+
+export function bucketOf(status: string): Bucket {
+  if (status === 'deliverable') return 'deliverable';
+  if (status === 'undeliverable') return 'undeliverable';
+  if (status === 'unknown') return 'unknown';
+  return 'risky';
+}
+
+/** SQL condition on `status` for a bucket. */
+export function bucketCondition(bucket: Bucket): string {
+  switch (bucket) {
+    case 'deliverable':
+      return `status = 'deliverable'`;
+    case 'undeliverable':
+      return `status = 'undeliverable'`;
+    case 'unknown':
+      return `status = 'unknown'`;
+    case 'risky':
+      return `status NOT IN ('deliverable', 'undeliverable', 'unknown')`;
+  }
+}

@@ -1,0 +1,172 @@
+import type { Database, Db } from '../db/client';
+import { insertRows, q } from '../db/sql';
+import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type StoredVerification } from './results';
+
+/** Data access for bulk jobs: one query (or one batched statement) per function. */
+
+type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe' | 'job'>;
+
+export interface ChunkClaim {
+  jobId: string;
+  no: number;
+  startIdx: number;
+  endIdx: number;
+  attempts: number;
+  userId: string;
+  sandbox: boolean;
+}
+
+export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[][]) {
+  const values = emails.map((email, idx) => [jobId, idx, email, rows ? JSON.stringify(rows[idx] ?? []) : null]);
+  await insertRows(tx, dialect, 'job_items', ['job_id', 'idx', 'email', 'row'], values);
+}
+
+export async function insertChunks(tx: Tx, dialect: Database['dialect'], jobId: string, total: number, chunkSize: number) {
+  const values: unknown[][] = [];
+  for (let no = 0, start = 0; start < total; no++, start += chunkSize) {
+    values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  }
+  await insertRows(tx, dialect, 'job_chunks', ['job_id', 'no', 'start_idx', 'end_idx'], values);
+}
+
+const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'leased' AND c.lease_until < ?))`;
+
+/**
+ * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
+ * chunk only one sees its row change. PostgreSQL also skips rows another claim holds locked.
+ * Lowest chunk number first across all jobs: running jobs take turns, so a small job is not stuck
+ * behind a million-address one.
+ */
+export async function claimChunk({ prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now()): Promise<ChunkClaim | null> {
+  const lease = now + leaseMs;
+  for (let tries = 0; tries < 5; tries++) {
+    const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
+    const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
+      q(dialect, `SELECT c.job_id, c.no FROM job_chunks c WHERE ${CLAIMABLE} ORDER BY c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+      now, now,
+    );
+    const candidate = candidates[0];
+    if (!candidate) return null;
+    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number }[]>(
+      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, lease_until = ?, attempts = attempts + 1
+        WHERE job_id = ? AND no = ? AND ((state = 'pending' AND not_before <= ?) OR (state = 'leased' AND lease_until < ?))
+        RETURNING job_id, no, start_idx, end_idx, attempts`),
+      workerId, lease, candidate.job_id, candidate.no, now, now,
+    );
+    const chunk = claimed[0];
+    if (!chunk) continue;
+    const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
+    if (!job) continue;
+    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), ...job };
+  }
+  return null;
+}
+
+/** Extends a held lease; false when the chunk was taken over (the worker must stop on it). */
+export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, until: number): Promise<boolean> {
+  const count = await prisma.$executeRawUnsafe(
+    q(dialect, `UPDATE job_chunks SET lease_until = ? WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
+    until, chunk.jobId, chunk.no, workerId,
+  );
+  return count === 1;
+}
+
+/** Items of a chunk that have no stored result yet: a retried chunk repeats nothing. */
+export async function unverifiedItems({ prisma, dialect }: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
+  const rows = await prisma.$queryRawUnsafe<{ idx: number; email: string }[]>(
+    q(dialect, `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
+      AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`),
+    chunk.jobId, chunk.startIdx, chunk.endIdx,
+  );
+  return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
+}
+
+export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
+  if (rows.length === 0) return;
+  await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+}
+
+export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string): Promise<void> {
+  await prisma.$executeRawUnsafe(
+    q(dialect, `UPDATE job_chunks SET state = 'done' WHERE job_id = ? AND no = ? AND worker_id = ?`),
+    chunk.jobId, chunk.no, workerId,
+  );
+}
+
+/** Hands a chunk back to be taken again after `notBefore` (greylisting, back-off, shutdown). */
+export async function releaseChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number): Promise<void> {
+  await prisma.$executeRawUnsafe(
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ? WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
+    notBefore, chunk.jobId, chunk.no, workerId,
+  );
+}
+
+export async function openChunkCount({ prisma, dialect }: Database, jobId: string): Promise<number> {
+  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
+    q(dialect, `SELECT COUNT(*) AS n FROM job_chunks WHERE job_id = ? AND state <> 'done'`),
+    jobId,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export async function cancelChunks(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
+  await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'cancelled' WHERE job_id = ? AND state <> 'done'`), jobId);
+}
+
+export async function processedCount({ prisma, dialect }: Database, jobId: string): Promise<number> {
+  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ?`), jobId);
+  return Number(rows[0]?.n ?? 0);
+}
+
+export interface JobSummary {
+  total: number;
+  valid: number;
+  invalid: number;
+  unknown: number;
+  failed: number;
+  deliverable: number;
+  undeliverable: number;
+  risky: number;
+}
+
+/** The summary, computed from the stored results (never from a counter kept beside them). */
+export async function summarize(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string, total: number): Promise<JobSummary> {
+  const rows = await tx.$queryRawUnsafe<{ status: string; valid: boolean | number; n: number | bigint }[]>(
+    q(dialect, `SELECT status, valid, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY status, valid`),
+    jobId,
+  );
+  const summary: JobSummary = { total, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
+  let processed = 0;
+  for (const row of rows) {
+    const n = Number(row.n);
+    processed += n;
+    if (row.status === 'unknown') summary.unknown += n;
+    else if (row.valid === true || row.valid === 1) summary.valid += n;
+    else summary.invalid += n;
+    if (row.status === 'deliverable') summary.deliverable += n;
+    else if (row.status === 'undeliverable') summary.undeliverable += n;
+    else if (row.status !== 'unknown') summary.risky += n;
+  }
+  summary.failed = Math.max(0, total - processed);
+  return summary;
+}
+
+/** One page of a job's results in address order, optionally one verdict bucket. */
+export async function resultsPage(
+  { prisma, dialect }: Database,
+  jobId: string,
+  opts: { afterIdx: number; limit: number; offset?: number; bucket?: Bucket },
+): Promise<(StoredVerification & { row: string | null })[]> {
+  const filter = opts.bucket ? `AND v.${bucketCondition(opts.bucket)}` : '';
+  return prisma.$queryRawUnsafe(
+    q(dialect, `SELECT v.*, i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx
+      WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ? OFFSET ?`),
+    jobId, opts.afterIdx, opts.limit, opts.offset ?? 0,
+  );
+}
+
+export async function countResults({ prisma, dialect }: Database, jobId: string, bucket?: Bucket): Promise<number> {
+  const filter = bucket ? `AND ${bucketCondition(bucket)}` : '';
+  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? ${filter}`), jobId);
+  return Number(rows[0]?.n ?? 0);
+}

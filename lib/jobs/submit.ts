@@ -1,0 +1,103 @@
+import type { Database } from '../db/client';
+import { env } from '../env';
+import { newId } from '../ids';
+import { checkSyntax } from '../verifier/syntax';
+import { verifierFor } from '../verification/verifiers';
+import { estimateTime } from './estimate';
+import { bulkItem, verificationRow } from './results';
+import { insertChunks, insertJobItems, saveVerifications, summarize } from './store';
+
+export const INSTANT_LIMIT = 10;
+
+export interface BulkRequest {
+  userId: string;
+  sandbox: boolean;
+  emails: string[];
+  /** Original CSV rows and header, kept for the download. */
+  rows?: string[][];
+  columns?: string[];
+  filename?: string;
+}
+
+function countFormats(emails: string[]): { valid: number; invalid: number } {
+  let valid = 0;
+  for (const email of emails) if (checkSyntax(email).ok) valid++;
+  return { valid, invalid: emails.length - valid };
+}
+
+function chunkSize(sandbox: boolean): number {
+  return sandbox ? Math.max(env().EV_CHUNK_SIZE, 1) : Math.max(1, Math.min(env().EV_CHUNK_SIZE, 100));
+}
+
+/** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
+export async function submitInstant(database: Database, request: BulkRequest) {
+  const { prisma, dialect } = database;
+  const counts = countFormats(request.emails);
+  const verifier = verifierFor(request.sandbox);
+  const verdicts = await Promise.all(request.emails.map(async (email) => (await verifier.verify(email)).verdict));
+  const jobId = newId('job');
+  const at = Date.now();
+  const summary = await prisma.$transaction(async (tx) => {
+    await tx.job.create({
+      data: {
+        id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
+        totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
+        columns: request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null,
+        createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
+      },
+    });
+    await insertJobItems(tx, dialect, jobId, request.emails, request.rows);
+    const rows = verdicts.map((verdict, idx) =>
+      verificationRow(verdict, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
+    );
+    await saveVerifications(tx, dialect, rows);
+    const summary = await summarize(tx, dialect, jobId, request.emails.length);
+    await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
+    return summary;
+  });
+  const results = verdicts.map((verdict) => bulkItem({ ...verdict, cached: false }));
+  return {
+    success: true,
+    instant: true,
+    job_id: jobId,
+    status: 'completed',
+    total_emails: request.emails.length,
+    valid_emails: counts.valid,
+    invalid_format_emails: counts.invalid,
+    results,
+    summary: { total: summary.total, valid: summary.valid, invalid: summary.total - summary.valid },
+    message: `Verified ${request.emails.length} email${request.emails.length === 1 ? '' : 's'}.`,
+  };
+}
+
+/** More than 10: a queued job with its items and chunks, written in one transaction. */
+export async function submitQueued(database: Database, request: BulkRequest) {
+  const { prisma, dialect } = database;
+  const counts = countFormats(request.emails);
+  const jobId = newId('job');
+  const estimated = await estimateTime(database, request.sandbox, request.emails.length);
+  await prisma.$transaction(
+    async (tx) => {
+      await tx.job.create({
+        data: {
+          id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued',
+          totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
+          columns: request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null,
+        },
+      });
+      await insertJobItems(tx, dialect, jobId, request.emails, request.rows);
+      await insertChunks(tx, dialect, jobId, request.emails.length, chunkSize(request.sandbox));
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+  return {
+    success: true,
+    job_id: jobId,
+    status: 'queued',
+    total_emails: request.emails.length,
+    valid_emails: counts.valid,
+    invalid_format_emails: counts.invalid,
+    estimated_time: estimated,
+    message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
+  };
+}

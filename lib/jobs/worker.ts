@@ -1,0 +1,132 @@
+import { hostname } from 'node:os';
+import pLimit from 'p-limit';
+import type { Database } from '../db/client';
+import { newId } from '../ids';
+import type { Verifier, VerifyOutcome } from '../verifier/types';
+import { finishJobIfDone, markProcessing } from './finish';
+import { verificationRow } from './results';
+import { claimChunk, completeChunk, releaseChunk, renewLease, saveVerifications, unverifiedItems, type ChunkClaim } from './store';
+
+export interface WorkerOptions {
+  concurrency: number;
+  leaseMs: number;
+  /** How often an idle worker looks for work. */
+  pollMs?: number;
+  /** How many times a chunk is retried for transient SMTP answers before they stand as `unknown`. */
+  maxAttempts?: number;
+  verifierFor(sandbox: boolean, jobId: string): Verifier;
+  /** Called between chunks (webhook dispatch rides along). */
+  onIdle?(): Promise<void>;
+}
+
+const SAVE_BATCH = 1000;
+
+/**
+ * Claims chunks under a lease, verifies their unverified items, saves results in batches and
+ * finishes jobs. A chunk whose worker died is taken again once its lease runs out; results already
+ * saved are skipped, so every address is verified once.
+ */
+export class JobWorker {
+  readonly id = `${hostname()}-${process.pid}-${newId('w', 4)}`;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly database: Database, private readonly options: WorkerOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming; the chunk in hand is finished (or released), then the loop ends. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Shortens the idle wait when new work was just queued in this process. */
+  poke(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let worked = false;
+      try {
+        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs);
+        if (chunk) {
+          worked = true;
+          await this.process(chunk);
+        }
+        await this.options.onIdle?.();
+      } catch (error) {
+        console.error('[worker] error', error);
+      }
+      if (!worked && this.running) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.pollMs ?? 250);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  async process(chunk: ChunkClaim): Promise<void> {
+    const { database, options } = this;
+    await markProcessing(database, chunk.jobId);
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      renewLease(database, chunk, this.id, Date.now() + options.leaseMs).then((held) => (lost ||= !held), () => {});
+    }, Math.max(50, options.leaseMs / 3));
+    try {
+      const items = await unverifiedItems(database, chunk);
+      const verifier = options.verifierFor(chunk.sandbox, chunk.jobId);
+      const lastTry = chunk.attempts >= (options.maxAttempts ?? 5);
+      let pending: unknown[][] = [];
+      let retryAfter = Infinity;
+      let skipped = 0;
+      const flush = async () => {
+        const rows = pending;
+        pending = [];
+        await saveVerifications(database.prisma, database.dialect, rows);
+      };
+      const limit = pLimit(Math.max(1, options.concurrency));
+      await Promise.all(
+        items.map((item) =>
+          limit(async () => {
+            // A stopping worker hands slow (production) work back instead of finishing it.
+            if (lost || (!this.running && !chunk.sandbox)) return void skipped++;
+            const outcome: VerifyOutcome = await verifier.verify(item.email);
+            if (outcome.retryAfterMs !== undefined && !lastTry) {
+              retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
+              return;
+            }
+            pending.push(verificationRow(outcome.verdict, {
+              userId: chunk.userId, jobId: chunk.jobId, idx: item.idx, sandbox: chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
+            }));
+            if (pending.length >= SAVE_BATCH) await flush();
+          }),
+        ),
+      );
+      await flush();
+      if (lost) return;
+      if (retryAfter !== Infinity || skipped > 0) {
+        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter));
+        return;
+      }
+      await completeChunk(database, chunk, this.id);
+      await finishJobIfDone(database, chunk.jobId);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type { Database } from './db/client';
+import { ApiError } from './api/errors';
+import { env } from './env';
+
+/**
+ * Production quota: each account has EV_FREE_DAILY free verifications per UTC day, then credits.
+ * Work reserves what it needs up front and gives back what it did not use. Sandbox uses none.
+ */
+export interface Reservation {
+  day: string;
+  free: number;
+  credits: number;
+}
+
+export const utcDay = (now = Date.now()) => new Date(now).toISOString().slice(0, 10);
+
+export async function usedToday({ prisma }: Database, userId: string, day = utcDay()): Promise<number> {
+  const row = await prisma.usageDay.findUnique({ where: { userId_day: { userId, day } } });
+  return row?.used ?? 0;
+}
+
+export async function reserve(database: Database, userId: string, count: number): Promise<Reservation> {
+  const day = utcDay();
+  if (count <= 0) return { day, free: 0, credits: 0 };
+  const freeDaily = env().EV_FREE_DAILY;
+  return database.prisma.$transaction(async (tx) => {
+    const usage = await tx.usageDay.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, used: 0 }, update: {} });
+    const free = Math.max(0, Math.min(count, freeDaily - usage.used));
+    const credits = count - free;
+    if (credits > 0) {
+      const charged = await tx.user.updateMany({ where: { id: userId, credits: { gte: credits } }, data: { credits: { decrement: credits } } });
+      if (charged.count !== 1) {
+        const user = await tx.user.findUnique({ where: { id: userId } });
+        throw new ApiError(
+          'insufficient_credits',
+          `This needs ${count} production verifications; ${free} free ones remain today and the account has ${user?.credits ?? 0} credits.`,
+          { required: count, free_remaining_today: free, credits: user?.credits ?? 0 },
+        );
+      }
+    }
+    // Conditional on the count read above, so two reservations cannot both take the last free ones.
+    if (free > 0) {
+      const taken = await tx.usageDay.updateMany({ where: { userId, day, used: usage.used }, data: { used: { increment: free } } });
+      if (taken.count !== 1) throw new ApiError('conflict', 'Another request changed the quota at the same time; please retry.');
+    }
+    return { day, free, credits };
+  });
+}
+
+/** Gives back `unused` of a reservation: credits first, then that day's free verifications. */
+export async function refund(database: Database, userId: string, reservation: Reservation, unused: number): Promise<void> {
+  const credits = Math.min(unused, reservation.credits);
+  const free = Math.min(unused - credits, reservation.free);
+  if (credits <= 0 && free <= 0) return;
+  await database.prisma.$transaction(async (tx) => {
+    if (credits > 0) await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
+    if (free > 0) await tx.usageDay.updateMany({ where: { userId, day: reservation.day }, data: { used: { decrement: free } } });
+  });
+}
+
+export async function grantCredits({ prisma }: Database, userId: string, credits: number): Promise<number> {
+  const user = await prisma.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
+  return user.credits;
+}
+
+export async function accountUsage(database: Database, userId: string) {
+  const user = await database.prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  const used = await usedToday(database, userId);
+  return {
+    email: user.email,
+    plan: user.plan,
+    free_remaining_today: Math.max(0, env().EV_FREE_DAILY - used),
+    used_today: used,
+    credits: user.credits,
+  };
+}

@@ -1,0 +1,32 @@
+import type { Verdict } from '../verifier/types';
+
+/** The response of POST /v1/verify/single: the spec's fields first, then the extra facts. */
+export function singleResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
+  return {
+    email: verdict.email,
+    valid: verdict.valid,
+    deliverable: verdict.deliverable,
+    risk_level: verdict.risk_level,
+    provider: verdict.provider,
+    response_time: responseTimeMs,
+    confidence: verdict.confidence,
+    details: verdict.details,
+    reason: verdict.reason,
+    cached,
+    status: verdict.status,
+    score: verdict.score,
+    disposable: verdict.disposable,
+    role: verdict.role,
+    free: verdict.free,
+    catch_all: verdict.catch_all,
+    did_you_mean: verdict.did_you_mean,
+    evidence: verdict.evidence,
+    sandbox,
+  };
+}
+
+/** The response of POST /v1/verify (the SDK's shape: status, score, is_disposable). */
+export function verifyResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
+  const { email, status, score, ...rest } = singleResult(verdict, responseTimeMs, cached, sandbox);
+  return { email, status, score, is_disposable: verdict.disposable, ...rest };
+}

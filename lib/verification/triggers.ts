@@ -1,0 +1,23 @@
+import { ApiError } from '../api/errors';
+import { env } from '../env';
+import { sandboxTrigger } from '../verifier/sandbox';
+
+/**
+ * Sandbox error triggers (`error-auth…`, `error-ratelimit…`, `error-server…`, `error-timeout…`)
+ * answer exactly as api-decisions.md's error table says. Throws; returns when there is none.
+ */
+export async function applySandboxTrigger(email: string): Promise<void> {
+  switch (sandboxTrigger(email)) {
+    case 'auth':
+      throw new ApiError('authentication_error', 'Simulated authentication error (sandbox trigger error-auth).');
+    case 'ratelimit':
+      throw new ApiError('rate_limit', 'Simulated rate limit (sandbox trigger error-ratelimit). Retry in 60 s.', { retry_after: 60 }, { 'Retry-After': '60' });
+    case 'server':
+      throw new ApiError('server_error', 'Simulated server error (sandbox trigger error-server).');
+    case 'timeout':
+      await new Promise((resolve) => setTimeout(resolve, env().EV_SANDBOX_TIMEOUT_MS));
+      throw new ApiError('timeout', 'Simulated verification time-out (sandbox trigger error-timeout).');
+    case null:
+      return;
+  }
+}

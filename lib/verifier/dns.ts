@@ -1,0 +1,121 @@
+import { Resolver } from 'node:dns/promises';
+
+export interface MailHost { exchange: string; priority: number }
+
+/** What DNS says about where mail for a domain goes. */
+export type MailRoute =
+  | { kind: 'mx'; hosts: MailHost[] } // sorted by preference, lowest first
+  | { kind: 'implicit'; hosts: MailHost[] } // no MX, but A/AAAA: RFC 5321 5.1 implicit MX
+  | { kind: 'null_mx' } // RFC 7505: the domain says it takes no mail
+  | { kind: 'no_mail' } // the domain exists but has neither MX nor address records
+  | { kind: 'nxdomain' }
+  | { kind: 'unknown'; error: string }; // timeout, SERVFAIL, refused: never "invalid"
+
+export type HostAddresses = { ok: true; ips: string[] } | { ok: false; error: string };
+
+export interface DnsResolver {
+  mailRoute(domain: string): Promise<MailRoute>;
+  addresses(host: string): Promise<HostAddresses>;
+}
+
+export interface DnsOptions {
+  /** "host:port" or "host" entries; empty means the system resolvers */
+  servers?: string[];
+  timeoutMs?: number;
+  tries?: number;
+  now?: () => number;
+  /** MX answers carry no TTL in node's API, so they are kept this long */
+  mxTtlMs?: number;
+  /** NXDOMAIN / NODATA answers are kept this long */
+  negativeTtlMs?: number;
+  /** bounds for A/AAAA TTLs: a 0-second TTL would defeat the cache in a bulk job */
+  minTtlMs?: number;
+  maxTtlMs?: number;
+}
+
+const NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA']);
+
+export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
+  const resolver = new Resolver({ timeout: options.timeoutMs ?? 3000, tries: options.tries ?? 2 });
+  if (options.servers?.length) resolver.setServers(options.servers);
+  const now = options.now ?? Date.now;
+  const mxTtl = options.mxTtlMs ?? 300_000;
+  const negativeTtl = options.negativeTtlMs ?? 60_000;
+  const [minTtl, maxTtl] = [options.minTtlMs ?? 30_000, options.maxTtlMs ?? 3_600_000];
+  const cache = new Map<string, { expires: number; value: unknown }>();
+
+  // Failures that may be temporary are never cached: the next address retries the lookup.
+  async function cached<T>(key: string, lookup: () => Promise<{ value: T; ttlMs: number | null }>) {
+    const hit = cache.get(key);
+    if (hit && hit.expires > now()) return hit.value as T;
+    const { value, ttlMs } = await lookup();
+    if (ttlMs !== null) cache.set(key, { expires: now() + ttlMs, value });
+    return value;
+  }
+
+  async function addressRecords(host: string, family: 4 | 6) {
+    try {
+      const records = family === 4
+        ? await resolver.resolve4(host, { ttl: true })
+        : await resolver.resolve6(host, { ttl: true });
+      const ttl = Math.min(...records.map((r) => r.ttl)) * 1000;
+      return { ips: records.map((r) => r.address), ttlMs: clamp(ttl, minTtl, maxTtl), code: null };
+    } catch (error) {
+      return { ips: [] as string[], ttlMs: negativeTtl, code: errorCode(error) };
+    }
+  }
+
+  async function addresses(host: string): Promise<HostAddresses> {
+    return cached<HostAddresses>(`addr:${host}`, async () => {
+      const [v4, v6] = await Promise.all([addressRecords(host, 4), addressRecords(host, 6)]);
+      const ips = [...v4.ips, ...v6.ips];
+      if (ips.length) return { value: { ok: true, ips }, ttlMs: Math.min(v4.ttlMs, v6.ttlMs) };
+      const hardMiss = [v4.code, v6.code].every((c) => c !== null && NOT_FOUND.has(c));
+      const error = v4.code === 'ENOTFOUND' ? 'ENOTFOUND' : (v4.code ?? v6.code ?? 'ENODATA');
+      return { value: { ok: false, error }, ttlMs: hardMiss ? negativeTtl : null };
+    });
+  }
+
+  async function mailRoute(domain: string): Promise<MailRoute> {
+    return cached<MailRoute>(`mx:${domain}`, async () => {
+      let records: MailHost[];
+      try {
+        records = await resolver.resolveMx(domain);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === 'ENOTFOUND') return { value: { kind: 'nxdomain' }, ttlMs: negativeTtl };
+        if (code !== 'ENODATA') return { value: { kind: 'unknown', error: code }, ttlMs: null };
+        records = [];
+      }
+      // RFC 7505: a lone MX with an empty ("." on the wire) exchange means "no mail here"
+      const real = records.filter((r) => r.exchange !== '' && r.exchange !== '.');
+      if (records.length > 0 && real.length === 0) return { value: { kind: 'null_mx' }, ttlMs: mxTtl };
+      if (real.length > 0) {
+        const hosts = real
+          .map((r) => ({ exchange: r.exchange.replace(/\.$/, '').toLowerCase(), priority: r.priority }))
+          .sort((a, b) => a.priority - b.priority);
+        return { value: { kind: 'mx', hosts }, ttlMs: mxTtl };
+      }
+      const direct = await addresses(domain);
+      if (direct.ok) return { value: { kind: 'implicit', hosts: [{ exchange: domain, priority: 0 }] }, ttlMs: mxTtl };
+      if (direct.error === 'ENOTFOUND') return { value: { kind: 'nxdomain' }, ttlMs: negativeTtl };
+      if (direct.error === 'ENODATA') return { value: { kind: 'no_mail' }, ttlMs: negativeTtl };
+      return { value: { kind: 'unknown', error: direct.error }, ttlMs: null };
+    });
+  }
+
+  return { mailRoute, addresses };
+}
+
+/** EV_DNS_SERVERS="127.0.0.1:5353,[::1]:53" → ["127.0.0.1:5353", "[::1]:53"] */
+export function parseDnsServers(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function errorCode(error: unknown): string {
+  return (error as { code?: string })?.code ?? 'EUNKNOWN';
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, value));
+}

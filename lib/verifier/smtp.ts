@@ -1,0 +1,155 @@
+import net from 'node:net';
+
+export interface SmtpReply { code: number; enhanced: string | null; message: string }
+
+export interface ProbeOptions {
+  ip: string;
+  port: number;
+  heloName: string;
+  mailFrom: string;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  /** the address to check */
+  recipient: string;
+  /** a made-up address of the same domain, or null when the catch-all answer is already known */
+  catchAllProbe: string | null;
+  signal?: AbortSignal;
+}
+
+export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
+
+export interface ProbeResult {
+  /** null: the server answered; otherwise why the conversation ended without an answer */
+  failure: null | 'no_connect' | 'timeout' | 'dropped';
+  /** where the conversation stopped: 'rcpt' when the recipient got an answer */
+  stage: ProbeStage;
+  /** the deciding reply: the RCPT reply, or the reply that stopped us earlier */
+  reply: SmtpReply | null;
+  /** the reply to the made-up address, when asked */
+  catchAllReply: SmtpReply | null;
+}
+
+class ProbeFailure extends Error {
+  constructor(readonly failure: 'no_connect' | 'timeout' | 'dropped') { super(failure); }
+}
+
+/**
+ * One polite SMTP conversation: banner, EHLO (HELO if refused), MAIL FROM, RCPT TO the address,
+ * RCPT TO a made-up address for catch-all detection, then RSET and QUIT. Never DATA.
+ * The caller passes an IP it has checked, never a name, so DNS cannot swap the target.
+ */
+export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
+  let stage: ProbeStage = 'connect';
+  let socket: net.Socket | undefined;
+  const stop = () => socket?.destroy();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    socket = await connect(options);
+    const session = new Session(socket, options.commandTimeoutMs);
+    stage = 'banner';
+    const banner = await session.reply();
+    if (banner.code !== 220) return answered('banner', banner);
+    stage = 'helo';
+    let helo = await session.command(`EHLO ${options.heloName}`);
+    if (helo.code >= 500) helo = await session.command(`HELO ${options.heloName}`);
+    if (helo.code !== 250) return answered('helo', helo);
+    stage = 'mail';
+    const mail = await session.command(`MAIL FROM:<${options.mailFrom}>`);
+    if (mail.code !== 250) return answered('mail', mail);
+    stage = 'rcpt';
+    const rcpt = await session.command(`RCPT TO:<${options.recipient}>`);
+    let catchAllReply: SmtpReply | null = null;
+    // Only an accepted address needs the catch-all question: a rejected one is rejected anyway.
+    if (rcpt.code >= 200 && rcpt.code < 300 && options.catchAllProbe) {
+      catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
+    }
+    await session.goodbye();
+    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply };
+
+    function answered(at: ProbeStage, reply: SmtpReply): ProbeResult {
+      session.goodbye().catch(() => {});
+      return { failure: null, stage: at, reply, catchAllReply: null };
+    }
+  } catch (error) {
+    const failure = options.signal?.aborted ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
+    return { failure, stage, reply: null, catchAllReply: null };
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    socket?.destroy();
+  }
+}
+
+function connect(options: ProbeOptions): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new ProbeFailure('timeout'));
+    const socket = net.connect({ host: options.ip, port: options.port });
+    const timer = setTimeout(() => { socket.destroy(); reject(new ProbeFailure('no_connect')); }, options.connectTimeoutMs);
+    socket.once('connect', () => { clearTimeout(timer); resolve(socket); });
+    socket.once('error', () => { clearTimeout(timer); reject(new ProbeFailure('no_connect')); });
+  });
+}
+
+const MAX_BUFFER = 64 * 1024; // a server sending more than this without a newline is not SMTP
+
+class Session {
+  private buffer = '';
+  private lines: string[] = [];
+  private closed = false;
+  private wake: (() => void) | null = null;
+
+  constructor(private socket: net.Socket, private timeoutMs: number) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf('\n')) >= 0) {
+        this.lines.push(this.buffer.slice(0, newline).replace(/\r$/, ''));
+        this.buffer = this.buffer.slice(newline + 1);
+      }
+      if (this.buffer.length > MAX_BUFFER) socket.destroy();
+      this.wake?.();
+    });
+    socket.on('close', () => { this.closed = true; this.wake?.(); });
+    socket.on('error', () => { this.closed = true; this.wake?.(); });
+  }
+
+  async command(line: string): Promise<SmtpReply> {
+    if (this.closed) throw new ProbeFailure('dropped');
+    this.socket.write(`${line}\r\n`);
+    return this.reply();
+  }
+
+  /** Reads one reply; "250-..." lines continue it, "250 ..." ends it (RFC 5321 4.2.1). */
+  async reply(): Promise<SmtpReply> {
+    const deadline = Date.now() + this.timeoutMs;
+    const collected: string[] = [];
+    for (;;) {
+      while (this.lines.length) {
+        const line = this.lines.shift()!;
+        collected.push(line);
+        if (!/^\d{3}-/.test(line)) return parseReply(collected);
+      }
+      if (this.closed) throw new ProbeFailure('dropped');
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => { this.wake = null; reject(new ProbeFailure('timeout')); }, deadline - Date.now());
+        this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
+      });
+    }
+  }
+
+  /** RSET and QUIT, waiting briefly: the verdict is already known, this is only manners. */
+  async goodbye(): Promise<void> {
+    if (this.closed) return;
+    this.socket.write('RSET\r\nQUIT\r\n');
+    await Promise.race([this.reply().then(() => this.reply()), new Promise((r) => setTimeout(r, 200))]).catch(() => {});
+    this.socket.end();
+  }
+}
+
+export function parseReply(lines: string[]): SmtpReply {
+  const code = Number(lines[0].slice(0, 3)) || 0;
+  const texts = lines.map((l) => l.slice(4));
+  const enhanced = texts[0].match(/^([245]\.\d{1,3}\.\d{1,3})\b/)?.[1] ?? null;
+  const message = texts.map((t) => (enhanced && t.startsWith(enhanced) ? t.slice(enhanced.length).trim() : t)).join(' ');
+  return { code, enhanced, message };
+}

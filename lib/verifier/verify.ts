@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { DnsResolver, MailHost } from './dns';
+import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
+import { isPrivateAddress } from './net';
+import { classifyReply } from './reply';
+import { probeMailbox } from './smtp';
+import { suggestCorrection } from './suggest';
+import { checkSyntax } from './syntax';
+import type { Verifier, VerifyOutcome } from './types';
+import { decideVerdict, type Facts, type SmtpFacts } from './verdict';
+
+export interface VerifierDeps {
+  dns: DnsResolver;
+  smtp: { port: number; heloName: string; mailFrom: string; connectTimeoutMs: number; commandTimeoutMs: number };
+  /** connect to MX hosts on private/loopback addresses (tests, on-premise setups only) */
+  allowPrivateNetworks: boolean;
+  /** open conversations per MX host, so one big domain cannot take every slot */
+  perDomainConcurrency: number;
+  globalConcurrency: number;
+  now?: () => number;
+  /** when to ask a greylisting server again (default 5 min) */
+  greylistRetryMs?: number;
+  /** how long to leave a domain alone after "421 Too many connections" (default 2 min) */
+  backoffMs?: number;
+  /** MX hosts tried when the first cannot be reached (default 2) */
+  maxMxHosts?: number;
+}
+
+/** A signal that fires after `ms`, for verify(email, { signal: deadline(10_000) }). */
+export function deadline(ms: number): AbortSignal {
+  return AbortSignal.timeout(ms);
+}
+
+/**
+ * One verifier per job batch: its catch-all answers and back-offs live as long as it does.
+ * verify() reads top to bottom: syntax, lists (stop if disposable), MX, SMTP, verdict.
+ */
+export function createVerifier(deps: VerifierDeps): Verifier & { close(): void } {
+  const now = deps.now ?? Date.now;
+  const global = pLimit(deps.globalConcurrency);
+  const perMxHost = new Map<string, LimitFunction>();
+  const catchAllByDomain = new Map<string, boolean>();
+  const backoffUntil = new Map<string, number>();
+
+  async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
+    const { signal } = options;
+    const facts: Facts = {
+      email, syntax: checkSyntax(email), disposable: false, role: false, free: false,
+      didYouMean: null, route: null, mxHost: null, smtp: null, timedOut: false,
+    };
+    const answer = (retryAfterMs?: number): VerifyOutcome =>
+      retryAfterMs === undefined ? { verdict: decideVerdict(facts) } : { verdict: decideVerdict(facts), retryAfterMs };
+    const { syntax } = facts;
+    if (!syntax.ok) return answer();
+
+    facts.disposable = isDisposableDomain(syntax.asciiDomain);
+    facts.role = isRoleAccount(syntax.local);
+    facts.free = isFreeProvider(syntax.asciiDomain);
+    facts.didYouMean = suggestCorrection(syntax.local, syntax.asciiDomain);
+    if (facts.disposable) return answer();
+
+    try {
+      facts.route = await untilAborted(deps.dns.mailRoute(syntax.asciiDomain), signal);
+      if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return answer();
+      const hosts = facts.route.hosts;
+      const mxKey = hosts[0].exchange;
+      facts.mxHost = mxKey;
+
+      const waitMs = backoffLeft(mxKey);
+      if (waitMs > 0) return backedOff(waitMs);
+      const limit = perMxHost.get(mxKey) ?? perMxHost.set(mxKey, pLimit(deps.perDomainConcurrency)).get(mxKey)!;
+      // per-host slot first, then a global one: addresses queued behind a busy host hold no global slot
+      const smtp = await untilAborted(limit(() => global(async () => {
+        const left = backoffLeft(mxKey); // a 421 may have arrived while this one queued
+        return left > 0 ? null : conversation(hosts, syntax.address, syntax.asciiDomain, signal);
+      })), signal);
+      if (smtp === null) return backedOff(backoffLeft(mxKey));
+      facts.smtp = smtp;
+      if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
+      if (smtp.catchAll !== null) catchAllByDomain.set(syntax.asciiDomain, smtp.catchAll);
+      if (smtp.meaning === 'backoff') {
+        const backoffMs = deps.backoffMs ?? 120_000;
+        backoffUntil.set(mxKey, now() + backoffMs);
+        return answer(backoffMs);
+      }
+      if (smtp.meaning === 'transient') return answer(deps.greylistRetryMs ?? 300_000);
+      return answer();
+    } catch (error) {
+      // anything but the deadline is a bug or a broken peer: answer unexpected_error, not a guess
+      if (error instanceof DeadlinePassed) facts.timedOut = true;
+      else facts.smtp = null;
+      return answer();
+    }
+
+    function backedOff(waitMs: number): VerifyOutcome {
+      facts.smtp = { meaning: 'backoff', failure: null, reply: null, catchAll: null, attempts: 0 };
+      return answer(Math.max(waitMs, 1));
+    }
+  }
+
+  function backoffLeft(mxKey: string): number {
+    const until = backoffUntil.get(mxKey) ?? 0;
+    return until - now();
+  }
+
+  /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
+  async function conversation(hosts: MailHost[], address: string, domain: string, signal?: AbortSignal): Promise<SmtpFacts> {
+    const known = catchAllByDomain.get(domain);
+    const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
+    for (const host of hosts.slice(0, deps.maxMxHosts ?? 2)) {
+      const resolved = await deps.dns.addresses(host.exchange);
+      const ips = resolved.ok ? resolved.ips : [];
+      const usable = deps.allowPrivateNetworks ? ips : ips.filter((ip) => !isPrivateAddress(ip));
+      if (usable.length === 0) {
+        if (ips.length > 0) result.failure = 'refused_private';
+        continue;
+      }
+      result.attempts++;
+      const probe = await probeMailbox({
+        ...deps.smtp, ip: usable[0], recipient: address, signal,
+        catchAllProbe: known === undefined ? `${randomBytes(8).toString('hex')}@${domain}` : null,
+      });
+      if (probe.failure === 'no_connect') continue;
+      result.failure = probe.failure;
+      result.reply = probe.reply;
+      result.meaning = probe.reply ? classifyReply(probe.reply, probe.stage) : null;
+      if (probe.catchAllReply) {
+        const meaning = classifyReply(probe.catchAllReply, 'rcpt');
+        result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' ? false : null;
+      }
+      return result;
+    }
+    return result;
+  }
+
+  return {
+    verify,
+    close() {
+      global.clearQueue();
+      for (const limit of perMxHost.values()) limit.clearQueue();
+      perMxHost.clear();
+      catchAllByDomain.clear();
+      backoffUntil.clear();
+    },
+  };
+}
+
+class DeadlinePassed extends Error {}
+
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new DeadlinePassed());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DeadlinePassed());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

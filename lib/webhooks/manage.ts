@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from '../db/client';
+import { notFound } from '../api/errors';
+import { env } from '../env';
+import { newId } from '../ids';
+import { parseWebhookUrl, resolvePublicAddress } from './guard';
+import { buildEvent, enqueueEvent } from './outbox';
+import { dispatchDueDeliveries } from './dispatch';
+
+type Row = { id: string; url: string; events: string; description: string; createdAt: Date; disabledAt: Date | null };
+
+function shape(row: Row) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    created_at: row.createdAt.toISOString(),
+    disabled: row.disabledAt !== null,
+  };
+}
+
+export async function createWebhook(database: Database, userId: string, input: { url: string; events?: string[]; description?: string }) {
+  const url = parseWebhookUrl(input.url);
+  await resolvePublicAddress(url.hostname, env().EV_ALLOW_PRIVATE_NETWORKS);
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const row = await database.prisma.webhook.create({
+    data: {
+      id: newId('wh'), userId, url: url.toString(), secret, description: input.description ?? '',
+      events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
+    },
+  });
+  return { ...shape(row), secret };
+}
+
+export async function listWebhooks({ prisma }: Database, userId: string) {
+  const rows = await prisma.webhook.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+  return rows.map(shape);
+}
+
+async function ownWebhook({ prisma }: Database, userId: string, id: string) {
+  const row = await prisma.webhook.findUnique({ where: { id } });
+  if (!row || row.userId !== userId) throw notFound('Webhook');
+  return row;
+}
+
+export async function deleteWebhook(database: Database, userId: string, id: string) {
+  await ownWebhook(database, userId, id);
+  await database.prisma.webhook.delete({ where: { id } });
+  return { success: true, id, deleted: true };
+}
+
+export async function listDeliveries(database: Database, userId: string, id: string) {
+  await ownWebhook(database, userId, id);
+  const rows = await database.prisma.webhookDelivery.findMany({
+    where: { webhookId: id },
+    orderBy: { createdAt: 'desc' },
+    take: 50,
+    include: { attemptLog: { orderBy: { attempt: 'asc' } } },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    event_type: row.eventType,
+    event_id: (JSON.parse(row.payload) as { id: string }).id,
+    state: row.state,
+    attempts: row.attempts,
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    next_attempt_at: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+    attempt_log: row.attemptLog.map((a) => ({ attempt: a.attempt, status: a.status, error: a.error, duration_ms: a.durationMs, at: a.createdAt.toISOString() })),
+  }));
+}
+
+/** Queues a `webhook.test` event for this endpoint and sends it now. */
+export async function sendTestEvent(database: Database, userId: string, id: string, sandbox: boolean) {
+  await ownWebhook(database, userId, id);
+  const event = buildEvent('webhook.test', sandbox, { message: 'This is a test event from your email verification service.' });
+  const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
+  await dispatchDueDeliveries(database);
+  const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
+  return { success: true, event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+}

@@ -1,0 +1,43 @@
+import type { Db } from '../db/client';
+import { env } from '../env';
+import { newId } from '../ids';
+
+export type EventType = 'bulk.completed' | 'bulk.failed' | 'webhook.test';
+export const EVENT_TYPES: EventType[] = ['bulk.completed', 'bulk.failed', 'webhook.test'];
+
+export interface EventPayload {
+  id: string;
+  type: EventType;
+  created_at: string;
+  sandbox: boolean;
+  data: Record<string, unknown>;
+}
+
+export function buildEvent(type: EventType, sandbox: boolean, data: Record<string, unknown>): EventPayload {
+  return { id: newId('evt'), type, created_at: new Date().toISOString(), sandbox, data };
+}
+
+export function downloadUrl(jobId: string): string {
+  return `${env().EV_PUBLIC_URL.replace(/\/$/, '')}/v1/verify/bulk/download/${jobId}`;
+}
+
+type Tx = Pick<Db, 'webhook' | 'webhookDelivery'>;
+
+/**
+ * Writes one delivery per subscribed endpoint, in the caller's transaction (the outbox): the event
+ * exists exactly when the state change it reports does. The dispatcher sends it.
+ */
+export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, onlyWebhookId?: string): Promise<string[]> {
+  const hooks = await tx.webhook.findMany({ where: { userId, disabledAt: null, ...(onlyWebhookId ? { id: onlyWebhookId } : {}) } });
+  const ids: string[] = [];
+  for (const hook of hooks) {
+    const events = JSON.parse(hook.events) as string[];
+    if (event.type !== 'webhook.test' && !events.includes(event.type)) continue;
+    const id = newId('dlv');
+    await tx.webhookDelivery.create({
+      data: { id, webhookId: hook.id, eventType: event.type, payload: JSON.stringify(event), nextAttemptAt: BigInt(Date.now()) },
+    });
+    ids.push(id);
+  }
+  return ids;
+}

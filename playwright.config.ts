@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { defineConfig, devices } from '@playwright/test';
+
+// Runs against the built app (`next build` + `next start`) with a fresh SQLite file per run.
+// The config is loaded again in every worker; the first load's values travel through the environment.
+const port = Number((process.env.E2E_PORT ??= '3217'));
+process.env.E2E_DB ??= `file:./data/e2e-${randomBytes(4).toString('hex')}.db`;
+const baseURL = `http://127.0.0.1:${port}`;
+
+// E2E_SKIP_BUILD=1 reuses the last build when only the tests changed.
+const build = process.env.E2E_SKIP_BUILD ? '' : 'npm run build && ';
+
+export default defineConfig({
+  testDir: './e2e',
+  timeout: 180_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL,
+    viewport: { width: 1280, height: 860 },
+    trace: 'retain-on-failure',
+    acceptDownloads: true,
+    launchOptions: {
+      executablePath: process.env.E2E_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 860 } } }],
+  webServer: {
+    command: `${build}npx next start -p ${port} -H 127.0.0.1`,
+    url: `${baseURL}/signin`,
+    timeout: 600_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      DATABASE_URL: process.env.E2E_DB,
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      NEXTAUTH_SECRET: 'e2e-secret-not-for-production',
+      NODE_ENV: 'production',
+    },
+  },
+});
