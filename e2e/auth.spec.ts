@@ -17,13 +17,13 @@ test('pages need a session; sign up, sign out, sign in with clear errors', async
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page.getByRole('alert')).toContainText('already exists');
+  await expect(page.locator('form').getByRole('alert')).toContainText('already exists');
 
   await page.goto('/signin');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('not the password');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('alert')).toContainText('Wrong email or password');
+  await expect(page.locator('form').getByRole('alert')).toContainText('Wrong email or password');
 
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -25,5 +25,7 @@ export async function sandboxOn(page: Page): Promise<void> {
 }
 
 export async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
+  // A sticky header would otherwise be painted wherever the page happened to be scrolled.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage });
 }

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { useHistory, type HistoryQuery } from '@/lib/client/hooks';
-import { Button, Card, ErrorNote, cx, formatDate, inputClass } from '../ui';
+import { Button, Card, ErrorNote, cx, formatDate, inputClass, selectClass } from '../ui';
 import { RiskBadge, StatusBadge } from '../verdict';
 
 type Mode = '' | 'true' | 'false';
@@ -47,7 +47,7 @@ export function HistoryTable() {
           <label htmlFor="history-mode" className="mb-1.5 block text-sm font-medium text-slate-700">
             Mode
           </label>
-          <select id="history-mode" value={mode} onChange={(e) => { setMode(e.target.value as Mode); setCursors([undefined]); }} className={cx(inputClass, 'w-auto')}>
+          <select id="history-mode" value={mode} onChange={(e) => { setMode(e.target.value as Mode); setCursors([undefined]); }} className={selectClass}>
             <option value="">Current mode</option>
             <option value="false">Live</option>
             <option value="true">Sandbox</option>

@@ -1,5 +1,5 @@
 import type { ParsedList } from '@/lib/client/parse-list';
-import { cx, inputClass, number } from '../ui';
+import { cx, number, selectClass } from '../ui';
 
 const PREVIEW_ROWS = 5;
 
@@ -17,7 +17,7 @@ export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed }: { 
         <label htmlFor="email-column" className="text-sm font-medium text-slate-700">
           Email column
         </label>
-        <select id="email-column" value={emailColumn} onChange={(e) => onEmailColumn(Number(e.target.value))} className={cx(inputClass, 'w-auto min-w-40')}>
+        <select id="email-column" value={emailColumn} onChange={(e) => onEmailColumn(Number(e.target.value))} className={cx(selectClass, 'min-w-40')}>
           {list.columns.map((name, index) => (
             <option key={index} value={index}>
               {name}

@@ -51,3 +51,11 @@ export function db(): Promise<Database> {
   holder.__evDb ??= openDatabase(env().DATABASE_URL);
   return holder.__evDb;
 }
+
+/** Points the process at another database (tests, benchmarks); closes the previous one. */
+export async function useDatabase(url: string): Promise<Database> {
+  const previous = holder.__evDb;
+  holder.__evDb = openDatabase(url);
+  if (previous) await (await previous.catch(() => null))?.prisma.$disconnect();
+  return holder.__evDb;
+}

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
+import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { openChunkCount, summarize } from './store';
 
 /**
@@ -20,11 +20,7 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
       data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
     });
     if (updated.count !== 1) return false;
-    const event = buildEvent('bulk.completed', job.sandbox, {
-      job_id: jobId, status: 'completed', total_emails: job.totalEmails, summary, download_url: downloadUrl(jobId),
-      completed_at: completedAt.toISOString(),
-    });
-    await enqueueEvent(tx, job.userId, event);
+    await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
     return true;
   });
 }

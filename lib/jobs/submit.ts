@@ -3,6 +3,7 @@ import { env } from '../env';
 import { newId } from '../ids';
 import { checkSyntax } from '../verifier/syntax';
 import { verifierFor } from '../verification/verifiers';
+import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { estimateTime } from './estimate';
 import { bulkItem, verificationRow } from './results';
 import { insertChunks, insertJobItems, saveVerifications, summarize } from './store';
@@ -53,6 +54,8 @@ export async function submitInstant(database: Database, request: BulkRequest) {
     await saveVerifications(tx, dialect, rows);
     const summary = await summarize(tx, dialect, jobId, request.emails.length);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
+    const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
+    await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
     return summary;
   });
   const results = verdicts.map((verdict) => bulkItem({ ...verdict, cached: false }));

@@ -41,6 +41,7 @@ class ProbeFailure extends Error {
 export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
   let stage: ProbeStage = 'connect';
   let socket: net.Socket | undefined;
+  let ended = false; // QUIT sent: let the socket close itself so the commands get flushed
   const stop = () => socket?.destroy();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
@@ -63,11 +64,13 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     if (rcpt.code >= 200 && rcpt.code < 300 && options.catchAllProbe) {
       catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
     }
-    await session.goodbye();
+    session.goodbye();
+    ended = true;
     return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply };
 
     function answered(at: ProbeStage, reply: SmtpReply): ProbeResult {
-      session.goodbye().catch(() => {});
+      session.goodbye();
+      ended = true;
       return { failure: null, stage: at, reply, catchAllReply: null };
     }
   } catch (error) {
@@ -75,7 +78,7 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     return { failure, stage, reply: null, catchAllReply: null };
   } finally {
     options.signal?.removeEventListener('abort', stop);
-    socket?.destroy();
+    if (!ended) socket?.destroy();
   }
 }
 
@@ -137,12 +140,12 @@ class Session {
     }
   }
 
-  /** RSET and QUIT, waiting briefly: the verdict is already known, this is only manners. */
-  async goodbye(): Promise<void> {
+  /** RSET and QUIT without waiting for the answers: the verdict is known, this is only manners. */
+  goodbye(): void {
     if (this.closed) return;
-    this.socket.write('RSET\r\nQUIT\r\n');
-    await Promise.race([this.reply().then(() => this.reply()), new Promise((r) => setTimeout(r, 200))]).catch(() => {});
-    this.socket.end();
+    this.socket.end('RSET\r\nQUIT\r\n');
+    // a server that never closes its side must not keep the socket alive
+    setTimeout(() => this.socket.destroy(), 2000).unref();
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { DnsResolver, MailHost } from './dns';
+import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
 import { classifyReply } from './reply';
@@ -38,8 +38,7 @@ export function deadline(ms: number): AbortSignal {
  */
 export function createVerifier(deps: VerifierDeps): Verifier & { close(): void } {
   const now = deps.now ?? Date.now;
-  const global = pLimit(deps.globalConcurrency);
-  const perMxHost = new Map<string, LimitFunction>();
+  const scheduler = createScheduler({ perKey: deps.perDomainConcurrency, global: deps.globalConcurrency });
   const catchAllByDomain = new Map<string, boolean>();
   const backoffUntil = new Map<string, number>();
 
@@ -69,12 +68,10 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
 
       const waitMs = backoffLeft(mxKey);
       if (waitMs > 0) return backedOff(waitMs);
-      const limit = perMxHost.get(mxKey) ?? perMxHost.set(mxKey, pLimit(deps.perDomainConcurrency)).get(mxKey)!;
-      // per-host slot first, then a global one: addresses queued behind a busy host hold no global slot
-      const smtp = await untilAborted(limit(() => global(async () => {
+      const smtp = await untilAborted(scheduler.run(mxKey, async () => {
         const left = backoffLeft(mxKey); // a 421 may have arrived while this one queued
         return left > 0 ? null : conversation(hosts, syntax.address, syntax.asciiDomain, signal);
-      })), signal);
+      }), signal);
       if (smtp === null) return backedOff(backoffLeft(mxKey));
       facts.smtp = smtp;
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
@@ -137,9 +134,7 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
   return {
     verify,
     close() {
-      global.clearQueue();
-      for (const limit of perMxHost.values()) limit.clearQueue();
-      perMxHost.clear();
+      scheduler.clear();
       catchAllByDomain.clear();
       backoffUntil.clear();
     },

@@ -41,3 +41,10 @@ export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, 
   }
   return ids;
 }
+
+export function bulkCompletedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, completedAt: Date): EventPayload {
+  return buildEvent('bulk.completed', job.sandbox, {
+    job_id: job.id, status: 'completed', total_emails: job.totalEmails, summary, download_url: downloadUrl(job.id),
+    completed_at: completedAt.toISOString(),
+  });
+}

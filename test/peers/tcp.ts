@@ -23,7 +23,7 @@ export async function startTcpPeer(kind: 'silent' | 'drop', host: string, port: 
   });
   return {
     host,
-    port,
+    port: (server.address() as net.AddressInfo).port,
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

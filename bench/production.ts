@@ -1,0 +1,89 @@
+/**
+ * Production-path benchmark: 2,000 addresses over 40 domains through real dnsmasq and Postfix,
+ * with 200 ms added to every SMTP reply by a proxy (a far-away MX). Compares the elapsed time
+ * with the ideal the concurrency limits allow. Run: npx tsx bench/production.ts
+ */
+import net from 'node:net';
+import { createDnsResolver } from '../lib/verifier/dns';
+import { createVerifier } from '../lib/verifier/verify';
+import { freePort } from '../test/peers/common';
+import { startDnsmasq } from '../test/peers/dnsmasq';
+import { startPostfix } from '../test/peers/postfix';
+
+export interface BenchReport {
+  addresses: number; domains: number; perDomainLimit: number; globalLimit: number; replyDelayMs: number;
+  perAddressMs: number; idealMs: number; elapsedMs: number; ratio: number; statuses: Record<string, number>;
+}
+
+export async function runProductionBench(options = { perDomainLimit: 10, globalLimit: 100, replyDelayMs: 200 }): Promise<BenchReport> {
+  const { perDomainLimit, globalLimit, replyDelayMs } = options;
+  // one big domain (200 addresses) and 39 small ones (1,800 addresses): the big one must not
+  // crowd the others out
+  const domains = Array.from({ length: 40 }, (_, i) => `d${i}.test`);
+  const addresses: string[] = [];
+  for (let i = 0; i < 200; i++) addresses.push(`user${i}@d0.test`);
+  for (let i = 0; i < 1800; i++) addresses.push(`user${i}@d${1 + (i % 39)}.test`);
+  const existing = addresses.filter((_, i) => i % 2 === 0);
+
+  const dns = await startDnsmasq(domains.flatMap((d) => [`mx-host=${d},mx.${d},10`, `host-record=mx.${d},127.0.0.1`]));
+  const postfix = await startPostfix({ mailboxes: existing });
+  const proxy = await startDelayProxy(postfix.port, replyDelayMs);
+  const verifierFor = () => createVerifier({
+    dns: createDnsResolver({ servers: [dns.server] }),
+    smtp: { port: proxy.port, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
+    allowPrivateNetworks: true, perDomainConcurrency: perDomainLimit, globalConcurrency: globalLimit,
+  });
+  try {
+    // per-address time: one address alone, catch-all answer already known (the steady state)
+    const warm = verifierFor();
+    await warm.verify('user0@d0.test');
+    const t0 = performance.now();
+    for (let i = 2; i < 8; i += 2) await warm.verify(`user${i}@d0.test`);
+    const perAddressMs = (performance.now() - t0) / 3;
+
+    const perDomainCount = new Map<string, number>();
+    for (const a of addresses) perDomainCount.set(a.split('@')[1], (perDomainCount.get(a.split('@')[1]) ?? 0) + 1);
+    const domainBound = Math.max(...[...perDomainCount.values()].map((n) => Math.ceil(n / perDomainLimit)));
+    const globalBound = Math.ceil(addresses.length / globalLimit);
+    const idealMs = Math.max(domainBound, globalBound) * perAddressMs;
+
+    const verifier = verifierFor();
+    const start = performance.now();
+    const outcomes = await Promise.all(addresses.map((a) => verifier.verify(a)));
+    const elapsedMs = performance.now() - start;
+    const statuses: Record<string, number> = {};
+    for (const { verdict } of outcomes) statuses[verdict.status] = (statuses[verdict.status] ?? 0) + 1;
+    return {
+      addresses: addresses.length, domains: domains.length, perDomainLimit, globalLimit, replyDelayMs,
+      perAddressMs: Math.round(perAddressMs), idealMs: Math.round(idealMs), elapsedMs: Math.round(elapsedMs),
+      ratio: Number((elapsedMs / idealMs).toFixed(2)), statuses,
+    };
+  } finally {
+    proxy.server.close();
+    await postfix.stop();
+    await dns.stop();
+  }
+}
+
+/** A TCP proxy in front of Postfix that holds each chunk the server sends for `delayMs`. */
+async function startDelayProxy(targetPort: number, delayMs: number): Promise<{ server: net.Server; port: number }> {
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => setTimeout(() => client.writable && client.write(chunk), delayMs));
+    upstream.on('close', () => setTimeout(() => client.end(), delayMs));
+    client.on('close', () => upstream.destroy());
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, port };
+}
+
+if (process.argv[1]?.endsWith('production.ts')) {
+  runProductionBench().then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createScheduler } from './limits';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('createScheduler', () => {
+  it('never exceeds the per-key and global limits', async () => {
+    const scheduler = createScheduler({ perKey: 2, global: 5 });
+    const running = new Map<string, number>();
+    let total = 0;
+    let maxTotal = 0;
+    let maxPerKey = 0;
+    await Promise.all(Array.from({ length: 60 }, (_, i) => scheduler.run(`k${i % 4}`, async () => {
+      const key = `k${i % 4}`;
+      running.set(key, (running.get(key) ?? 0) + 1);
+      total++;
+      maxTotal = Math.max(maxTotal, total);
+      maxPerKey = Math.max(maxPerKey, running.get(key)!);
+      await sleep(5);
+      running.set(key, running.get(key)! - 1);
+      total--;
+    })));
+    expect(maxPerKey).toBe(2);
+    expect(maxTotal).toBe(5);
+  });
+
+  it('keeps the busiest key at its limit so a batch ends as early as the limits allow', async () => {
+    // 40 tasks for "big", 4 for each of 15 small keys; perKey 4, global 8, 20 ms each:
+    // ideal = max(40/4, 100/8 rounded up) rounds = 13 rounds = 260 ms
+    const scheduler = createScheduler({ perKey: 4, global: 8 });
+    const keys = [...Array(40).fill('big'), ...Array.from({ length: 60 }, (_, i) => `small${i % 15}`)];
+    const start = performance.now();
+    await Promise.all(keys.map((key) => scheduler.run(key, () => sleep(20))));
+    expect(performance.now() - start).toBeLessThan(260 * 1.4);
+  });
+
+  it('passes results and errors through', async () => {
+    const scheduler = createScheduler({ perKey: 1, global: 1 });
+    expect(await scheduler.run('a', async () => 42)).toBe(42);
+    await expect(scheduler.run('a', async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+  });
+});

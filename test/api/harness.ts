@@ -1,0 +1,54 @@
+import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { useDatabase, type Database } from '@/lib/db/client';
+import { freshDatabaseUrl } from '../databases';
+
+type RouteHandler = (request: Request, segment: { params: Promise<any> }) => Promise<Response>;
+
+export interface Call {
+  method?: string;
+  path?: string;
+  body?: unknown;
+  rawBody?: string;
+  key?: string | null;
+  sandbox?: boolean;
+  headers?: Record<string, string>;
+  params?: Record<string, string>;
+}
+
+/** Calls a route handler exactly as Next.js would, with a real Request. */
+export async function call(handler: RouteHandler, options: Call = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== null && options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  if (options.sandbox ?? true) headers['x-ev-sandbox'] = 'true';
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const request = new Request(`http://localhost${options.path ?? '/v1/test'}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const text = await response.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** A fresh database of the dialect, with an account and a key. */
+export async function setup(dialect: 'sqlite' | 'postgres') {
+  const fresh = await freshDatabaseUrl(dialect);
+  process.env.DATABASE_URL = fresh.url;
+  const database: Database = await useDatabase(fresh.url);
+  const account = await ensureAccount(`dev-${Math.random().toString(36).slice(2, 8)}@example.com`);
+  const { key } = await createApiKey(account.id, 'test');
+  return {
+    database,
+    account,
+    key,
+    async teardown() {
+      await database.prisma.$disconnect();
+      await fresh.drop();
+    },
+  };
+}
