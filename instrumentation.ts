@@ -5,13 +5,8 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { db } = await import('./lib/db/client');
-  const { embeddedWorkerEnabled, startWorker, stopWorker } = await import('./lib/jobs/embedded');
+  const { embeddedWorkerEnabled, startWorker, stopOnSignals } = await import('./lib/jobs/embedded');
   await db();
   if (!embeddedWorkerEnabled()) return;
-  await startWorker();
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      stopWorker().finally(() => process.exit(0));
-    });
-  }
+  stopOnSignals(await startWorker());
 }

@@ -53,6 +53,11 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
     const elapsedMs = performance.now() - start;
     const statuses: Record<string, number> = {};
     for (const { verdict } of outcomes) statuses[verdict.status] = (statuses[verdict.status] ?? 0) + 1;
+    if (process.env.BENCH_DEBUG) {
+      for (const { verdict } of outcomes) if (verdict.status === 'unknown') console.error(verdict.email, verdict.reason, verdict.evidence);
+      const d = proxy.durations;
+      console.error('connections', d.length, 'mean ms', d.reduce((a, b) => a + b, 0) / d.length, 'max', Math.max(...d));
+    }
     return {
       addresses: addresses.length, domains: domains.length, perDomainLimit, globalLimit, replyDelayMs,
       perAddressMs: Math.round(perAddressMs), idealMs: Math.round(idealMs), elapsedMs: Math.round(elapsedMs),
@@ -66,8 +71,11 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 }
 
 /** A TCP proxy in front of Postfix that holds each chunk the server sends for `delayMs`. */
-async function startDelayProxy(targetPort: number, delayMs: number): Promise<{ server: net.Server; port: number }> {
+async function startDelayProxy(targetPort: number, delayMs: number) {
+  const durations: number[] = [];
   const server = net.createServer((client) => {
+    const opened = performance.now();
+    client.on('close', () => durations.push(performance.now() - opened));
     const upstream = net.connect(targetPort, '127.0.0.1');
     client.on('data', (chunk) => upstream.write(chunk));
     upstream.on('data', (chunk) => setTimeout(() => client.writable && client.write(chunk), delayMs));
@@ -78,7 +86,7 @@ async function startDelayProxy(targetPort: number, delayMs: number): Promise<{ s
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, port };
+  return { server, port, durations };
 }
 
 if (process.argv[1]?.endsWith('production.ts')) {

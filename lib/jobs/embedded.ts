@@ -37,3 +37,13 @@ export async function stopWorker(): Promise<void> {
 export function embeddedWorkerEnabled(): boolean {
   return env().EV_EMBEDDED_WORKER;
 }
+
+/** SIGTERM/SIGINT: stop claiming, finish or release the chunk in hand, then exit. */
+export function stopOnSignals(worker: JobWorker): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      console.log(`worker ${worker.id}: ${signal}, finishing the chunk in hand`);
+      stopWorker().finally(() => process.exit(0));
+    });
+  }
+}
