@@ -1,0 +1,1 @@
+export function postgresSchema(source: string): string;
