@@ -49,8 +49,10 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 
     const verifier = verifierFor();
     const start = performance.now();
+    const sampler = process.env.BENCH_DEBUG ? setInterval(() => console.error('t', Math.round(performance.now() - start), 'open', proxy.open()), 1000) : undefined;
     const outcomes = await Promise.all(addresses.map((a) => verifier.verify(a)));
     const elapsedMs = performance.now() - start;
+    clearInterval(sampler);
     const statuses: Record<string, number> = {};
     for (const { verdict } of outcomes) statuses[verdict.status] = (statuses[verdict.status] ?? 0) + 1;
     if (process.env.BENCH_DEBUG) {
@@ -73,9 +75,11 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 /** A TCP proxy in front of Postfix that holds each chunk the server sends for `delayMs`. */
 async function startDelayProxy(targetPort: number, delayMs: number) {
   const durations: number[] = [];
+  let open = 0;
   const server = net.createServer((client) => {
     const opened = performance.now();
-    client.on('close', () => durations.push(performance.now() - opened));
+    open++;
+    client.on('close', () => { open--; durations.push(performance.now() - opened); });
     const upstream = net.connect(targetPort, '127.0.0.1');
     client.on('data', (chunk) => upstream.write(chunk));
     upstream.on('data', (chunk) => setTimeout(() => client.writable && client.write(chunk), delayMs));
@@ -86,7 +90,7 @@ async function startDelayProxy(targetPort: number, delayMs: number) {
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, port, durations };
+  return { server, port, durations, open: () => open };
 }
 
 if (process.argv[1]?.endsWith('production.ts')) {

@@ -27,7 +27,6 @@ const schema = z.object({
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
   EV_GLOBAL_CONCURRENCY: int.default(50),
-  NEXTAUTH_SECRET: z.string().default('dev-only-secret-change-me'),
 });
 
 export type Env = z.infer<typeof schema>;

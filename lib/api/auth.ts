@@ -1,7 +1,7 @@
 import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
 import { userIdForKey } from '../accounts';
-import { env } from '../env';
+import { sessionSecret } from '../secret';
 import { ApiError } from './errors';
 
 export interface Caller {
@@ -23,7 +23,7 @@ export async function authenticate(request: Request): Promise<Caller> {
     if (!userId) throw unauthenticated();
     return { userId, subject: `key:${match![1]!.slice(0, 16)}`, via: 'key' };
   }
-  const token = await getToken({ req: request as NextRequest, secret: env().NEXTAUTH_SECRET }).catch(() => null);
+  const token = await getToken({ req: request as NextRequest, secret: sessionSecret() }).catch(() => null);
   if (!token?.sub) throw unauthenticated();
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
   return { userId: token.sub, subject: `user:${token.sub}`, via: 'session' };

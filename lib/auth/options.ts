@@ -1,6 +1,7 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { AccountError, authenticatePassword } from '@/lib/accounts';
+import { sessionSecret } from '@/lib/secret';
 
 // next-auth v4 only reads the request's Host header when told to trust it; without NEXTAUTH_URL it
 // would otherwise assume http://localhost:3000 and break sign-in on any other port or host.
@@ -8,8 +9,8 @@ import { AccountError, authenticatePassword } from '@/lib/accounts';
 if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= 'true';
 
 export const authOptions: NextAuthOptions = {
-  // Same default as lib/env.ts, so the API layer can read the session cookie with the same secret.
-  secret: process.env.NEXTAUTH_SECRET ?? 'dev-only-secret-change-me',
+  // The same secret the API layer reads the session cookie with.
+  secret: sessionSecret(),
   session: { strategy: 'jwt', maxAge: 30 * 24 * 3600 },
   pages: { signIn: '/signin' },
   providers: [
