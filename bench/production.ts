@@ -58,6 +58,8 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
     if (process.env.BENCH_DEBUG) {
       for (const { verdict } of outcomes) if (verdict.status === 'unknown') console.error(verdict.email, verdict.reason, verdict.evidence);
       const d = proxy.durations;
+      console.error('warm', d.slice(0, 4).map(Math.round)); const loaded = d.slice(4);
+      console.error('loaded p50', loaded.sort((a, b) => a - b)[loaded.length >> 1]);
       console.error('connections', d.length, 'mean ms', d.reduce((a, b) => a + b, 0) / d.length, 'max', Math.max(...d));
     }
     return {

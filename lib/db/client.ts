@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
@@ -14,6 +15,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   prisma: Db;
   dialect: Dialect;
+  /**
+   * SQLite only: a second, direct connection to the same file for bulk writes. Through the Prisma
+   * adapter a 22-column insert manages about 33k rows/s; prepared statements here about 150k.
+   */
+  bulk?: BetterSqlite3.Database;
 }
 
 export function dialectOf(url: string): Dialect {
@@ -41,7 +47,16 @@ export async function openDatabase(url: string): Promise<Database> {
     await prisma.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
   await applyMigrations(prisma, dialect);
-  return { prisma, dialect };
+  if (dialect === 'postgres') return { prisma, dialect };
+  const bulk = new BetterSqlite3(sqliteFile(url), { timeout: 10_000 });
+  bulk.pragma('journal_mode = WAL');
+  bulk.pragma('synchronous = NORMAL');
+  const disconnect = prisma.$disconnect.bind(prisma);
+  prisma.$disconnect = async () => {
+    if (bulk.open) bulk.close();
+    await disconnect();
+  };
+  return { prisma, dialect, bulk };
 }
 
 const holder = globalThis as unknown as { __evDb?: Promise<Database> };

@@ -1,4 +1,4 @@
-import type { Dialect } from './client';
+import type { Database, Dialect } from './client';
 
 type Runner = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
 
@@ -49,4 +49,41 @@ export async function insertRows(
     }
     await runner.$executeRawUnsafe(`${head}${tuples.join(', ')} ${suffix}`, ...values);
   }
+}
+
+const ROWS_PER_STATEMENT = 100;
+type BetterSqlite3 = import('better-sqlite3').Database;
+const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
+
+/** Synchronous multi-row insert on a direct SQLite connection, in a transaction (nests as a savepoint). */
+export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): void {
+  let cache = statements.get(bulk);
+  if (!cache) statements.set(bulk, (cache = new Map()));
+  const prepare = (count: number) => {
+    const key = `${table}|${columns.join(',')}|${suffix}|${count}`;
+    let statement = cache!.get(key);
+    if (!statement) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      statement = bulk.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${Array(count).fill(tuple).join(', ')} ${suffix}`);
+      cache!.set(key, statement);
+    }
+    return statement;
+  };
+  bulk.transaction(() => {
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const batch = rows.slice(start, start + ROWS_PER_STATEMENT);
+      const values: unknown[] = [];
+      for (const row of batch) for (const value of row) values.push(sqlValue('sqlite', value));
+      prepare(batch.length).run(values);
+    }
+  })();
+}
+
+/**
+ * Bulk insert through the fastest path of the dialect: the direct SQLite connection's prepared
+ * multi-row statements, or batched multi-row INSERTs through Prisma.
+ */
+export async function bulkInsert(database: Database, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): Promise<void> {
+  if (database.bulk) sqliteInsert(database.bulk, table, columns, rows, suffix);
+  else await insertRows(database.prisma, database.dialect, table, columns, rows, suffix);
 }

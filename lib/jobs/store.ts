@@ -1,5 +1,5 @@
 import type { Database, Db } from '../db/client';
-import { insertRows, q } from '../db/sql';
+import { bulkInsert, insertRows, q, sqliteInsert } from '../db/sql';
 import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type StoredVerification } from './results';
 
 /** Data access for bulk jobs: one query (or one batched statement) per function. */
@@ -16,17 +16,60 @@ export interface ChunkClaim {
   sandbox: boolean;
 }
 
-export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[][]) {
-  const values = emails.map((email, idx) => [jobId, idx, email, rows ? JSON.stringify(rows[idx] ?? []) : null]);
-  await insertRows(tx, dialect, 'job_items', ['job_id', 'idx', 'email', 'row'], values);
+const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row'];
+const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
+
+function itemRows(jobId: string, emails: string[], rows?: string[][]): unknown[][] {
+  return emails.map((email, idx) => [jobId, idx, email, rows ? JSON.stringify(rows[idx] ?? []) : null]);
 }
 
-export async function insertChunks(tx: Tx, dialect: Database['dialect'], jobId: string, total: number, chunkSize: number) {
+function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
   const values: unknown[][] = [];
-  for (let no = 0, start = 0; start < total; no++, start += chunkSize) {
-    values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  return values;
+}
+
+export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[][]) {
+  await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, emails, rows));
+}
+
+export interface NewJob {
+  id: string;
+  userId: string;
+  sandbox: boolean;
+  status: 'queued';
+  totalEmails: number;
+  validEmails: number;
+  invalidEmails: number;
+  columns: string | null;
+}
+
+/**
+ * Writes a queued job with its items and chunks atomically: nothing half-written is ever visible.
+ * SQLite goes through the direct connection (one transaction), PostgreSQL through Prisma.
+ */
+export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[][] | undefined, chunkSize: number) {
+  const items = itemRows(job.id, emails, rows);
+  const chunks = chunkRows(job.id, emails.length, chunkSize);
+  const { bulk } = database;
+  if (bulk) {
+    bulk.transaction(() => {
+      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'columns', 'created_at'], [
+        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns, Date.now()],
+      ]);
+      sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, items);
+      sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
+    })();
+    return;
   }
-  await insertRows(tx, dialect, 'job_chunks', ['job_id', 'no', 'start_idx', 'end_idx'], values);
+  await database.prisma.$transaction(
+    async (tx) => {
+      await tx.job.create({ data: job });
+      await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, items);
+      await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
 }
 
 const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'leased' AND c.lease_until < ?))`;
@@ -84,6 +127,12 @@ export async function unverifiedItems({ prisma, dialect }: Database, chunk: Chun
 export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
   if (rows.length === 0) return;
   await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+}
+
+/** The worker's batch save, outside any transaction: the fastest path of the dialect. */
+export async function saveResults(database: Database, rows: unknown[][]) {
+  if (rows.length === 0) return;
+  await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
 }
 
 export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string): Promise<void> {

@@ -6,7 +6,7 @@ import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { estimateTime } from './estimate';
 import { bulkItem, verificationRow } from './results';
-import { insertChunks, insertJobItems, saveVerifications, summarize } from './store';
+import { insertJobItems, insertQueuedJob, saveVerifications, summarize } from './store';
 
 export const INSTANT_LIMIT = 10;
 
@@ -26,6 +26,11 @@ function countFormats(emails: string[]): { valid: number; invalid: number } {
   return { valid, invalid: emails.length - valid };
 }
 
+/** The upload's header and file name, kept on the job for the download and the dashboard. */
+function columnsOf(request: BulkRequest): string | null {
+  return request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null;
+}
+
 function chunkSize(sandbox: boolean): number {
   return sandbox ? Math.max(env().EV_CHUNK_SIZE, 1) : Math.max(1, Math.min(env().EV_CHUNK_SIZE, 100));
 }
@@ -43,7 +48,7 @@ export async function submitInstant(database: Database, request: BulkRequest) {
       data: {
         id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
         totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
-        columns: request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null,
+        columns: columnsOf(request),
         createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
       },
     });
@@ -75,24 +80,14 @@ export async function submitInstant(database: Database, request: BulkRequest) {
 
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
-  const { prisma, dialect } = database;
   const counts = countFormats(request.emails);
   const jobId = newId('job');
   const estimated = await estimateTime(database, request.sandbox, request.emails.length);
-  await prisma.$transaction(
-    async (tx) => {
-      await tx.job.create({
-        data: {
-          id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued',
-          totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
-          columns: request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null,
-        },
-      });
-      await insertJobItems(tx, dialect, jobId, request.emails, request.rows);
-      await insertChunks(tx, dialect, jobId, request.emails.length, chunkSize(request.sandbox));
-    },
-    { timeout: 600_000, maxWait: 60_000 },
-  );
+  const job = {
+    id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
+    totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid, columns: columnsOf(request),
+  };
+  await insertQueuedJob(database, job, request.emails, request.rows, chunkSize(request.sandbox));
   return {
     success: true,
     job_id: jobId,

@@ -5,7 +5,7 @@ import { newId } from '../ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { finishJobIfDone, markProcessing } from './finish';
 import { verificationRow } from './results';
-import { claimChunk, completeChunk, releaseChunk, renewLease, saveVerifications, unverifiedItems, type ChunkClaim } from './store';
+import { claimChunk, completeChunk, releaseChunk, renewLease, saveResults, unverifiedItems, type ChunkClaim } from './store';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -97,7 +97,7 @@ export class JobWorker {
       const flush = async () => {
         const rows = pending;
         pending = [];
-        await saveVerifications(database.prisma, database.dialect, rows);
+        await saveResults(database, rows);
       };
       const limit = pLimit(Math.max(1, options.concurrency));
       await Promise.all(

@@ -44,13 +44,22 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
   const [minTtl, maxTtl] = [options.minTtlMs ?? 30_000, options.maxTtlMs ?? 3_600_000];
   const cache = new Map<string, { expires: number; value: unknown }>();
 
+  const inFlight = new Map<string, Promise<unknown>>();
+
   // Failures that may be temporary are never cached: the next address retries the lookup.
-  async function cached<T>(key: string, lookup: () => Promise<{ value: T; ttlMs: number | null }>) {
+  // Concurrent lookups of one name share a query: a bulk job starts thousands of addresses of
+  // one domain at once, and a burst of identical UDP queries gets dropped and retried.
+  async function cached<T>(key: string, lookup: () => Promise<{ value: T; ttlMs: number | null }>): Promise<T> {
     const hit = cache.get(key);
     if (hit && hit.expires > now()) return hit.value as T;
-    const { value, ttlMs } = await lookup();
-    if (ttlMs !== null) cache.set(key, { expires: now() + ttlMs, value });
-    return value;
+    const pending = inFlight.get(key);
+    if (pending) return pending as Promise<T>;
+    const query = lookup().then(({ value, ttlMs }) => {
+      if (ttlMs !== null) cache.set(key, { expires: now() + ttlMs, value });
+      return value;
+    }).finally(() => inFlight.delete(key));
+    inFlight.set(key, query);
+    return query;
   }
 
   async function addressRecords(host: string, family: 4 | 6) {

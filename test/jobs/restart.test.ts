@@ -10,7 +10,7 @@ import { setup } from '../api/harness';
 const TOTAL = 60_000;
 
 function startWorker(url: string): ChildProcess {
-  return spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/worker.ts'], {
+  return spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
     env: { ...process.env, DATABASE_URL: url, EV_LEASE_MS: '1500', EV_EMBEDDED_WORKER: 'false' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
