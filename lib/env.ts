@@ -26,6 +26,8 @@ const schema = z.object({
   EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
+  EV_GREYLIST_RETRY_MS: int.default(300_000),
+  EV_DOMAIN_BACKOFF_MS: int.default(120_000),
   EV_GLOBAL_CONCURRENCY: int.default(50),
 });
 

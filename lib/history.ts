@@ -51,3 +51,36 @@ export async function listHistory({ prisma, dialect }: Database, query: HistoryQ
   const next = rows.length > query.limit ? String(rows[query.limit - 1]!.id) : null;
   return { data: page, next_cursor: next };
 }
+
+/**
+ * The caller's latest fresh production verdict for this address since `since`, rebuilt from its
+ * stored row; `unknown` answers are not reused.
+ */
+export async function cachedVerdict({ prisma, dialect }: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
+  const rows = await prisma.$queryRawUnsafe<StoredVerification[]>(
+    q(dialect, `SELECT * FROM verifications WHERE user_id = ? AND email = ? AND sandbox = ? AND cached = ? AND status <> 'unknown'
+      AND created_at >= ? ORDER BY id DESC LIMIT 1`),
+    userId, email, dialect === 'sqlite' ? 0 : false, dialect === 'sqlite' ? 0 : false, since,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { evidence, ...details } = JSON.parse(row.details) as Verdict['details'] & { evidence: Verdict['evidence'] };
+  return {
+    email: row.email,
+    valid: bool(row.valid),
+    deliverable: bool(row.deliverable),
+    risk_level: row.risk_level as Verdict['risk_level'],
+    reason: row.reason as Verdict['reason'],
+    confidence: Number(row.confidence),
+    status: row.status as Verdict['status'],
+    score: Number(row.score),
+    provider: row.provider,
+    details,
+    disposable: bool(row.disposable),
+    role: bool(row.role),
+    free: bool(row.free),
+    catch_all: bool(row.catch_all),
+    did_you_mean: row.did_you_mean,
+    evidence,
+  };
+}

@@ -1,4 +1,4 @@
-import type { Database } from './db/client';
+import type { Database, Db } from './db/client';
 import { ApiError } from './api/errors';
 import { env } from './env';
 
@@ -47,15 +47,24 @@ export async function reserve(database: Database, userId: string, count: number)
   });
 }
 
-/** Gives back `unused` of a reservation: credits first, then that day's free verifications. */
+type Tx = Pick<Db, 'user' | 'usageDay'>;
+
+/** Gives back `unused` of a reservation, in the caller's transaction: credits first, then free ones. */
+export async function refundIn(tx: Tx, userId: string, reservation: Reservation, unused: number): Promise<void> {
+  const credits = Math.max(0, Math.min(unused, reservation.credits));
+  const free = Math.max(0, Math.min(unused - credits, reservation.free));
+  if (credits > 0) await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
+  if (free > 0) await tx.usageDay.updateMany({ where: { userId, day: reservation.day }, data: { used: { decrement: free } } });
+}
+
 export async function refund(database: Database, userId: string, reservation: Reservation, unused: number): Promise<void> {
-  const credits = Math.min(unused, reservation.credits);
-  const free = Math.min(unused - credits, reservation.free);
-  if (credits <= 0 && free <= 0) return;
-  await database.prisma.$transaction(async (tx) => {
-    if (credits > 0) await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
-    if (free > 0) await tx.usageDay.updateMany({ where: { userId, day: reservation.day }, data: { used: { decrement: free } } });
-  });
+  if (unused <= 0) return;
+  await database.prisma.$transaction(async (tx) => refundIn(tx, userId, reservation, unused));
+}
+
+/** A job's reservation as stored on its row. */
+export function jobReservation(job: { reservedDay: string | null; reservedFree: number; reservedCredits: number }): Reservation {
+  return { day: job.reservedDay ?? utcDay(), free: job.reservedFree, credits: job.reservedCredits };
 }
 
 export async function grantCredits({ prisma }: Database, userId: string, credits: number): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
-import { openChunkCount, summarize } from './store';
+import { jobReservation, refundIn } from '../quota';
+import { chargeableCount, openChunkCount, summarize } from './store';
 
 /**
  * Completes a job once no chunk is open. The conditional update makes it happen once even when
@@ -20,6 +21,7 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
       data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
     });
     if (updated.count !== 1) return false;
+    if (!job.sandbox) await refundIn(tx, job.userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, jobId)));
     await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
     return true;
   });

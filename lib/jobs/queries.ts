@@ -1,7 +1,8 @@
 import type { Database } from '../db/client';
 import { notFound, ApiError } from '../api/errors';
 import { bulkItem, type Bucket } from './results';
-import { cancelChunks, countResults, processedCount, resultsPage } from './store';
+import { jobReservation, refundIn } from '../quota';
+import { cancelChunks, chargeableCount, countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
 export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
@@ -101,8 +102,10 @@ export async function cancelJob(database: Database, userId: string, jobId: strin
       where: { id: jobId, status: { in: ['queued', 'processing'] } },
       data: { status: 'cancelled', completedAt: new Date() },
     });
-    if (updated.count === 1) await cancelChunks(tx, dialect, jobId);
-    return updated.count === 1;
+    if (updated.count !== 1) return false;
+    await cancelChunks(tx, dialect, jobId);
+    if (!job.sandbox) await refundIn(tx, userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, jobId)));
+    return true;
   });
   if (!cancelled) throw new ApiError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
   return { success: true, job_id: jobId, status: 'cancelled' };

@@ -42,6 +42,9 @@ export interface NewJob {
   validEmails: number;
   invalidEmails: number;
   columns: string | null;
+  reservedDay: string | null;
+  reservedFree: number;
+  reservedCredits: number;
 }
 
 /**
@@ -54,8 +57,10 @@ export async function insertQueuedJob(database: Database, job: NewJob, emails: s
   const { bulk } = database;
   if (bulk) {
     bulk.transaction(() => {
-      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'columns', 'created_at'], [
-        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns, Date.now()],
+      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'columns',
+        'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
+        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns,
+          job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
       ]);
       sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, items);
       sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
@@ -217,5 +222,14 @@ export async function resultsPage(
 export async function countResults({ prisma, dialect }: Database, jobId: string, bucket?: Bucket): Promise<number> {
   const filter = bucket ? `AND ${bucketCondition(bucket)}` : '';
   const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? ${filter}`), jobId);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Results that are charged: the server gave an answer (bad syntax and `unknown` are free). */
+export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
+  const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
+    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
+    jobId,
+  );
   return Number(rows[0]?.n ?? 0);
 }

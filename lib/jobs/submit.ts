@@ -2,6 +2,9 @@ import type { Database } from '../db/client';
 import { env } from '../env';
 import { newId } from '../ids';
 import { checkSyntax } from '../verifier/syntax';
+import { refund, reserve } from '../quota';
+import { isChargeable } from '../verification/single';
+import type { Verdict } from '../verifier/types';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { estimateTime } from './estimate';
@@ -39,9 +42,15 @@ function chunkSize(sandbox: boolean): number {
 export async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const counts = countFormats(request.emails);
-  const verifier = verifierFor(request.sandbox);
-  const verdicts = await Promise.all(request.emails.map(async (email) => (await verifier.verify(email)).verdict));
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, counts.valid);
   const jobId = newId('job');
+  const verifier = verifierFor(request.sandbox, jobId);
+  let verdicts: Verdict[] = [];
+  try {
+    verdicts = await Promise.all(request.emails.map(async (email) => (await verifier.verify(email)).verdict));
+  } finally {
+    if (reservation) await refund(database, request.userId, reservation, counts.valid - verdicts.filter(isChargeable).length);
+  }
   const at = Date.now();
   const summary = await prisma.$transaction(async (tx) => {
     await tx.job.create({
@@ -49,6 +58,7 @@ export async function submitInstant(database: Database, request: BulkRequest) {
         id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
         totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
         columns: columnsOf(request),
+        reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
         createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
       },
     });
@@ -83,11 +93,19 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const counts = countFormats(request.emails);
   const jobId = newId('job');
   const estimated = await estimateTime(database, request.sandbox, request.emails.length);
+  // Production work reserves its quota up front (402 if it cannot) and gets back what it did not use.
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, counts.valid);
   const job = {
     id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
     totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid, columns: columnsOf(request),
+    reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
-  await insertQueuedJob(database, job, request.emails, request.rows, chunkSize(request.sandbox));
+  try {
+    await insertQueuedJob(database, job, request.emails, request.rows, chunkSize(request.sandbox));
+  } catch (error) {
+    if (reservation) await refund(database, request.userId, reservation, counts.valid);
+    throw error;
+  }
   return {
     success: true,
     job_id: jobId,

@@ -1,6 +1,10 @@
 import type { Database } from '../db/client';
-import { recordSingle } from '../history';
+import { env } from '../env';
+import { cachedVerdict, recordSingle } from '../history';
+import { refund, reserve } from '../quota';
+import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
+import { deadline } from '../verifier/verify';
 import { applySandboxTrigger } from './triggers';
 import { verifierFor } from './verifiers';
 
@@ -10,11 +14,39 @@ export interface SingleOutcome {
   cached: boolean;
 }
 
+/** Verdicts that are charged: an answer the server gave. Bad syntax and `unknown` are free. */
+export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
+  return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
+}
+
 /** One address, in the caller's mode, recorded in history. */
 export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string): Promise<SingleOutcome> {
   const started = performance.now();
-  if (sandbox) await applySandboxTrigger(email);
-  const { verdict } = await verifierFor(sandbox).verify(email);
-  await recordSingle(database, userId, verdict, sandbox, false);
-  return { verdict, responseTimeMs: Math.round(performance.now() - started), cached: false };
+  const elapsed = () => Math.round(performance.now() - started);
+  if (sandbox) {
+    await applySandboxTrigger(email);
+    const { verdict } = await verifierFor(true).verify(email);
+    await recordSingle(database, userId, verdict, true, false);
+    return { verdict, responseTimeMs: elapsed(), cached: false };
+  }
+  if (!checkSyntax(email).ok) {
+    const { verdict } = await verifierFor(false).verify(email);
+    await recordSingle(database, userId, verdict, false, false);
+    return { verdict, responseTimeMs: elapsed(), cached: false };
+  }
+  const cached = await cachedVerdict(database, userId, email, Date.now() - env().EV_CACHE_TTL_MS);
+  if (cached) {
+    await recordSingle(database, userId, cached, false, true);
+    return { verdict: cached, responseTimeMs: elapsed(), cached: true };
+  }
+  const reservation = await reserve(database, userId, 1);
+  let verdict: Verdict | undefined;
+  try {
+    // The deadline answers with what is known (`timeout`) instead of hanging.
+    ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS) }));
+  } finally {
+    if (!verdict || !isChargeable(verdict)) await refund(database, userId, reservation, 1);
+  }
+  await recordSingle(database, userId, verdict, false, false);
+  return { verdict, responseTimeMs: elapsed(), cached: false };
 }
