@@ -59,7 +59,9 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
       for (const { verdict } of outcomes) if (verdict.status === 'unknown') console.error(verdict.email, verdict.reason, verdict.evidence);
       const d = proxy.durations;
       console.error('warm', d.slice(0, 4).map(Math.round)); const loaded = d.slice(4);
-      console.error('loaded p50', loaded.sort((a, b) => a - b)[loaded.length >> 1]);
+      loaded.sort((a, b) => a - b);
+      console.error('loaded p25/50/75/90/99', [0.25, 0.5, 0.75, 0.9, 0.99].map((q) => Math.round(loaded[Math.floor(q * loaded.length)])));
+      for (const [verb, t] of Object.entries(proxy.serverTimes)) { t.sort((a, b) => a - b); console.error(verb, t.length, [0.5, 0.9, 0.99].map((q) => Math.round(t[Math.floor(q * t.length)]))); }
       console.error('connections', d.length, 'mean ms', d.reduce((a, b) => a + b, 0) / d.length, 'max', Math.max(...d));
     }
     return {
@@ -78,12 +80,19 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 async function startDelayProxy(targetPort: number, delayMs: number) {
   const durations: number[] = [];
   let open = 0;
+  const serverTimes: Record<string, number[]> = {};
   const server = net.createServer((client) => {
     const opened = performance.now();
     open++;
     client.on('close', () => { open--; durations.push(performance.now() - opened); });
     const upstream = net.connect(targetPort, '127.0.0.1');
-    client.on('data', (chunk) => upstream.write(chunk));
+    let sent = opened;
+    let verb = 'BANNER';
+    client.on('data', (chunk) => { sent = performance.now(); verb = chunk.toString().slice(0, 4); upstream.write(chunk); });
+    upstream.on('data', (chunk) => {
+      const key = verb;
+      (serverTimes[key] ??= []).push(performance.now() - sent);
+    });
     upstream.on('data', (chunk) => setTimeout(() => client.writable && client.write(chunk), delayMs));
     upstream.on('close', () => setTimeout(() => client.end(), delayMs));
     client.on('close', () => upstream.destroy());
@@ -92,7 +101,7 @@ async function startDelayProxy(targetPort: number, delayMs: number) {
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, port, durations, open: () => open };
+  return { server, port, durations, open: () => open, serverTimes };
 }
 
 if (process.argv[1]?.endsWith('production.ts')) {

@@ -7,6 +7,8 @@ const int = z.coerce.number().int().nonnegative();
 const schema = z.object({
   DATABASE_URL: z.string().default('file:./data/ev.db'),
   EV_EMBEDDED_WORKER: bool.default(true),
+  /** `sandbox` runs production-mode accounting with the sandbox engine: load tests and dry runs. */
+  EV_PRODUCTION_ENGINE: z.enum(['smtp', 'sandbox']).default('smtp'),
   EV_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   EV_MAX_BODY_BYTES: int.default(64 * 1024 * 1024),
   EV_MAX_BULK_EMAILS: int.default(1_000_000),

@@ -2,19 +2,22 @@ import type { z } from 'zod';
 import { ApiError, invalidRequest } from './errors';
 
 /**
- * Reads a JSON body, refusing it as soon as it passes `maxBytes` (by Content-Length when given,
+ * Reads a body's bytes, refusing it as soon as it passes `maxBytes` (by Content-Length when given,
  * else while streaming), so an oversized upload is never buffered whole.
  */
-export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+export async function readBytes(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) throw invalidRequest('body', 'The request body must be a JSON object.');
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A client that aborts mid-upload makes read() reject: that is a bad request, not a 500.
+    const { done, value } = await reader.read().catch(() => {
+      throw invalidRequest('body', 'The request body could not be read completely.');
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -23,7 +26,13 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON body within `maxBytes` (see readBytes). */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  if (!request.body) throw invalidRequest('body', 'The request body must be a JSON object.');
+  const text = (await readBytes(request, maxBytes)).toString('utf8');
   try {
     return JSON.parse(text);
   } catch {

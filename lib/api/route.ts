@@ -1,6 +1,7 @@
 import { env } from '../env';
 import { authenticate, type Caller } from './auth';
 import { errorResponse } from './errors';
+import { withIdempotency } from './idempotency';
 import { simulatedRateHeaders, takeRateLimit, type RateHeaders } from './ratelimit';
 
 export interface ApiContext extends Caller {
@@ -15,7 +16,8 @@ export function isSandbox(request: Request): boolean {
 
 /**
  * Every /v1 handler goes through here: authenticate, rate-limit, run, and turn any thrown error
- * into the one error envelope. Every response carries the X-RateLimit-* headers.
+ * into the one error envelope. Every response carries the X-RateLimit-* headers. A POST with an
+ * Idempotency-Key runs under it (lib/api/idempotency.ts).
  */
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
@@ -24,7 +26,9 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
     try {
       const caller = await authenticate(request);
       if (!sandbox) rate = takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
-      const response = await handler(request, { ...caller, sandbox }, await segment.params);
+      const params = await segment.params;
+      const run = (req: Request) => handler(req, { ...caller, sandbox }, params);
+      const response = await withIdempotency(request, caller.userId, sandbox, run);
       for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
       return response;
     } catch (error) {

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 
-export const emailBody = z.object({ email: z.string().max(1024, 'at most 1024 characters') });
+// No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
+// counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
+export const emailBody = z.object({ email: z.string() });
 
 /** Bulk: only the array shape here; its size limits are checked first (413 beats a slow parse). */
 export const bulkBody = z.object({
-  emails: z.array(z.string().max(1024, 'at most 1024 characters')).min(1, 'must hold at least one address'),
+  emails: z.array(z.string()).min(1, 'must hold at least one address'),
   rows: z.array(z.array(z.string())).optional(),
   columns: z.array(z.string()).max(1000).optional(),
   filename: z.string().max(255).optional(),
@@ -22,9 +24,11 @@ export const statusQuery = z.object({
 export const listQuery = z.object({ limit: limit(100, 20), cursor: z.string().max(500).optional() });
 export const historyQuery = z.object({
   limit: limit(100, 50),
-  cursor: z.string().regex(/^\d+$/, 'not a cursor from this API').optional(),
+  // The cursor is a row id (a 32-bit INTEGER column): a longer number must not reach the database.
+  cursor: z.string().regex(/^\d{1,10}$/, 'not a cursor from this API').refine((v) => Number(v) <= 2_147_483_647, 'not a cursor from this API').optional(),
   sandbox: boolParam.optional(),
-  email: z.string().max(1024).optional(),
+  // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
+  email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional(),
 });
 export const downloadQuery = z.object({ filter: bucket.optional() });
 

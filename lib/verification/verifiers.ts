@@ -1,3 +1,4 @@
+import { env } from '../env';
 import { sandboxVerifier } from '../verifier/sandbox';
 import type { Verifier } from '../verifier/types';
 import { jobVerifier, productionVerifier } from './production';
@@ -7,6 +8,6 @@ import { jobVerifier, productionVerifier } from './production';
  * both. A job id asks for that job's own verifier (catch-all answers reused within the job).
  */
 export function verifierFor(sandbox: boolean, jobId?: string): Verifier {
-  if (sandbox) return sandboxVerifier;
+  if (sandbox || env().EV_PRODUCTION_ENGINE === 'sandbox') return sandboxVerifier;
   return jobId ? jobVerifier(jobId) : productionVerifier();
 }

@@ -5,7 +5,7 @@ import { startTcpPeer } from '../../test/peers/tcp';
 import { probeMailbox, type ProbeOptions } from './smtp';
 
 let postfix: PostfixPeer;
-beforeAll(async () => { postfix = await startPostfix({ mailboxes: ['alice@example.test'] }); });
+beforeAll(async () => { postfix = await startPostfix({ mailboxes: ['alice@example.test', 'jöhn@example.test'] }); });
 afterAll(async () => { await postfix?.stop(); });
 
 const base = (port: number): ProbeOptions => ({
@@ -17,6 +17,11 @@ describe('probeMailbox against Postfix', () => {
   it('gets 250 for the mailbox and 550 5.1.1 for the made-up one', async () => {
     const result = await probeMailbox(base(postfix.port));
     expect(result).toMatchObject({ failure: null, stage: 'rcpt', reply: { code: 250, enhanced: '2.1.5' }, catchAllReply: { code: 550, enhanced: '5.1.1' } });
+  });
+
+  it('sends SMTPUTF8 for a UTF-8 mailbox', async () => {
+    const result = await probeMailbox({ ...base(postfix.port), recipient: 'jöhn@example.test', catchAllProbe: null });
+    expect(result.reply).toMatchObject({ code: 250, enhanced: '2.1.5' });
   });
 
   it('skips the catch-all question when the address was rejected', async () => {

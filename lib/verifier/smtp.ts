@@ -55,7 +55,13 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     if (helo.code >= 500) helo = await session.command(`HELO ${options.heloName}`);
     if (helo.code !== 250) return answered('helo', helo);
     stage = 'mail';
-    const mail = await session.command(`MAIL FROM:<${options.mailFrom}>`);
+    // RFC 6531: a UTF-8 mailbox may only be sent to a server that offers SMTPUTF8; without it
+    // the server would refuse the address for its form, which says nothing about the mailbox.
+    const utf8 = /[^\x00-\x7f]/.test(options.recipient);
+    if (utf8 && !/\bSMTPUTF8\b/i.test(helo.message)) {
+      return answered('mail', { code: 553, enhanced: '5.6.7', message: 'server does not offer SMTPUTF8' });
+    }
+    const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
     if (mail.code !== 250) return answered('mail', mail);
     stage = 'rcpt';
     const rcpt = await session.command(`RCPT TO:<${options.recipient}>`);

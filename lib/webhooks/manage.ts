@@ -81,3 +81,20 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
   return { success: true, event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
 }
+
+/**
+ * Sends a past delivery's payload again as a new delivery, now. The payload (and so the event id,
+ * sent as webhook-id) is unchanged, so receivers that dedupe by webhook-id see a duplicate.
+ */
+export async function replayDelivery(database: Database, userId: string, id: string, deliveryId: string) {
+  const hook = await ownWebhook(database, userId, id);
+  const original = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  if (!original || original.webhookId !== hook.id) throw notFound('Delivery');
+  const replayId = newId('dlv');
+  await database.prisma.webhookDelivery.create({
+    data: { id: replayId, webhookId: hook.id, eventType: original.eventType, payload: original.payload, nextAttemptAt: BigInt(Date.now()) },
+  });
+  await dispatchDueDeliveries(database);
+  const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: replayId } });
+  return { success: true, delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+}

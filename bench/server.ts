@@ -1,0 +1,150 @@
+/**
+ * Starts `next start` on a free port against a fresh SQLite database, creates an API key, and
+ * samples the resident memory of the server's process tree.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = new URL('..', import.meta.url).pathname;
+const BIN = join(ROOT, 'node_modules/.bin');
+
+export interface BenchServer {
+  baseUrl: string;
+  pid: number;
+  apiKey: string;
+  dbDir: string;
+  /** The last lines the server printed. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Builds .next if it is missing (another process may be building: wait for it a little first). */
+async function ensureBuilt(): Promise<void> {
+  if (existsSync(join(ROOT, '.next/BUILD_ID'))) return;
+  console.log('.next/BUILD_ID missing: running `next build` …');
+  await run(join(BIN, 'next'), ['build'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+}
+
+export async function startServer(): Promise<BenchServer> {
+  await ensureBuilt();
+  const dbDir = mkdtempSync(join(tmpdir(), 'ev-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
+  const { stdout } = await run(join(BIN, 'tsx'), ['scripts/create-key.ts', '--email', 'bench@example.com'], { cwd: ROOT, env });
+  const apiKey = stdout.trim().split('\n').pop()!.trim();
+  if (!apiKey) throw new Error(`create-key printed no key:\n${stdout}`);
+
+  const port = await freePort();
+  // own process group, so stop() can end the server and anything it spawned, and nothing else
+  const child = spawn(join(BIN, 'next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: string[] = [];
+  const keep = (b: Buffer) => { log.push(b.toString()); if (log.length > 200) log.shift(); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+  process.on('exit', killGroup);
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${log.join('')}`);
+    try {
+      const res = await fetch(`${baseUrl}/v1/health`);
+      if (res.ok) { await res.arrayBuffer(); break; }
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) { killGroup(); throw new Error(`server did not come up in 60 s:\n${log.join('')}`); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    baseUrl, pid: child.pid!, apiKey, dbDir,
+    async stop() {
+      await stopChild(child);
+      process.off('exit', killGroup);
+      rmSync(dbDir, { recursive: true, force: true });
+    },
+    log: () => log.join(''),
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try { process.kill(-child.pid!, 'SIGTERM'); } catch { return; }
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+  await exited;
+  clearTimeout(timer);
+  // descendants in the group that outlived the parent
+  try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* none left */ }
+}
+
+/** pid plus all its descendants, from /proc. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch { /* exited meanwhile */ }
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+function rssKb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch { return 0; }
+}
+
+/** Current RSS of the whole tree in MB. */
+export function treeRssMb(root: number): number {
+  return processTree(root).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
+}
+
+/** Samples the tree's RSS every `everyMs` until stopped; reports the start, peak and end values. */
+export function sampleRss(root: number, everyMs = 100) {
+  const samples: number[] = [treeRssMb(root)];
+  const timer = setInterval(() => samples.push(treeRssMb(root)), everyMs);
+  return {
+    /** Peak so far (to split a phase, e.g. upload vs processing). */
+    peakSoFar: () => Math.max(...samples, treeRssMb(root)),
+    stop() {
+      clearInterval(timer);
+      samples.push(treeRssMb(root));
+      return { startMb: samples[0], peakMb: Math.max(...samples), endMb: samples[samples.length - 1], samples: samples.length };
+    },
+  };
+}
