@@ -2,6 +2,7 @@
  * Production-path benchmark: 2,000 addresses over 40 domains through real dnsmasq and Postfix,
  * with 200 ms added to every SMTP reply by a proxy (a far-away MX). Compares the elapsed time
  * with the ideal the concurrency limits allow. Run: npx tsx bench/production.ts
+ * (BENCH_DEBUG=1 adds open-connection samples and per-command server latencies).
  */
 import net from 'node:net';
 import { createDnsResolver } from '../lib/verifier/dns';

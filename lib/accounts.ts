@@ -1,7 +1,7 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { db } from './db/client';
-import { newId } from './ids';
+import { isIdShaped, newId } from './ids';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -115,6 +115,7 @@ export async function listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
 }
 
 export async function revokeApiKey(userId: string, keyId: string): Promise<boolean> {
+  if (!isIdShaped(keyId)) return false;
   const { prisma } = await db();
   const result = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
   forgetKeyLookups();
@@ -127,7 +128,8 @@ const KEY_CACHE_MS = 5_000;
 const keyCache = new Map<string, { userId: string | null; until: number }>();
 const lastUsedWritten = new Map<string, number>();
 
-function forgetKeyLookups(): void {
+/** Revocation or account removal by an operator: forget cached key lookups in this process. */
+export function forgetKeyLookups(): void {
   keyCache.clear();
 }
 

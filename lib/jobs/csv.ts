@@ -10,6 +10,8 @@ export const RESULT_COLUMNS = [
 ] as const;
 
 const PAGE = 5000;
+// papaparse's default pattern ends in `.*$`, which misses cells that contain a line break.
+const FORMULA_START = /^[=+\-@\t\r]/;
 
 /**
  * The results as CSV, streamed page by page (memory stays flat for a million rows). Original
@@ -21,7 +23,7 @@ export function resultsCsv(database: Database, job: { id: string; status: string
   }
   const original = job.columns ? ((JSON.parse(job.columns) as { columns: string[] }).columns ?? []) : [];
   const encoder = new TextEncoder();
-  const unparse = (rows: unknown[][]) => Papa.unparse(rows, { escapeFormulae: true, newline: '\r\n' }) + '\r\n';
+  const unparse = (rows: unknown[][]) => Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' }) + '\r\n';
   let afterIdx = -1;
   let headerSent = false;
   return new ReadableStream<Uint8Array>({

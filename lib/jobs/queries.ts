@@ -1,11 +1,13 @@
 import type { Database } from '../db/client';
 import { notFound, ApiError } from '../api/errors';
+import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
 import { jobReservation, refundIn } from '../quota';
 import { cancelChunks, chargeableCount, countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
 export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
+  if (!isIdShaped(jobId)) throw notFound();
   const job = await prisma.job.findUnique({ where: { id: jobId } });
   if (!job || job.userId !== userId) throw notFound();
   return job;
@@ -52,7 +54,8 @@ const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('bas
 export function decodeCursor(text: string): Cursor | null {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
-    return typeof c.t === 'number' && typeof c.id === 'string' ? c : null;
+    const validTime = typeof c.t === 'number' && Number.isInteger(c.t) && Math.abs(c.t) <= 8.64e15;
+    return validTime && typeof c.id === 'string' && isIdShaped(c.id) ? c : null;
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
 import { notFound } from '../api/errors';
 import { env } from '../env';
-import { newId } from '../ids';
+import { isIdShaped, newId } from '../ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
 import { buildEvent, enqueueEvent } from './outbox';
 import { dispatchDueDeliveries } from './dispatch';
@@ -39,6 +39,7 @@ export async function listWebhooks({ prisma }: Database, userId: string) {
 }
 
 async function ownWebhook({ prisma }: Database, userId: string, id: string) {
+  if (!isIdShaped(id)) throw notFound('Webhook');
   const row = await prisma.webhook.findUnique({ where: { id } });
   if (!row || row.userId !== userId) throw notFound('Webhook');
   return row;

@@ -124,9 +124,9 @@ postlog   unix-dgram n  -       n       -       1       postlogd
     port,
     async stop() {
       try { postfix('stop'); } catch { /* already stopped */ }
-      if (process.env.EV_KEEP_PEERS) return;
       policy.server.close();
-      rmSync(dir, { recursive: true, force: true });
+      // EV_KEEP_PEERS=1 keeps the temp dir, to read its maillog after a failing test
+      if (!process.env.EV_KEEP_PEERS) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
