@@ -21,8 +21,10 @@ function startWorker(url: string): ChildProcess {
   });
 }
 
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve));
+const exited = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 
 describe('three workers on PostgreSQL, one killed', () => {
   let ctx: Awaited<ReturnType<typeof setup>>;
@@ -51,7 +53,7 @@ describe('three workers on PostgreSQL, one killed', () => {
     const url = process.env.DATABASE_URL!;
     const workers = [startWorker(url), startWorker(url), startWorker(url)];
     const deadline = Date.now() + 240_000;
-    while (Date.now() < deadline && (await processedCount(ctx.database, queued.job_id)) < 15_000) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && (await processedCount(ctx.database, queued.job_id)) < TOTAL * 0.15) await new Promise((r) => setTimeout(r, 50));
     workers[1]!.kill('SIGKILL');
     let status = '';
     while (Date.now() < deadline) {
