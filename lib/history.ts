@@ -1,12 +1,12 @@
 import type { Database } from './db/client';
-import { insertRows, q } from './db/sql';
+import { bulkInsert, q } from './db/sql';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './jobs/results';
 import type { Verdict } from './verifier/types';
 
 /** Records one single verification in history. */
-export async function recordSingle({ prisma, dialect }: Database, userId: string, verdict: Verdict, sandbox: boolean, cached: boolean) {
+export async function recordSingle(database: Database, userId: string, verdict: Verdict, sandbox: boolean, cached: boolean) {
   const row = verificationRow(verdict, { userId, jobId: null, idx: null, sandbox, source: 'single', cached, at: Date.now() });
-  await insertRows(prisma, dialect, 'verifications', VERIFICATION_COLUMNS, [row]);
+  await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, [row]);
 }
 
 export interface HistoryQuery {

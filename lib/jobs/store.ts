@@ -1,5 +1,5 @@
 import type { Database, Db } from '../db/client';
-import { bulkInsert, insertRows, q, sqliteInsert } from '../db/sql';
+import { bulkInsert, insertRows, q, selectRows, sqliteInsert } from '../db/sql';
 import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type StoredVerification } from './results';
 
 /** Data access for bulk jobs: one query (or one batched statement) per function. */
@@ -120,11 +120,12 @@ export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClai
 }
 
 /** Items of a chunk that have no stored result yet: a retried chunk repeats nothing. */
-export async function unverifiedItems({ prisma, dialect }: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
-  const rows = await prisma.$queryRawUnsafe<{ idx: number; email: string }[]>(
-    q(dialect, `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
-      AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`),
-    chunk.jobId, chunk.startIdx, chunk.endIdx,
+export async function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
+  const rows = await selectRows<{ idx: number; email: string }>(
+    database,
+    `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
+      AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`,
+    [chunk.jobId, chunk.startIdx, chunk.endIdx],
   );
   return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
 }
@@ -207,15 +208,16 @@ export async function summarize(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Databa
 
 /** One page of a job's results in address order, optionally one verdict bucket. */
 export async function resultsPage(
-  { prisma, dialect }: Database,
+  database: Database,
   jobId: string,
   opts: { afterIdx: number; limit: number; offset?: number; bucket?: Bucket },
 ): Promise<(StoredVerification & { row: string | null })[]> {
   const filter = opts.bucket ? `AND v.${bucketCondition(opts.bucket)}` : '';
-  return prisma.$queryRawUnsafe(
-    q(dialect, `SELECT v.*, i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx
-      WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ? OFFSET ?`),
-    jobId, opts.afterIdx, opts.limit, opts.offset ?? 0,
+  return selectRows(
+    database,
+    `SELECT v.*, i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx
+      WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ? OFFSET ?`,
+    [jobId, opts.afterIdx, opts.limit, opts.offset ?? 0],
   );
 }
 

@@ -61,6 +61,9 @@ export class JobWorker {
           worked = true;
           await this.process(chunk);
         }
+        // Sandbox chunks and SQLite writes complete synchronously: without this the loop would
+        // run from chunk to chunk and starve the HTTP server sharing the process.
+        await yieldToEventLoop();
         await this.options.onIdle?.();
       } catch (error) {
         console.error('[worker] error', error);
@@ -113,7 +116,10 @@ export class JobWorker {
             pending.push(verificationRow(outcome.verdict, {
               userId: chunk.userId, jobId: chunk.jobId, idx: item.idx, sandbox: chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
             }));
-            if (pending.length >= SAVE_BATCH) await flush();
+            if (pending.length >= SAVE_BATCH) {
+              await flush();
+              await yieldToEventLoop();
+            }
           }),
         ),
       );
@@ -130,3 +136,5 @@ export class JobWorker {
     }
   }
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
