@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import type { Database } from '../db/client';
 import { ApiError } from '../api/errors';
 import { bool, type Bucket } from './results';
-import { resultsPage } from './store';
+import { csvPage } from './store';
 
 export const RESULT_COLUMNS = [
   'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider',
@@ -33,7 +33,7 @@ export function resultsCsv(database: Database, job: { id: string; status: string
         controller.enqueue(encoder.encode(unparse([[...original, ...RESULT_COLUMNS]])));
         return;
       }
-      const rows = await resultsPage(database, job.id, { afterIdx, limit: PAGE, bucket });
+      const rows = await csvPage(database, job.id, afterIdx, PAGE, original.length > 0, bucket);
       if (rows.length === 0) {
         controller.close();
         return;

@@ -168,9 +168,21 @@ export async function cancelChunks(tx: Tx, dialect: Database['dialect'], jobId: 
   await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'cancelled' WHERE job_id = ? AND state <> 'done'`), jobId);
 }
 
-export async function processedCount({ prisma, dialect }: Database, jobId: string): Promise<number> {
-  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ?`), jobId);
-  return Number(rows[0]?.n ?? 0);
+/**
+ * Results stored so far. Counting a million result rows on every poll would stall the server, so
+ * finished chunks count by their size and only the open chunks' ranges are counted row by row.
+ */
+export async function processedCount(database: Database, jobId: string): Promise<number> {
+  const [done] = await selectRows<{ n: number | bigint | null }>(
+    database, `SELECT SUM(end_idx - start_idx) AS n FROM job_chunks WHERE job_id = ? AND state = 'done'`, [jobId],
+  );
+  const [open] = await selectRows<{ n: number | bigint }>(
+    database,
+    `SELECT COUNT(*) AS n FROM job_chunks c JOIN verifications v ON v.job_id = c.job_id AND v.idx >= c.start_idx AND v.idx < c.end_idx
+      WHERE c.job_id = ? AND c.state <> 'done'`,
+    [jobId],
+  );
+  return Number(done?.n ?? 0) + Number(open?.n ?? 0);
 }
 
 export interface JobSummary {
@@ -234,4 +246,31 @@ export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: 
     jobId,
   );
   return Number(rows[0]?.n ?? 0);
+}
+
+export interface CsvRow {
+  idx: number;
+  email: string;
+  valid: number | boolean;
+  deliverable: number | boolean;
+  risk_level: string;
+  reason: string;
+  status: string;
+  score: number;
+  provider: string;
+  disposable: number | boolean;
+  role: number | boolean;
+  free: number | boolean;
+  catch_all: number | boolean;
+  did_you_mean: string | null;
+  cached: number | boolean;
+  row?: string | null;
+}
+
+/** A page of exactly the CSV's columns (no details, no join unless the upload's rows are wanted). */
+export async function csvPage(database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket): Promise<CsvRow[]> {
+  const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
+  const columns = 'v.idx, v.email, v.valid, v.deliverable, v.risk_level, v.reason, v.status, v.score, v.provider, v.disposable, v.role, v.free, v.catch_all, v.did_you_mean, v.cached';
+  const join = withRows ? ', i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx' : ' FROM verifications v';
+  return selectRows(database, `SELECT ${columns}${join} WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`, [jobId, afterIdx, limit]);
 }
