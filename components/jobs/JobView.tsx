@@ -22,7 +22,7 @@ export function JobView({ jobId }: { jobId: string }) {
             ← All lists
           </Link>
           <h1 className="mt-1 flex flex-wrap items-center gap-3 text-2xl font-bold tracking-tight text-slate-900">
-            <span className="truncate">Job {jobId}</span>
+            <span className="truncate">{job.data?.filename ?? `Job ${jobId}`}</span>
             {status && <JobStateBadge status={status} />}
           </h1>
           {job.data && (

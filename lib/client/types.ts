@@ -76,6 +76,7 @@ export interface JobStatus {
   progress: number;
   processed_emails: number;
   total_emails: number;
+  filename: string | null;
   created_at: string;
   data?: { results: BulkItem[]; summary: JobSummary; completed_at: string; results_total: number };
 }

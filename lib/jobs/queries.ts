@@ -13,6 +13,11 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
   return job;
 }
 
+/** The uploaded file's name, kept beside its header on the job. */
+function filenameOf(columns: string | null): string | null {
+  return columns ? ((JSON.parse(columns) as { filename?: string | null }).filename ?? null) : null;
+}
+
 function progressOf(status: string, processed: number, total: number): number {
   if (status === 'completed') return 100;
   return Math.min(99, total === 0 ? 0 : Math.floor((processed / total) * 100));
@@ -29,6 +34,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     processed_emails: processed,
     total_emails: job.totalEmails,
     sandbox: job.sandbox,
+    filename: filenameOf(job.columns),
     created_at: job.createdAt.toISOString(),
   };
   if (job.status !== 'completed') return base;
@@ -76,7 +82,6 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
   const data = await Promise.all(
     page.map(async (job) => {
       const processed = job.status === 'completed' ? job.totalEmails - (JSON.parse(job.summary ?? '{}').failed ?? 0) : await processedCount(database, job.id);
-      const meta = job.columns ? (JSON.parse(job.columns) as { filename?: string | null }) : {};
       return {
         job_id: job.id,
         status: job.status,
@@ -87,7 +92,7 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
         invalid_format_emails: job.invalidEmails,
         processed_emails: processed,
         progress: progressOf(job.status, processed, job.totalEmails),
-        filename: meta.filename ?? null,
+        filename: filenameOf(job.columns),
         created_at: job.createdAt.toISOString(),
         completed_at: job.completedAt?.toISOString() ?? null,
       };
