@@ -67,13 +67,11 @@ export function Uploader() {
     if (!list) return;
     const isPlainList = list.columns.length === 1 && !list.hasHeader;
     submit.mutate(
-      {
-        emails: list.rows.map((row) => (row[emailColumn] ?? '').trim()),
-        // A one-column address list has nothing to keep; a CSV keeps every original column.
-        rows: isPlainList ? undefined : list.rows,
-        columns: isPlainList ? undefined : list.columns,
-        filename: list.filename,
-      },
+      // A one-column address list has nothing to keep; a CSV keeps every original column and is
+      // sent once, the API reading the addresses from the chosen column.
+      isPlainList
+        ? { emails: list.rows.map((row) => (row[emailColumn] ?? '').trim()), filename: list.filename }
+        : { rows: list.rows, columns: list.columns, email_column: emailColumn, filename: list.filename },
       { onSuccess: (job) => router.push(`/jobs/${job.job_id}`) },
     );
   }

@@ -6,8 +6,10 @@ export const emailBody = z.object({ email: z.string() });
 
 /** Bulk: only the array shape here; its size limits are checked first (413 beats a slow parse). */
 export const bulkBody = z.object({
-  emails: z.array(z.string()).min(1, 'must hold at least one address'),
-  rows: z.array(z.array(z.string())).optional(),
+  emails: z.array(z.string()).min(1, 'must hold at least one address').optional(),
+  rows: z.array(z.array(z.string())).min(1, 'must hold at least one row').optional(),
+  /** With `rows` and no `emails`: which column holds the address (an upload is then sent once, not twice). */
+  email_column: z.number().int().min(0).optional(),
   columns: z.array(z.string()).max(1000).optional(),
   filename: z.string().max(255).optional(),
 });

@@ -41,7 +41,8 @@ export interface BulkSubmitted {
 }
 
 export interface BulkRequest {
-  emails: string[];
+  emails?: string[];
+  email_column?: number;
   rows?: string[][];
   columns?: string[];
   filename?: string;

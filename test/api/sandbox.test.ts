@@ -215,6 +215,22 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(lines).toHaveLength(13);
   });
 
+  it('reads the addresses of an upload from email_column', async () => {
+    const rows = Array.from({ length: 11 }, (_, i) => [`n${i}`, ` valid${i}@col.com `]);
+    const res = await call(bulk.POST, { key: ctx.key, body: { rows, columns: ['name', 'mail'], email_column: 1, filename: 'crm.csv' } });
+    expect(res.json).toMatchObject({ status: 'queued', total_emails: 11, valid_emails: 11 });
+    const jobId = res.json.job_id;
+    const done = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    expect(done.json.filename).toBe('crm.csv');
+    expect(done.json.data.results[0]).toMatchObject({ email: 'valid0@col.com', deliverable: true });
+    const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
+    expect(csv.text.split('\r\n')[1]).toMatch(/^n0," valid0@col.com ",valid0@col.com,true,true,low,/);
+    const outOfRange = await call(bulk.POST, { key: ctx.key, body: { rows, columns: ['name', 'mail'], email_column: 2 } });
+    expect(outOfRange.json).toMatchObject({ error: 'invalid_request', param: 'email_column' });
+    const neither = await call(bulk.POST, { key: ctx.key, body: { rows, columns: ['name', 'mail'] } });
+    expect(neither.json).toMatchObject({ error: 'invalid_request', param: 'emails' });
+  });
+
   it('lists jobs newest first with a cursor, and cancels a queued job', async () => {
     const first = await call(bulk.GET, { key: ctx.key, path: '/v1/verify/bulk?limit=2' });
     expect(first.status).toBe(200);
