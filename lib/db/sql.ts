@@ -96,9 +96,19 @@ export async function bulkInsert(database: Database, table: string, columns: rea
  */
 export async function selectRows<T>(database: Database, query: string, params: unknown[]): Promise<T[]> {
   if (!database.bulk) return database.prisma.$queryRawUnsafe<T[]>(q(database.dialect, query), ...params);
-  let cache = statements.get(database.bulk);
-  if (!cache) statements.set(database.bulk, (cache = new Map()));
+  return prepared(database.bulk, query).all(...params.map((p) => sqlValue('sqlite', p))) as T[];
+}
+
+/** Like selectRows, as arrays in the SELECT's column order (no object per row). */
+export async function selectArrays(database: Database, query: string, params: unknown[]): Promise<unknown[][]> {
+  if (!database.bulk) return (await selectRows<Record<string, unknown>>(database, query, params)).map((row) => Object.values(row));
+  return prepared(database.bulk, `${query} -- raw`).raw(true).all(...params.map((p) => sqlValue('sqlite', p))) as unknown[][];
+}
+
+function prepared(bulk: BetterSqlite3, query: string) {
+  let cache = statements.get(bulk);
+  if (!cache) statements.set(bulk, (cache = new Map()));
   let statement = cache.get(query);
-  if (!statement) cache.set(query, (statement = database.bulk.prepare(query)));
-  return statement.all(...params.map((p) => sqlValue('sqlite', p))) as T[];
+  if (!statement) cache.set(query, (statement = bulk.prepare(query)));
+  return statement;
 }

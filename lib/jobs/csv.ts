@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import type { Database } from '../db/client';
 import { ApiError } from '../api/errors';
-import { bool, type Bucket } from './results';
+import type { Bucket } from './results';
 import { csvPage } from './store';
 
 export const RESULT_COLUMNS = [
@@ -9,7 +9,7 @@ export const RESULT_COLUMNS = [
   'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached',
 ] as const;
 
-const PAGE = 5000;
+const PAGE = 10_000;
 // papaparse's default pattern ends in `.*$`, which misses cells that contain a line break.
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -38,14 +38,14 @@ export function resultsCsv(database: Database, job: { id: string; status: string
         controller.close();
         return;
       }
-      afterIdx = Number(rows[rows.length - 1]!.idx);
-      const lines = rows.map((r) => {
-        const cells = original.length ? (JSON.parse(r.row ?? '[]') as string[]) : [];
-        while (cells.length < original.length) cells.push('');
-        return [
-          ...cells.slice(0, original.length), r.email, bool(r.valid), bool(r.deliverable), r.risk_level, r.reason, r.status,
-          Number(r.score), r.provider, bool(r.disposable), bool(r.role), bool(r.free), bool(r.catch_all), r.did_you_mean ?? '', bool(r.cached),
-        ];
+      afterIdx = Number(rows[rows.length - 1]![0]);
+      // Each row is [idx, ...result cells, upload row JSON]; the upload's cells go first.
+      const lines = rows.map((row) => {
+        const cells = row.slice(1, -1);
+        if (!original.length) return cells;
+        const uploaded = JSON.parse((row[row.length - 1] as string | null) ?? '[]') as string[];
+        const padded = Array.from({ length: original.length }, (_, i) => uploaded[i] ?? '');
+        return [...padded, ...cells];
       });
       controller.enqueue(encoder.encode(unparse(lines)));
     },
