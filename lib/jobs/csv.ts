@@ -9,7 +9,7 @@ export const RESULT_COLUMNS = [
   'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached',
 ] as const;
 
-const PAGE = 10_000;
+const PAGE = 5000;
 // papaparse's default pattern ends in `.*$`, which misses cells that contain a line break.
 const FORMULA_START = /^[=+\-@\t\r]/;
 
