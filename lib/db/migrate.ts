@@ -67,7 +67,13 @@ export async function applyMigrations(prisma: Db, dialect: Dialect): Promise<str
       await run(tx);
     }, { timeout: 120_000, maxWait: 120_000 });
   } else {
-    await prisma.$transaction(async (tx) => run(tx), { timeout: 120_000, maxWait: 120_000 });
+    await prisma.$executeRawUnsafe(TABLE.sqlite);
+    await prisma.$transaction(async (tx) => {
+      // A write as the first statement takes SQLite's write lock before anything is read, so a
+      // second process starting at the same moment waits here and then finds the work done.
+      await tx.$executeRawUnsafe('DELETE FROM "_prisma_migrations" WHERE 0');
+      await run(tx);
+    }, { timeout: 120_000, maxWait: 120_000 });
   }
   return applied;
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -75,15 +76,24 @@ describe('the SQLite and PostgreSQL schemas stay in step', () => {
     }
   });
 
-  it('starts several processes at once without applying a migration twice', async () => {
-    const fresh = await freshDatabaseUrl('postgres');
+  it.each(['sqlite', 'postgres'] as const)('starts several processes at once without applying a migration twice (%s)', async (dialect) => {
+    const fresh = await freshDatabaseUrl(dialect);
     try {
-      const opened = await Promise.all([1, 2, 3].map(() => openDatabase(fresh.url)));
-      const rows = await opened[0]!.prisma.$queryRawUnsafe<{ n: bigint }[]>('SELECT COUNT(*) AS n FROM "_prisma_migrations"');
-      expect(Number(rows[0]!.n)).toBe(readMigrations('postgres').length);
-      await Promise.all(opened.map((d) => d.prisma.$disconnect()));
+      const start = () =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/open-database.ts'], {
+            env: { ...process.env, DATABASE_URL: fresh.url },
+            stdio: ['ignore', 'ignore', 'inherit'],
+          });
+          child.once('exit', resolve);
+        });
+      expect(await Promise.all([start(), start(), start()])).toEqual([0, 0, 0]);
+      const { prisma } = await openDatabase(fresh.url);
+      const rows = await prisma.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT COUNT(*) AS n FROM "_prisma_migrations"');
+      expect(Number(rows[0]!.n)).toBe(readMigrations(dialect).length);
+      await prisma.$disconnect();
     } finally {
       await fresh.drop();
     }
-  });
+  }, 60_000);
 });
