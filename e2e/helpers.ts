@@ -27,5 +27,8 @@ export async function sandboxOn(page: Page): Promise<void> {
 export async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
   // A sticky header would otherwise be painted wherever the page happened to be scrolled.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage });
+  // Every run writes test-results/screenshots (ignored); E2E_SCREENSHOTS=1 refreshes the committed
+  // set in e2e/screenshots that shows what the pages look like.
+  const dir = process.env.E2E_SCREENSHOTS === '1' ? 'e2e/screenshots' : 'test-results/screenshots';
+  await page.screenshot({ path: `${dir}/${name}.png`, fullPage });
 }
