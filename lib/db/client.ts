@@ -20,6 +20,28 @@ export interface Database {
    * adapter a 22-column insert manages about 33k rows/s; prepared statements here about 150k.
    */
   bulk?: BetterSqlite3.Database;
+  /** SQLite only: see `writeLock()` below. */
+  writeLock?: WriteLock;
+}
+
+export interface WriteLock {
+  run<T>(work: () => T | Promise<T>): Promise<T>;
+}
+
+/**
+ * The direct connection writes synchronously, waiting on SQLite's lock without yielding; if a Prisma
+ * interactive transaction of this same process held that lock across an await, neither could move.
+ * So, within a process, Prisma's transactions and direct writes take turns through this queue.
+ */
+function writeLock(): WriteLock {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    run(work) {
+      const result = tail.then(work);
+      tail = result.catch(() => undefined);
+      return result;
+    },
+  };
 }
 
 export function dialectOf(url: string): Dialect {
@@ -51,12 +73,15 @@ export async function openDatabase(url: string): Promise<Database> {
   const bulk = new BetterSqlite3(sqliteFile(url), { timeout: 10_000 });
   bulk.pragma('journal_mode = WAL');
   bulk.pragma('synchronous = NORMAL');
+  const lock = writeLock();
+  const transaction = prisma.$transaction.bind(prisma) as (...args: unknown[]) => Promise<unknown>;
+  prisma.$transaction = ((...args: unknown[]) => lock.run(() => transaction(...args))) as Db['$transaction'];
   const disconnect = prisma.$disconnect.bind(prisma);
   prisma.$disconnect = async () => {
     if (bulk.open) bulk.close();
     await disconnect();
   };
-  return { prisma, dialect, bulk };
+  return { prisma, dialect, bulk, writeLock: lock };
 }
 
 const holder = globalThis as unknown as { __evDb?: Promise<Database> };

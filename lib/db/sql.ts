@@ -86,7 +86,8 @@ export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readon
  * multi-row statements, or batched multi-row INSERTs through Prisma.
  */
 export async function bulkInsert(database: Database, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): Promise<void> {
-  if (database.bulk) sqliteInsert(database.bulk, table, columns, rows, suffix);
+  const { bulk, writeLock } = database;
+  if (bulk && writeLock) await writeLock.run(() => sqliteInsert(bulk, table, columns, rows, suffix));
   else await insertRows(database.prisma, database.dialect, table, columns, rows, suffix);
 }
 

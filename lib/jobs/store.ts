@@ -54,9 +54,9 @@ export interface NewJob {
 export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[][] | undefined, chunkSize: number) {
   const items = itemRows(job.id, emails, rows);
   const chunks = chunkRows(job.id, emails.length, chunkSize);
-  const { bulk } = database;
-  if (bulk) {
-    bulk.transaction(() => {
+  const { bulk, writeLock } = database;
+  if (bulk && writeLock) {
+    await writeLock.run(() => bulk.transaction(() => {
       sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'columns',
         'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
         [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns,
@@ -64,7 +64,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, emails: s
       ]);
       sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, items);
       sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
-    })();
+    })());
     return;
   }
   await database.prisma.$transaction(
