@@ -98,3 +98,37 @@ export function formatDate(iso: string | null | undefined): string {
 }
 
 export const number = (n: number | undefined) => (n ?? 0).toLocaleString('en-US');
+
+/** The bordered, scrollable table of the results and history pages: header, rows, an empty line. */
+export function DataTable({ caption, testId, columns, dimmed, empty, children }: {
+  caption: string;
+  testId: string;
+  columns: { label: string; className?: string }[];
+  dimmed: boolean;
+  /** shown across the table when there is no row (null: nothing) */
+  empty: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
+      <table className="min-w-full text-left text-sm" data-testid={testId}>
+        <caption className="sr-only">{caption}</caption>
+        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            {columns.map((column) => (
+              <th key={column.label} scope="col" className={cx('px-3 py-2 font-semibold', column.className)}>{column.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className={cx('divide-y divide-slate-100', dimmed && 'opacity-60')}>
+          {children}
+          {empty && (
+            <tr>
+              <td colSpan={columns.length} className="px-3 py-8 text-center text-slate-500">{empty}</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,5 +1,5 @@
 import type { Database } from './db/client';
-import { bulkInsert, q } from './db/sql';
+import { bulkInsert, selectRows } from './db/sql';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './jobs/results';
 import type { Verdict } from './verifier/types';
 
@@ -18,8 +18,8 @@ export interface HistoryQuery {
 }
 
 /** Past verifications, newest first, keyset-paged on the row id. */
-export async function listHistory({ prisma, dialect }: Database, query: HistoryQuery) {
-  const params: unknown[] = [query.userId, dialect === 'sqlite' ? Number(query.sandbox) : query.sandbox];
+export async function listHistory(database: Database, query: HistoryQuery) {
+  const params: unknown[] = [query.userId, query.sandbox];
   let where = 'user_id = ? AND sandbox = ?';
   if (query.before !== undefined) {
     where += ' AND id < ?';
@@ -29,10 +29,11 @@ export async function listHistory({ prisma, dialect }: Database, query: HistoryQ
     where += ' AND email = ?';
     params.push(query.email);
   }
-  const rows = await prisma.$queryRawUnsafe<StoredVerification[]>(
-    q(dialect, `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
-      FROM verifications WHERE ${where} ORDER BY id DESC LIMIT ?`),
-    ...params, query.limit + 1,
+  const rows = await selectRows<StoredVerification>(
+    database,
+    `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
+      FROM verifications WHERE ${where} ORDER BY id DESC LIMIT ?`,
+    [...params, query.limit + 1],
   );
   const page = rows.slice(0, query.limit).map((row) => ({
     id: `vr_${row.id}`,
@@ -56,11 +57,12 @@ export async function listHistory({ prisma, dialect }: Database, query: HistoryQ
  * The caller's latest fresh production verdict for this address since `since`, rebuilt from its
  * stored row; `unknown` answers are not reused.
  */
-export async function cachedVerdict({ prisma, dialect }: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
-  const rows = await prisma.$queryRawUnsafe<StoredVerification[]>(
-    q(dialect, `SELECT * FROM verifications WHERE user_id = ? AND email = ? AND sandbox = ? AND cached = ? AND status <> 'unknown'
-      AND created_at >= ? ORDER BY id DESC LIMIT 1`),
-    userId, email, dialect === 'sqlite' ? 0 : false, dialect === 'sqlite' ? 0 : false, since,
+export async function cachedVerdict(database: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
+  const rows = await selectRows<StoredVerification>(
+    database,
+    `SELECT * FROM verifications WHERE user_id = ? AND email = ? AND sandbox = ? AND cached = ? AND status <> 'unknown'
+      AND created_at >= ? ORDER BY id DESC LIMIT 1`,
+    [userId, email, false, false, since],
   );
   const row = rows[0];
   if (!row) return null;

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { useHistory, type HistoryQuery } from '@/lib/client/hooks';
-import { Button, Card, ErrorNote, cx, formatDate, inputClass, selectClass } from '../ui';
+import { Button, Card, DataTable, ErrorNote, formatDate, inputClass, selectClass } from '../ui';
 import { RiskBadge, StatusBadge } from '../verdict';
 
 type Mode = '' | 'true' | 'false';
@@ -55,45 +55,32 @@ export function HistoryTable() {
         </div>
       </div>
       <ErrorNote error={history.error} />
-      <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
-        <table className="min-w-full text-left text-sm" data-testid="history-table">
-          <caption className="sr-only">Verification history</caption>
-          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="px-3 py-2 font-semibold">Email</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Status</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Risk</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Source</th>
-              <th scope="col" className="px-3 py-2 font-semibold">When</th>
-            </tr>
-          </thead>
-          <tbody className={cx('divide-y divide-slate-100', history.isPlaceholderData && 'opacity-60')}>
-            {rows.map((row) => (
-              <tr key={row.id}>
-                <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">
-                  {row.email}
-                  {row.sandbox && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-800">sandbox</span>}
-                </td>
-                <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
-                <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
-                <td className="px-3 py-2 text-slate-600">
-                  {row.source === 'bulk' && row.job_id ? (
-                    <Link href={`/jobs/${row.job_id}`} className="text-indigo-600 hover:text-indigo-500">list job</Link>
-                  ) : (
-                    'single check'
-                  )}
-                </td>
-                <td className="whitespace-nowrap px-3 py-2 text-slate-500">{formatDate(row.created_at)}</td>
-              </tr>
-            ))}
-            {rows.length === 0 && !history.isPending && (
-              <tr>
-                <td colSpan={5} className="px-3 py-8 text-center text-slate-500">{email ? `Nothing found for ${email}.` : 'No verifications yet.'}</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Verification history"
+        testId="history-table"
+        columns={[{ label: 'Email' }, { label: 'Status' }, { label: 'Risk' }, { label: 'Source' }, { label: 'When' }]}
+        dimmed={history.isPlaceholderData}
+        empty={rows.length === 0 && !history.isPending ? (email ? `Nothing found for ${email}.` : 'No verifications yet.') : null}
+      >
+        {rows.map((row) => (
+          <tr key={row.id}>
+            <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">
+              {row.email}
+              {row.sandbox && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-800">sandbox</span>}
+            </td>
+            <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
+            <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+            <td className="px-3 py-2 text-slate-600">
+              {row.source === 'bulk' && row.job_id ? (
+                <Link href={`/jobs/${row.job_id}`} className="text-indigo-600 hover:text-indigo-500">list job</Link>
+              ) : (
+                'single check'
+              )}
+            </td>
+            <td className="whitespace-nowrap px-3 py-2 text-slate-500">{formatDate(row.created_at)}</td>
+          </tr>
+        ))}
+      </DataTable>
       <div className="mt-4 flex justify-end gap-2">
         <Button variant="secondary" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Newer

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useJobResults } from '@/lib/client/hooks';
 import type { VerdictFilter } from '@/lib/client/types';
-import { Button, ErrorNote, cx, number } from '../ui';
+import { Button, DataTable, ErrorNote, cx, number } from '../ui';
 import { RiskBadge, StatusBadge, verdicts } from '../verdict';
 
 const PAGE_SIZE = 25;
@@ -39,36 +39,23 @@ export function ResultsTable({ jobId }: { jobId: string }) {
         ))}
       </div>
       <ErrorNote error={results.error} />
-      <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
-        <table className="min-w-full text-left text-sm" data-testid="results-table">
-          <caption className="sr-only">Results{filter ? `, ${filter} only` : ''}</caption>
-          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="px-3 py-2 font-semibold">Email</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Status</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Risk</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Reason</th>
-              <th scope="col" className="px-3 py-2 text-right font-semibold">Score</th>
-            </tr>
-          </thead>
-          <tbody className={cx('divide-y divide-slate-100', results.isPlaceholderData && 'opacity-60')}>
-            {rows.map((row, index) => (
-              <tr key={`${row.email}-${index}`}>
-                <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">{row.email}</td>
-                <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
-                <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
-                <td className="px-3 py-2 text-slate-600">{row.reason.replaceAll('_', ' ')}</td>
-                <td className="px-3 py-2 text-right tabular-nums text-slate-700">{row.score ?? '—'}</td>
-              </tr>
-            ))}
-            {rows.length === 0 && !results.isPending && (
-              <tr>
-                <td colSpan={5} className="px-3 py-8 text-center text-slate-500">No results{filter ? ` marked ${filter}` : ''}.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`Results${filter ? `, ${filter} only` : ''}`}
+        testId="results-table"
+        columns={[{ label: 'Email' }, { label: 'Status' }, { label: 'Risk' }, { label: 'Reason' }, { label: 'Score', className: 'text-right' }]}
+        dimmed={results.isPlaceholderData}
+        empty={rows.length === 0 && !results.isPending ? `No results${filter ? ` marked ${filter}` : ''}.` : null}
+      >
+        {rows.map((row, index) => (
+          <tr key={`${row.email}-${index}`}>
+            <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">{row.email}</td>
+            <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
+            <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+            <td className="px-3 py-2 text-slate-600">{row.reason.replaceAll('_', ' ')}</td>
+            <td className="px-3 py-2 text-right tabular-nums text-slate-700">{row.score ?? '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       <div className="flex flex-wrap items-center justify-between gap-3 text-sm text-slate-600">
         <span aria-live="polite">
           {total === 0 ? 'No rows' : `Rows ${number(offset + 1)}–${number(Math.min(offset + PAGE_SIZE, total))} of ${number(total)}`}

@@ -60,16 +60,9 @@ export interface JobListItem {
   filename: string | null;
 }
 
-export interface JobSummary {
-  total: number;
-  valid: number;
-  invalid: number;
-  unknown: number;
-  failed: number;
-  deliverable: number;
-  undeliverable: number;
-  risky: number;
-}
+// The summary's shape is the server's own (a type-only import: nothing of the server is bundled).
+export type { JobSummary } from '../jobs/store';
+import type { JobSummary } from '../jobs/store';
 
 export interface JobStatus {
   success: boolean;

@@ -239,7 +239,7 @@ export async function countResults({ prisma, dialect }: Database, jobId: string,
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Results that are charged: the server gave an answer (bad syntax and `unknown` are free). */
+/** Results that are charged: the SQL form of `isChargeable` (lib/verification/single.ts); keep them alike. */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
     q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
