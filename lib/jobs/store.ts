@@ -82,15 +82,20 @@ const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'l
 /**
  * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
  * chunk only one sees its row change. PostgreSQL also skips rows another claim holds locked.
- * Lowest chunk number first across all jobs: running jobs take turns, so a small job is not stuck
- * behind a million-address one.
+ * Fair claiming: the account whose unfinished jobs have had the fewest chunks taken (leased or
+ * done) goes first, so one account's many or huge jobs cannot starve another's; within an account
+ * the lowest chunk number across its jobs, so its running jobs take turns too.
  */
 export async function claimChunk({ prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now()): Promise<ChunkClaim | null> {
   const lease = now + leaseMs;
   for (let tries = 0; tries < 5; tries++) {
     const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
-      q(dialect, `SELECT c.job_id, c.no FROM job_chunks c WHERE ${CLAIMABLE} ORDER BY c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+      q(dialect, `WITH served AS (
+          SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
+          WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
+        SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
+        WHERE ${CLAIMABLE} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
       now, now,
     );
     const candidate = candidates[0];
