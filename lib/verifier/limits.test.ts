@@ -34,6 +34,23 @@ describe('createScheduler', () => {
     expect(performance.now() - start).toBeLessThan(260 * 1.4);
   });
 
+  it('orders keys by their current backlog, counting tasks queued after the key was first seen', async () => {
+    const scheduler = createScheduler({ perKey: 1, global: 1 });
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const task = (key: string, wait?: Promise<void>) => scheduler.run(key, async () => {
+      order.push(key);
+      await wait;
+    });
+    const all = [task('first', gate), task('c'), task('b')];
+    for (let i = 0; i < 5; i++) all.push(task('b')); // b's backlog grows to 6 while c's stays 1
+    release();
+    await Promise.all(all);
+    expect(order.slice(0, 3)).toEqual(['first', 'b', 'b']);
+    expect(order.indexOf('c')).toBeGreaterThan(1);
+  });
+
   it('passes results and errors through', async () => {
     const scheduler = createScheduler({ perKey: 1, global: 1 });
     expect(await scheduler.run('a', async () => 42)).toBe(42);
