@@ -22,6 +22,7 @@ export function newProductionVerifier(): Verifier & { close(): void } {
       mailFrom: config.EV_MAIL_FROM,
       connectTimeoutMs: config.EV_SMTP_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: config.EV_SMTP_COMMAND_TIMEOUT_MS,
+      proxy: config.EV_SMTP_PROXY,
     },
     allowPrivateNetworks: config.EV_ALLOW_PRIVATE_NETWORKS,
     perDomainConcurrency: config.EV_PER_DOMAIN_CONCURRENCY,

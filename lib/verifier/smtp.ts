@@ -1,4 +1,6 @@
 import net from 'node:net';
+import { SocksClient } from 'socks';
+import type { SocksProxy } from './proxy';
 
 export interface SmtpReply { code: number; enhanced: string | null; message: string }
 
@@ -14,6 +16,8 @@ export interface ProbeOptions {
   /** a made-up address of the same domain, or null when the catch-all answer is already known */
   catchAllProbe: string | null;
   signal?: AbortSignal;
+  /** connect through this SOCKS5 proxy, asking it for `ip` (never a name); null/absent: directly */
+  proxy?: SocksProxy | null;
 }
 
 export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
@@ -27,10 +31,12 @@ export interface ProbeResult {
   reply: SmtpReply | null;
   /** the reply to the made-up address, when asked */
   catchAllReply: SmtpReply | null;
+  /** for a failure, what went wrong when known, e.g. "proxy refused the connection: NotAllowed" */
+  detail?: string;
 }
 
 class ProbeFailure extends Error {
-  constructor(readonly failure: 'no_connect' | 'timeout' | 'dropped') { super(failure); }
+  constructor(readonly failure: 'no_connect' | 'timeout' | 'dropped', readonly detail?: string) { super(detail ?? failure); }
 }
 
 /**
@@ -81,21 +87,66 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     }
   } catch (error) {
     const failure = options.signal?.aborted ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
-    return { failure, stage, reply: null, catchAllReply: null };
+    const detail = error instanceof ProbeFailure ? error.detail : undefined;
+    return { failure, stage, reply: null, catchAllReply: null, ...(detail === undefined ? {} : { detail }) };
   } finally {
     options.signal?.removeEventListener('abort', stop);
     if (!ended) socket?.destroy();
   }
 }
 
+/**
+ * A connected socket to options.ip:port, directly or through the SOCKS5 proxy. The connect
+ * timeout covers the whole proxy handshake; an abort destroys the socket at once.
+ */
 function connect(options: ProbeOptions): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new ProbeFailure('timeout'));
-    const socket = net.connect({ host: options.ip, port: options.port });
-    const timer = setTimeout(() => { socket.destroy(); reject(new ProbeFailure('no_connect')); }, options.connectTimeoutMs);
-    socket.once('connect', () => { clearTimeout(timer); resolve(socket); });
-    socket.once('error', () => { clearTimeout(timer); reject(new ProbeFailure('no_connect')); });
+    const { proxy, signal } = options;
+    // the proxy would resolve a name itself, after our checks: only ever hand it an IP
+    if (proxy && !net.isIP(options.ip)) return reject(new ProbeFailure('no_connect', 'target is not an IP address'));
+    const socket = net.connect(proxy ? { host: proxy.host, port: proxy.port } : { host: options.ip, port: options.port });
+    let settled = false;
+    const finish = (failure: ProbeFailure | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (failure) {
+        socket.destroy();
+        reject(failure);
+      } else {
+        resolve(socket);
+      }
+    };
+    const onAbort = () => finish(new ProbeFailure('timeout'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(
+      () => finish(new ProbeFailure('no_connect', proxy ? 'proxy handshake timed out' : 'connect timed out')),
+      options.connectTimeoutMs,
+    );
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      finish(new ProbeFailure('no_connect', `${proxy ? 'proxy connection failed: ' : ''}${error.code ?? error.message}`)));
+    socket.once('connect', () => {
+      if (!proxy) return finish(null);
+      SocksClient.createConnection({
+        proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
+        command: 'connect',
+        destination: { host: options.ip, port: options.port },
+        existing_socket: socket,
+        timeout: options.connectTimeoutMs, // ours fires first; this one only must not be shorter
+      }).then(
+        () => finish(null),
+        (error: Error) => finish(new ProbeFailure('no_connect', socksDetail(error))),
+      );
+    });
   });
+}
+
+/** "proxy refused the connection: NotAllowed" for a SOCKS reply code; auth failures, hang-ups as they come */
+function socksDetail(error: Error): string {
+  const refused = /^Socks5 proxy rejected connection - (\w+)/.exec(error.message);
+  return refused ? `proxy refused the connection: ${refused[1]}` : `proxy handshake failed: ${error.message}`;
 }
 
 const MAX_BUFFER = 64 * 1024; // a server sending more than this without a newline is not SMTP

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
-import { startTcpPeer, type TcpPeer } from '../../test/peers/tcp';
+import { startRecordingRelay, startTcpPeer, type RecordingRelay, type TcpPeer } from '../../test/peers/tcp';
 import { createDnsResolver } from './dns';
 import { createVerifier, deadline, type VerifierDeps } from './verify';
 
@@ -11,6 +11,7 @@ let dns: DnsPeer;
 let postfix: PostfixPeer;
 let silent: TcpPeer;
 let drop: TcpPeer;
+let relay: RecordingRelay;
 
 const ZONE = [
   ...['example', 'catchall', 'grey', 'busy'].flatMap((d) => [`mx-host=${d}.test,mx.${d}.test,10`, `host-record=mx.${d}.test,127.0.0.1`]),
@@ -18,20 +19,23 @@ const ZONE = [
   'mx-host=nullmx.test,.,0',
   'mx-host=silent.test,mx.silent.test,10', 'host-record=mx.silent.test,127.0.0.2',
   'mx-host=drop.test,mx.drop.test,10', 'host-record=mx.drop.test,127.0.0.3',
+  // behind a relay that records the commands: counts the verifier's catch-all probes
+  ...['counted', 'counted-all'].flatMap((d) => [`mx-host=${d}.test,mx.${d}.test,10`, `host-record=mx.${d}.test,127.0.0.4`]),
 ];
 
 beforeAll(async () => {
   dns = await startDnsmasq(ZONE);
   postfix = await startPostfix({
-    mailboxes: ['alice@example.test', 'info@example.test', 'carol@aonly.test', 'bob@grey.test'],
-    catchAllDomains: ['catchall.test'], greylistDomains: ['grey.test'], busyDomains: ['busy.test'],
+    mailboxes: ['alice@example.test', 'info@example.test', 'carol@aonly.test', 'bob@grey.test', ...Array.from({ length: 10 }, (_, i) => `m${i}@counted.test`)],
+    catchAllDomains: ['catchall.test', 'counted-all.test'], greylistDomains: ['grey.test'], busyDomains: ['busy.test'],
   });
   silent = await startTcpPeer('silent', '127.0.0.2', postfix.port);
   drop = await startTcpPeer('drop', '127.0.0.3', postfix.port);
+  relay = await startRecordingRelay('127.0.0.4', postfix.port, postfix.port);
 });
 
 afterAll(async () => {
-  await Promise.all([silent?.stop(), drop?.stop()]);
+  await Promise.all([silent?.stop(), drop?.stop(), relay?.stop()]);
   await postfix?.stop();
   await dns?.stop();
 });
@@ -63,6 +67,26 @@ describe('verify against real DNS and SMTP peers', () => {
     const v = verifier();
     expect((await v.verify('anyone@catchall.test')).verdict).toMatchObject({ status: 'catch-all', reason: 'accept_all', catch_all: true });
     expect((await v.verify('someone.else@catchall.test')).verdict).toMatchObject({ status: 'catch-all', catch_all: true });
+  });
+
+  it('asks one made-up address per domain, even when many conversations start at once', async () => {
+    const v = verifier({ perDomainConcurrency: 4 });
+    relay.lines.length = 0;
+    const addresses = [
+      ...Array.from({ length: 20 }, (_, i) => `m${i}@counted.test`), // m0-m9 exist, m10-m19 do not
+      ...Array.from({ length: 20 }, (_, i) => `x${i}@counted-all.test`),
+    ];
+    const outcomes = await Promise.all(addresses.map((a) => v.verify(a)));
+    const statuses = outcomes.map((o) => o.verdict.status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill('deliverable'));
+    expect(statuses.slice(10, 20)).toEqual(Array(10).fill('undeliverable'));
+    expect(statuses.slice(20)).toEqual(Array(20).fill('catch-all'));
+    expect(outcomes.slice(0, 10).every((o) => o.verdict.catch_all === false)).toBe(true);
+    const rcpts = relay.lines.filter((l) => /^RCPT TO:/i.test(l));
+    const madeUp = rcpts.filter((l) => /<[0-9a-f]{16}@/.test(l));
+    expect(rcpts).toHaveLength(addresses.length + 2);
+    expect(madeUp.map((l) => l.split('@')[1]).sort()).toEqual(['counted-all.test>', 'counted.test>']);
+    expect(relay.lines.some((l) => /^DATA/i.test(l))).toBe(false);
   });
 
   it('returns greylisting as retry-later, then answers on the retry', async () => {

@@ -4,6 +4,7 @@ import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
 import { classifyReply } from './reply';
+import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
 import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
@@ -12,7 +13,11 @@ import { decideVerdict, type Facts, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
   dns: DnsResolver;
-  smtp: { port: number; heloName: string; mailFrom: string; connectTimeoutMs: number; commandTimeoutMs: number };
+  smtp: {
+    port: number; heloName: string; mailFrom: string; connectTimeoutMs: number; commandTimeoutMs: number;
+    /** probe through this SOCKS5 proxy (EV_SMTP_PROXY); the MX IP is still checked here first */
+    proxy?: SocksProxy | null;
+  };
   /** connect to MX hosts on private/loopback addresses (tests, on-premise setups only) */
   allowPrivateNetworks: boolean;
   /** open conversations per MX host, so one big domain cannot take every slot */
@@ -40,6 +45,9 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
   const now = deps.now ?? Date.now;
   const scheduler = createScheduler({ perKey: deps.perDomainConcurrency, global: deps.globalConcurrency });
   const catchAllByDomain = new Map<string, boolean>();
+  // the first conversation with a domain asks the made-up address; ones started meanwhile wait
+  // for its answer instead of asking again (one catch-all probe per domain per verifier)
+  const catchAllAsked = new Map<string, Promise<boolean | null>>();
   const backoffUntil = new Map<string, number>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
@@ -73,9 +81,10 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
         return left > 0 ? null : conversation(hosts, syntax.address, syntax.asciiDomain, signal);
       }), signal);
       if (smtp === null) return backedOff(backoffLeft(mxKey));
+      if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilAborted(smtp.catchAllAsked, signal);
+      delete smtp.catchAllAsked;
       facts.smtp = smtp;
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
-      if (smtp.catchAll !== null) catchAllByDomain.set(syntax.asciiDomain, smtp.catchAll);
       if (smtp.meaning === 'backoff') {
         const backoffMs = deps.backoffMs ?? 120_000;
         backoffUntil.set(mxKey, now() + backoffMs);
@@ -102,7 +111,24 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
-  async function conversation(hosts: MailHost[], address: string, domain: string, signal?: AbortSignal): Promise<SmtpFacts> {
+  async function conversation(hosts: MailHost[], address: string, domain: string, signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
+    const known = catchAllByDomain.get(domain);
+    const asked = known === undefined ? catchAllAsked.get(domain) : undefined;
+    const asking = known === undefined && asked === undefined;
+    let answerCatchAll = (_: boolean | null) => {};
+    if (asking) catchAllAsked.set(domain, new Promise((resolve) => (answerCatchAll = resolve)));
+    try {
+      const result = await talk(hosts, address, domain, asking, signal);
+      return asked ? { ...result, catchAllAsked: asked } : result;
+    } finally {
+      if (asking) {
+        catchAllAsked.delete(domain);
+        answerCatchAll(catchAllByDomain.get(domain) ?? null);
+      }
+    }
+  }
+
+  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, signal?: AbortSignal): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
     for (const host of hosts.slice(0, deps.maxMxHosts ?? 2)) {
@@ -116,7 +142,7 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
       result.attempts++;
       const probe = await probeMailbox({
         ...deps.smtp, ip: usable[0], recipient: address, signal,
-        catchAllProbe: known === undefined ? `${randomBytes(8).toString('hex')}@${domain}` : null,
+        catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
       if (probe.failure === 'no_connect') continue;
       result.failure = probe.failure;
@@ -125,6 +151,7 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
       if (probe.catchAllReply) {
         const meaning = classifyReply(probe.catchAllReply, 'rcpt');
         result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' ? false : null;
+        if (result.catchAll !== null) catchAllByDomain.set(domain, result.catchAll);
       }
       return result;
     }
@@ -136,6 +163,7 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
     close() {
       scheduler.clear();
       catchAllByDomain.clear();
+      catchAllAsked.clear();
       backoffUntil.clear();
     },
   };
