@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseProxyUrl } from './verifier/proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = z.coerce.number().int().nonnegative();
@@ -28,10 +29,27 @@ const schema = z.object({
   EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),
   EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
+  /** `socks5://[user:pass@]host:port`: SMTP probes go through this proxy; empty: directly */
+  EV_SMTP_PROXY: z.string().default('').transform((value, ctx) => {
+    try {
+      return parseProxyUrl(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
   EV_GREYLIST_RETRY_MS: int.default(300_000),
   EV_DOMAIN_BACKOFF_MS: int.default(120_000),
   EV_GLOBAL_CONCURRENCY: int.default(50),
+  /** Egress health (lib/egress): `warn` logs a failing check, `pause` also holds production jobs while port 25 fails, `off`: the worker never checks. */
+  EV_EGRESS_POLICY: z.enum(['warn', 'pause', 'off']).default('warn'),
+  EV_EGRESS_CHECK_INTERVAL_MS: int.default(600_000),
+  /** mail domains (their first MX) or hosts, `[:port]`, that the port 25 check connects to */
+  EV_EGRESS_PROBE_HOSTS: z.string().default('gmail.com,outlook.com,yahoo.com'),
+  /** the public address SMTP probes leave from, when this machine cannot see it (NAT) */
+  EV_EGRESS_IP: z.string().default(''),
+  EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
 });
 
 export type Env = z.infer<typeof schema>;

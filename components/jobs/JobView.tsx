@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useCancelJob, useJobStatus } from '@/lib/client/hooks';
 import { Button, Card, ErrorNote, ProgressBar, formatDate, linkButton, number, primaryLinkButton } from '../ui';
+import { EgressBanner } from '../settings/Egress';
 import { verdicts } from '../verdict';
 import { JobStateBadge } from './JobStateBadge';
 import { ResultsTable } from './ResultsTable';
@@ -39,6 +40,7 @@ export function JobView({ jobId }: { jobId: string }) {
         )}
       </div>
       <ErrorNote error={job.error ?? cancel.error} />
+      {(status === 'queued' || status === 'processing') && <EgressBanner />}
 
       {job.isPending && <p className="text-sm text-slate-500">Loading job…</p>}
 

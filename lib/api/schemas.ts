@@ -33,6 +33,7 @@ export const historyQuery = z.object({
   email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional(),
 });
 export const downloadQuery = z.object({ filter: bucket.optional() });
+export const egressQuery = z.object({ refresh: boolParam.optional() });
 
 export const webhookBody = z.object({
   url: z.string().url('must be an absolute http(s) URL').max(2048),

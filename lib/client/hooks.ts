@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api } from './api';
 import { useSandbox } from './sandbox';
 import type {
-  AccountUsage, ApiKeyInfo, BulkRequest, BulkSubmitted, Delivery, HistoryItem, JobListItem, JobStatus,
+  AccountUsage, ApiKeyInfo, BulkRequest, BulkSubmitted, Delivery, EgressStatus, HistoryItem, JobListItem, JobStatus,
   Page, SingleResult, VerdictFilter, Webhook,
 } from './types';
 
@@ -137,5 +137,23 @@ export function useDeliveries(webhookId: string) {
     queryKey: useModeKey('deliveries', webhookId),
     queryFn: () => api<{ data: Delivery[] }>(`/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`),
     refetchInterval: (q) => (q.state.data?.data.some((d) => d.last_status === null && d.state !== 'failed') ? 1000 : 5000),
+  });
+}
+
+/** The installation's egress health (port 25, reverse DNS, blocklists); the server caches it. */
+export function useEgress(enabled = true) {
+  return useQuery({
+    queryKey: useModeKey('egress'),
+    queryFn: () => api<{ data: EgressStatus }>('/v1/egress'),
+    enabled,
+    staleTime: 60_000,
+  });
+}
+
+export function useRecheckEgress() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<{ data: EgressStatus }>('/v1/egress', { query: { refresh: true } }),
+    onSuccess: (result) => queryClient.setQueriesData({ predicate: (q) => q.queryKey[1] === 'egress' }, result),
   });
 }

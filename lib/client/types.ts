@@ -63,6 +63,9 @@ export interface JobListItem {
 // The summary's shape is the server's own (a type-only import: nothing of the server is bundled).
 export type { JobSummary } from '../jobs/store';
 import type { JobSummary } from '../jobs/store';
+// GET /v1/egress: the server's own type as well.
+export type { EgressStatus } from '../egress/state';
+export type { EgressCheck, CheckStatus } from '../egress/check';
 
 export interface JobStatus {
   success: boolean;

@@ -1,4 +1,5 @@
 import { db } from '../db/client';
+import { noteProductionWork, productionPaused } from '../egress/state';
 import { env } from '../env';
 import { verifierFor } from '../verification/verifiers';
 import { dispatchDueDeliveries } from '../webhooks/dispatch';
@@ -14,10 +15,14 @@ export async function startWorker(): Promise<JobWorker> {
   const worker = new JobWorker(database, {
     concurrency: config.EV_WORKER_CONCURRENCY,
     leaseMs: config.EV_LEASE_MS,
-    verifierFor,
+    verifierFor: (sandbox, jobId) => {
+      if (!sandbox) noteProductionWork();
+      return verifierFor(sandbox, jobId);
+    },
     onIdle: async () => {
       await dispatchDueDeliveries(database);
     },
+    productionPaused,
   });
   holder.__evWorker = worker;
   worker.start();

@@ -86,7 +86,11 @@ const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'l
  * done) goes first, so one account's many or huge jobs cannot starve another's; within an account
  * the lowest chunk number across its jobs, so its running jobs take turns too.
  */
-export async function claimChunk({ prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now()): Promise<ChunkClaim | null> {
+export async function claimChunk(
+  { prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now(),
+  /** sandboxOnly: leave production jobs alone (EV_EGRESS_POLICY=pause while port 25 fails) */
+  filter: { sandboxOnly?: boolean } = {},
+): Promise<ChunkClaim | null> {
   const lease = now + leaseMs;
   for (let tries = 0; tries < 5; tries++) {
     const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
@@ -95,7 +99,7 @@ export async function claimChunk({ prisma, dialect }: Database, workerId: string
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
           WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
         SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${CLAIMABLE} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+        WHERE ${CLAIMABLE} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
       now, now,
     );
     const candidate = candidates[0];

@@ -17,6 +17,8 @@ export interface WorkerOptions {
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** Called between chunks (webhook dispatch rides along). */
   onIdle?(): Promise<void>;
+  /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
+  productionPaused?(): boolean;
 }
 
 const SAVE_BATCH = 1000;
@@ -56,7 +58,8 @@ export class JobWorker {
     while (this.running) {
       let worked = false;
       try {
-        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs);
+        const sandboxOnly = this.options.productionPaused?.() ?? false;
+        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly });
         if (chunk) {
           worked = true;
           await this.process(chunk);

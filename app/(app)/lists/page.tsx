@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { JobList } from '@/components/lists/JobList';
 import { Uploader } from '@/components/lists/Uploader';
+import { EgressBanner } from '@/components/settings/Egress';
 import { UsageStrip } from '@/components/settings/Usage';
 import { PageTitle } from '@/components/ui';
 
@@ -11,6 +12,7 @@ export default function ListsPage() {
     <>
       <PageTitle title="Lists" subtitle="Upload an export, check every address, download it back with the verdicts added." actions={<UsageStrip />} />
       <div className="space-y-6">
+        <EgressBanner />
         <Uploader />
         <JobList />
       </div>

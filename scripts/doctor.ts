@@ -1,0 +1,25 @@
+// npm run doctor [-- --json]: checks from this machine what makes SMTP probing fail in practice
+// (outbound port 25, reverse DNS of the egress address against EV_HELO_NAME, DNS blocklists), with
+// the same environment as the server. Exit code 1 when a check fails; warnings exit 0.
+import { checkEgress, type CheckStatus } from '../lib/egress/check';
+import { egressDepsFromEnv } from '../lib/egress/state';
+import { env } from '../lib/env';
+
+const config = env();
+const report = await checkEgress(egressDepsFromEnv(config));
+
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify({ ...report, policy: config.EV_EGRESS_POLICY }, null, 2));
+} else {
+  const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
+  const title: Record<string, string> = { port25: 'port 25', egress_ip: 'egress IP', rdns: 'reverse DNS', dnsbl: 'blocklists' };
+  console.log(`Egress health (HELO ${report.helo_name}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`);
+  for (const check of report.checks) {
+    console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);
+    if (check.remedy) console.log(`  ${''.padEnd(12)} → ${check.remedy}`);
+  }
+  console.log(`\n${report.status === 'pass' ? 'All checks pass.' : report.status === 'warn' ? 'Warnings only: probing may work, read them.' : 'A check fails: SMTP probing will not work reliably from here.'}` +
+    (report.status !== 'pass' && config.EV_EGRESS_POLICY === 'pause' && report.checks.some((c) => c.name === 'port25' && c.status === 'fail')
+      ? ' Workers hold production jobs (EV_EGRESS_POLICY=pause).' : ''));
+}
+process.exit(report.status === 'fail' ? 1 : 0);
