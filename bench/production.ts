@@ -4,7 +4,9 @@
  * with the ideal the concurrency limits allow. Run: npx tsx bench/production.ts
  * (BENCH_DEBUG=1 adds open-connection samples and per-command server latencies).
  */
+import dnsModule from 'node:dns';
 import net from 'node:net';
+import { validate } from 'deep-email-validator';
 import { createDnsResolver } from '../lib/verifier/dns';
 import { createVerifier } from '../lib/verifier/verify';
 import { freePort } from '../test/peers/common';
@@ -16,19 +18,44 @@ export interface BenchReport {
   perAddressMs: number; idealMs: number; elapsedMs: number; ratio: number; statuses: Record<string, number>;
 }
 
-export async function runProductionBench(options = { perDomainLimit: 10, globalLimit: 100, replyDelayMs: 200 }): Promise<BenchReport> {
-  const { perDomainLimit, globalLimit, replyDelayMs } = options;
-  // one big domain (200 addresses) and 39 small ones (1,800 addresses): the big one must not
-  // crowd the others out
+export interface ProductionPeers {
+  addresses: string[];
+  domains: string[];
+  dns: { server: string };
+  /** the delay proxy in front of Postfix: the port every verifier probes */
+  smtpPort: number;
+  proxy: Awaited<ReturnType<typeof startDelayProxy>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The bench's world: 2,000 addresses over 40 domains (one big domain of 200, so it must not crowd
+ * out the others; every other address exists), dnsmasq for their MX records, Postfix for their
+ * mailboxes and a proxy adding `replyDelayMs` to every server reply.
+ */
+export async function startProductionPeers(replyDelayMs = 200, proxyPort?: number): Promise<ProductionPeers> {
   const domains = Array.from({ length: 40 }, (_, i) => `d${i}.test`);
   const addresses: string[] = [];
   for (let i = 0; i < 200; i++) addresses.push(`user${i}@d0.test`);
   for (let i = 0; i < 1800; i++) addresses.push(`user${i}@d${1 + (i % 39)}.test`);
   const existing = addresses.filter((_, i) => i % 2 === 0);
-
   const dns = await startDnsmasq(domains.flatMap((d) => [`mx-host=${d},mx.${d},10`, `host-record=mx.${d},127.0.0.1`]));
   const postfix = await startPostfix({ mailboxes: existing });
-  const proxy = await startDelayProxy(postfix.port, replyDelayMs);
+  const proxy = await startDelayProxy(postfix.port, replyDelayMs, proxyPort);
+  return {
+    addresses, domains, dns, smtpPort: proxy.port, proxy,
+    async stop() {
+      proxy.server.close();
+      await postfix.stop();
+      await dns.stop();
+    },
+  };
+}
+
+export async function runProductionBench(options = { perDomainLimit: 10, globalLimit: 100, replyDelayMs: 200 }): Promise<BenchReport> {
+  const { perDomainLimit, globalLimit, replyDelayMs } = options;
+  const peers = await startProductionPeers(replyDelayMs);
+  const { addresses, domains, dns, proxy } = peers;
   const verifierFor = () => createVerifier({
     dns: createDnsResolver({ servers: [dns.server] }),
     smtp: { port: proxy.port, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
@@ -71,14 +98,60 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
       ratio: Number((elapsedMs / idealMs).toFixed(2)), statuses,
     };
   } finally {
-    proxy.server.close();
-    await postfix.stop();
+    await peers.stop();
+  }
+}
+
+export interface DeepReport {
+  sample: number; elapsedMs: number; perAddressMs: number; projectedMs: number; right: number;
+}
+
+/**
+ * deep-email-validator over a sample of the same list, the way its README shows: one awaited
+ * `validate({...})` per address. It always dials port 25 of the MX name with the system resolver
+ * and reads MX records through Node's default resolver, so here its MX records (in their own
+ * dnsmasq) name 127.0.0.1 and the same delay proxy listens on 127.0.0.1:25. The time for the whole
+ * list is projected from the sample (it would take about half an hour).
+ */
+export async function runDeepEmailValidatorComparison(sampleSize = 40, replyDelayMs = 200): Promise<DeepReport> {
+  let peers: ProductionPeers;
+  try {
+    peers = await startProductionPeers(replyDelayMs, 25);
+  } catch (error) {
+    throw new Error(`deep-email-validator needs 127.0.0.1:25 free (stop the system MTA): ${(error as Error).message}`);
+  }
+  const dns = await startDnsmasq(peers.domains.map((d) => `mx-host=${d},127.0.0.1,10`));
+  const servers = dnsModule.getServers();
+  dnsModule.setServers([dns.server]);
+  try {
+    const step = Math.floor(peers.addresses.length / sampleSize);
+    const sample = peers.addresses.filter((_, i) => i % step === 0).slice(0, sampleSize);
+    let right = 0;
+    const start = performance.now();
+    for (const email of sample) {
+      const result = await validate({
+        email, sender: 'check@bench.test',
+        validateRegex: true, validateMx: true, validateTypo: true, validateDisposable: true, validateSMTP: true,
+        additionalTopLevelDomains: ['test'],
+      });
+      // every other address of the list exists (startProductionPeers)
+      if (result.valid === (peers.addresses.indexOf(email) % 2 === 0)) right++;
+    }
+    const elapsedMs = performance.now() - start;
+    const perAddressMs = elapsedMs / sample.length;
+    return {
+      sample: sample.length, elapsedMs: Math.round(elapsedMs), perAddressMs: Math.round(perAddressMs),
+      projectedMs: Math.round(perAddressMs * peers.addresses.length), right,
+    };
+  } finally {
+    dnsModule.setServers(servers);
     await dns.stop();
+    await peers.stop();
   }
 }
 
 /** A TCP proxy in front of Postfix that holds each chunk the server sends for `delayMs`. */
-async function startDelayProxy(targetPort: number, delayMs: number) {
+async function startDelayProxy(targetPort: number, delayMs: number, listenPort?: number) {
   const durations: number[] = [];
   let open = 0;
   const serverTimes: Record<string, number[]> = {};
@@ -100,13 +173,19 @@ async function startDelayProxy(targetPort: number, delayMs: number) {
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const port = listenPort ?? (await freePort());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   return { server, port, durations, open: () => open, serverTimes };
 }
 
 if (process.argv[1]?.endsWith('production.ts')) {
-  runProductionBench().then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
+  const work = process.argv.includes('--deep')
+    ? runDeepEmailValidatorComparison()
+    : runProductionBench();
+  work.then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
     console.error(error);
     process.exitCode = 1;
   });

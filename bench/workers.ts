@@ -1,0 +1,150 @@
+/**
+ * Scale-out benchmark: an I/O-bound production job (real dnsmasq and Postfix, 200 ms added to every
+ * SMTP reply) on PostgreSQL, finished by 1 and then by 3 `npm run worker` processes, each with the
+ * same fixed concurrency. Run alone: npx tsx bench/workers.ts
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ensureAccount } from '../lib/accounts';
+import { useDatabase, type Database } from '../lib/db/client';
+import { resetEnvForTests } from '../lib/env';
+import { submitQueued } from '../lib/jobs/submit';
+import { grantCredits } from '../lib/quota';
+import { createDnsResolver } from '../lib/verifier/dns';
+import { createVerifier } from '../lib/verifier/verify';
+import { freshDatabaseUrl } from '../test/databases';
+import { startProductionPeers, type ProductionPeers } from './production';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+export interface WorkersReport {
+  addresses: number; chunkSize: number; concurrencyPerWorker: number; replyDelayMs: number;
+  oneWorkerMs: number; threeWorkersMs: number; speedup: number; statuses: Record<string, number>; chunksPerWorker: number[];
+}
+
+export async function runWorkersBench(options = { addresses: 960, chunkSize: 40, concurrency: 20, replyDelayMs: 200 }): Promise<WorkersReport> {
+  const peers = await startProductionPeers(options.replyDelayMs);
+  try {
+    // a mix of every domain, half of the addresses existing
+    const emails = peers.addresses.filter((_, i) => i % 2 === 0 || i % 10 === 1).slice(0, options.addresses);
+    // Postfix starts an smtpd process per concurrent connection on first need: let it have as many
+    // as three workers use before either run is timed, so neither pays for the peer's start-up
+    await warmPeers(peers, 3 * options.concurrency);
+    const one = await timeJob(peers, emails, 1, options);
+    const three = await timeJob(peers, emails, 3, options);
+    return {
+      addresses: emails.length, chunkSize: options.chunkSize, concurrencyPerWorker: options.concurrency, replyDelayMs: options.replyDelayMs,
+      oneWorkerMs: Math.round(one.ms), threeWorkersMs: Math.round(three.ms), speedup: Number((one.ms / three.ms).toFixed(2)),
+      statuses: three.statuses, chunksPerWorker: three.chunksPerWorker,
+    };
+  } finally {
+    await peers.stop();
+  }
+}
+
+async function warmPeers(peers: ProductionPeers, connections: number): Promise<void> {
+  const verifier = createVerifier({
+    dns: createDnsResolver({ servers: [peers.dns.server] }),
+    smtp: { port: peers.smtpPort, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
+    allowPrivateNetworks: true, perDomainConcurrency: connections, globalConcurrency: connections,
+  });
+  await Promise.all(peers.addresses.filter((a) => a.endsWith('@d1.test')).concat(peers.addresses.filter((a) => a.endsWith('@d2.test')))
+    .slice(0, connections).map((a) => verifier.verify(a)));
+  verifier.close();
+}
+
+async function timeJob(peers: ProductionPeers, emails: string[], workers: number, options: { chunkSize: number; concurrency: number }) {
+  const fresh = await freshDatabaseUrl('postgres');
+  const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
+  process.env.DATABASE_URL = fresh.url;
+  process.env.EV_CHUNK_SIZE = String(options.chunkSize);
+  resetEnvForTests();
+  let database: Database | undefined;
+  const children: ChildProcess[] = [];
+  try {
+    database = await useDatabase(fresh.url);
+    // the workers start (and connect) first, so the clock measures verification, not start-up
+    for (let i = 0; i < workers; i++) children.push(await startWorker(fresh.url, peers, options.concurrency));
+    const account = await ensureAccount('bench-workers@example.com');
+    await grantCredits(database, account.id, emails.length);
+    for (const c of children) (c as any).cpuAtStart = cpuMs(c.pid!);
+    const start = performance.now();
+    const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
+    for (;;) {
+      const job = await database.prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
+      if (job?.status === 'completed') break;
+      if (job?.status === 'failed' || performance.now() - start > 300_000) throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - start)} ms`);
+      for (const child of children) if (child.exitCode !== null) throw new Error(`a worker exited with ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const ms = performance.now() - start;
+    if (process.env.BENCH_DEBUG) console.error('cpu ms per worker during the job', children.map((c) => cpuMs(c.pid!) - (c as any).cpuAtStart));
+    const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId,
+    );
+    if (process.env.BENCH_DEBUG) {
+      const spans = await database.prisma.$queryRawUnsafe<{ c: number; lo: bigint; hi: bigint }[]>(
+        `SELECT v.idx / ${options.chunkSize} AS c, MIN(v.created_at) AS lo, MAX(v.created_at) AS hi FROM verifications v WHERE job_id = $1 GROUP BY 1 ORDER BY 1`, jobId,
+      );
+      const t0 = Math.min(...spans.map((r) => Number(r.lo)));
+      console.error('chunk spans (ms after first result)', spans.map((r) => `${r.c}:${Number(r.lo) - t0}-${Number(r.hi) - t0}`).join(' '));
+    }
+    const perWorker = await database.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+      'SELECT COUNT(*) AS n FROM job_chunks WHERE job_id = $1 GROUP BY worker_id ORDER BY n DESC', jobId,
+    );
+    return { ms, statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), chunksPerWorker: perWorker.map((r) => Number(r.n)) };
+  } finally {
+    await Promise.all(children.map(stopWorker));
+    await database?.prisma.$disconnect();
+    await fresh.drop();
+    Object.assign(process.env, saved);
+    if (saved.DATABASE_URL === undefined) delete process.env.DATABASE_URL;
+    if (saved.EV_CHUNK_SIZE === undefined) delete process.env.EV_CHUNK_SIZE;
+    resetEnvForTests();
+  }
+}
+
+async function startWorker(url: string, peers: ProductionPeers, concurrency: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env, DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(concurrency),
+      // each worker's own limits are not what binds: its concurrency is
+      EV_PER_DOMAIN_CONCURRENCY: String(concurrency), EV_GLOBAL_CONCURRENCY: String(concurrency),
+      EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtpPort), EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_HELO_NAME: 'bench.test', EV_MAIL_FROM: 'check@bench.test', EV_EGRESS_POLICY: 'off',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('started')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited ${code} before starting: ${out}`)));
+  });
+  return child;
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+if (process.argv[1]?.endsWith('workers.ts')) {
+  runWorkersBench().then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  }).finally(() => setTimeout(() => process.exit(), 100).unref());
+}
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
