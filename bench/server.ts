@@ -100,7 +100,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** pid plus all its descendants, from /proc. */
-function processTree(root: number): number[] {
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
