@@ -55,7 +55,12 @@ export async function startServer(): Promise<BenchServer> {
 
   const port = await freePort();
   // own process group, so stop() can end the server and anything it spawned, and nothing else
-  const child = spawn(join(BIN, 'next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") runs next under node with those flags
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean);
+  const [command, args] = nodeArgs?.length
+    ? [process.execPath, [...nodeArgs, join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1']]
+    : [join(BIN, 'next'), ['start', '-p', String(port), '-H', '127.0.0.1']];
+  const child = spawn(command, args, {
     cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];

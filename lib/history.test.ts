@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../test/databases';
 import { setup } from '../test/api/harness';
-import { listHistory, recordSingle } from './history';
+import { q } from './db/sql';
+import { cacheLookupSql, listHistory, recordSingle } from './history';
 import { sandboxVerdict } from './verifier/sandbox';
 
 describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
@@ -46,5 +47,27 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
     await recordSingle(ctx.database, ctx.account.id, sandboxVerdict('after@example.com'), true, false);
     const { data } = await listHistory(ctx.database, { userId: ctx.account.id, sandbox: true, limit: 1 });
     expect(data[0]!.email).toBe('after@example.com');
+  });
+
+  it('finds production rows by address through the partial index, which sandbox rows stay out of', async () => {
+    if (dialect === 'sqlite') {
+      const plan = ctx.database.bulk!.prepare(`EXPLAIN QUERY PLAN ${cacheLookupSql(ctx.database)}`).all('u', 'e', 0, 0) as { detail: string }[];
+      expect(plan.map((p) => p.detail).join(' ')).toContain('USING INDEX verifications_user_id_email_idx');
+    } else {
+      const [index] = await ctx.database.prisma.$queryRawUnsafe<{ indexdef: string }[]>(
+        `SELECT indexdef FROM pg_indexes WHERE indexname = 'verifications_user_id_email_idx'`,
+      );
+      expect(index!.indexdef).toMatch(/WHERE \(sandbox = false\)/);
+      expect(cacheLookupSql(ctx.database)).toContain('sandbox = false');
+    }
+    // history search by address works in both modes (sandbox rows by scanning the user's rows)
+    await recordSingle(ctx.database, ctx.account.id, sandboxVerdict('findme@example.com'), true, false);
+    await recordSingle(ctx.database, ctx.account.id, { ...sandboxVerdict('findme@example.com') }, false, false);
+    for (const sandbox of [true, false]) {
+      const { data } = await listHistory(ctx.database, { userId: ctx.account.id, sandbox, limit: 10, email: 'findme@example.com' });
+      expect(data.map((row) => [row.email, row.sandbox])).toEqual([['findme@example.com', sandbox]]);
+    }
+    const [cached] = await ctx.database.prisma.$queryRawUnsafe<unknown[]>(q(dialect, cacheLookupSql(ctx.database)), ctx.account.id, 'findme@example.com', false, 0);
+    expect(cached).toMatchObject({ email: 'findme@example.com' });
   });
 });

@@ -24,6 +24,20 @@ export function recordSingle(database: Database, userId: string, verdict: Verdic
   return batch.stored;
 }
 
+/** The cache lookup: production rows only, by the partial (user_id, email) index. */
+export function cacheLookupSql(database: Database): string {
+  // SQLite without statistics would walk the (user_id, sandbox, id) index for the ORDER BY instead
+  const from = database.dialect === 'sqlite' ? 'verifications INDEXED BY verifications_user_id_email_idx' : 'verifications';
+  return `SELECT * FROM ${from} WHERE user_id = ? AND email = ? AND sandbox = ${booleanLiteral(database, false)} AND cached = ?
+    AND status <> 'unknown' AND created_at >= ? ORDER BY id DESC LIMIT 1`;
+}
+
+/** A boolean written into the SQL itself, so the planner can match a partial index's predicate. */
+function booleanLiteral(database: Database, value: boolean): string {
+  if (database.dialect === 'postgres') return value ? 'true' : 'false';
+  return value ? '1' : '0';
+}
+
 const openBatches = new Map<Database, { rows: unknown[][]; stored: Promise<void> }>();
 
 export interface HistoryQuery {
@@ -36,8 +50,9 @@ export interface HistoryQuery {
 
 /** Past verifications, newest first, keyset-paged on the row id. */
 export async function listHistory(database: Database, query: HistoryQuery) {
-  const params: unknown[] = [query.userId, query.sandbox];
-  let where = 'user_id = ? AND sandbox = ?';
+  const params: unknown[] = [query.userId];
+  // the mode as a literal: the (user_id, email) index covers production rows only (see its migration)
+  let where = `user_id = ? AND sandbox = ${booleanLiteral(database, query.sandbox)}`;
   if (query.before !== undefined) {
     where += ' AND id < ?';
     params.push(query.before);
@@ -46,10 +61,12 @@ export async function listHistory(database: Database, query: HistoryQuery) {
     where += ' AND email = ?';
     params.push(query.email);
   }
+  // a production search by address goes by that index (SQLite would pick the one matching ORDER BY)
+  const byEmail = query.email !== undefined && !query.sandbox && database.dialect === 'sqlite';
   const rows = await selectRows<StoredVerification>(
     database,
     `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
-      FROM verifications WHERE ${where} ORDER BY id DESC LIMIT ?`,
+      FROM verifications${byEmail ? ' INDEXED BY verifications_user_id_email_idx' : ''} WHERE ${where} ORDER BY id DESC LIMIT ?`,
     [...params, query.limit + 1],
   );
   const page = rows.slice(0, query.limit).map((row) => ({
@@ -75,12 +92,7 @@ export async function listHistory(database: Database, query: HistoryQuery) {
  * stored row; `unknown` answers are not reused.
  */
 export async function cachedVerdict(database: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
-  const rows = await selectRows<StoredVerification>(
-    database,
-    `SELECT * FROM verifications WHERE user_id = ? AND email = ? AND sandbox = ? AND cached = ? AND status <> 'unknown'
-      AND created_at >= ? ORDER BY id DESC LIMIT 1`,
-    [userId, email, false, false, since],
-  );
+  const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, email, false, since]);
   const row = rows[0];
   if (!row) return null;
   const { evidence, ...details } = JSON.parse(row.details) as Verdict['details'] & { evidence: Verdict['evidence'] };
