@@ -11,6 +11,9 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Buf
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
+  // With a declared length the body is copied once into a buffer of that size (a 30 MB upload
+  // then costs 30 MB, not chunks plus their concatenation); HTTP framing guarantees the length.
+  const known = Number.isFinite(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -19,12 +22,17 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Buf
       throw invalidRequest('body', 'The request body could not be read completely.');
     });
     if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
+    if (size + value.byteLength > maxBytes || (known && size + value.byteLength > known.length)) {
       await reader.cancel();
-      throw tooLarge();
+      throw size + value.byteLength > maxBytes ? tooLarge() : invalidRequest('body', 'The request body is longer than its Content-Length.');
     }
-    chunks.push(value);
+    if (known) known.set(value, size);
+    else chunks.push(value);
+    size += value.byteLength;
+  }
+  if (known) {
+    if (size !== known.length) throw invalidRequest('body', 'The request body could not be read completely.');
+    return known;
   }
   return Buffer.concat(chunks);
 }

@@ -19,9 +19,15 @@ export interface ChunkClaim {
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row'];
 const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
-function itemRows(jobId: string, emails: string[], rows?: string[][]): unknown[][] {
-  return emails.map((email, idx) => [jobId, idx, email, rows ? JSON.stringify(rows[idx] ?? []) : null]);
+function itemRows(jobId: string, emails: string[], rows?: string[][], from = 0, to = emails.length): unknown[][] {
+  const out: unknown[][] = [];
+  for (let idx = from; idx < to; idx++) out.push([jobId, idx, emails[idx], rows ? JSON.stringify(rows[idx] ?? []) : null]);
+  return out;
 }
+
+// Items are turned into rows a slice at a time, so a million-address job never holds a million
+// row arrays at once.
+const ITEM_SLICE = 10_000;
 
 function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
   const values: unknown[][] = [];
@@ -52,7 +58,6 @@ export interface NewJob {
  * SQLite goes through the direct connection (one transaction), PostgreSQL through Prisma.
  */
 export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[][] | undefined, chunkSize: number) {
-  const items = itemRows(job.id, emails, rows);
   const chunks = chunkRows(job.id, emails.length, chunkSize);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {
@@ -62,7 +67,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, emails: s
         [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns,
           job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
       ]);
-      sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, items);
+      for (let from = 0; from < emails.length; from += ITEM_SLICE) {
+        sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, emails, rows, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
       sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
     })());
     return;
@@ -70,7 +77,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, emails: s
   await database.prisma.$transaction(
     async (tx) => {
       await tx.job.create({ data: job });
-      await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, items);
+      for (let from = 0; from < emails.length; from += ITEM_SLICE) {
+        await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, emails, rows, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
     },
     { timeout: 600_000, maxWait: 60_000 },
@@ -257,23 +266,29 @@ export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: 
   return Number(rows[0]?.n ?? 0);
 }
 
-const text = (column: string) => `CASE WHEN v.${column} THEN 'true' ELSE 'false' END AS ${column}_text`;
+/** A result row as the CSV download reads it; see `csvPage`. */
+export type CsvRow = [
+  idx: number, email: string, riskLevel: string, reason: string, status: string, score: number, provider: string,
+  didYouMean: string | null, flags: number, row: string | null,
+];
 
-/** The result columns as the CSV writes them, computed by the database (booleans as true/false). */
-const CSV_CELLS = [
-  'v.email', text('valid'), text('deliverable'), 'v.risk_level', 'v.reason', 'v.status', 'v.score', 'v.provider',
-  text('disposable'), text('role'), text('free'), text('catch_all'), "COALESCE(v.did_you_mean, '') AS did_you_mean_text", text('cached'),
-].join(', ');
+/** The bits of `CsvRow.flags`, in the order of the CSV's boolean columns. */
+export const CSV_FLAGS = ['valid', 'deliverable', 'disposable', 'role', 'free', 'catch_all', 'cached'] as const;
 
 /**
- * A page of CSV cells in column order: [idx, upload row JSON or null, ...result cells]. Arrays, not
- * objects, and no conversion per cell: the download streams a million rows.
+ * A page of results as the CSV writes them: [idx, email, risk_level, reason, status, score, provider,
+ * did_you_mean, flags, upload row JSON or NULL]. The seven booleans come as one integer (bit i is
+ * CSV_FLAGS[i]): every value the driver hands back costs, and a million rows are streamed.
  */
-export async function csvPage(database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket): Promise<unknown[][]> {
+export async function csvPage(database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket): Promise<CsvRow[]> {
   const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
+  // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level
+  const bit = (column: string, i: number) => `(${database.dialect === 'postgres' ? `v.${column}::int` : `v.${column}`} << ${i})`;
+  const flags = CSV_FLAGS.map(bit).join(' | ');
   const from = withRows
     ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
     : 'NULL AS row FROM verifications v';
-  const query = `SELECT v.idx, ${CSV_CELLS}, ${from} WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
-  return selectArrays(database, query, [jobId, afterIdx, limit]);
+  const query = `SELECT v.idx, v.email, v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags, ${from}
+    WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
+  return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
 }
