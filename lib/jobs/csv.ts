@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import type { Database } from '../db/client';
 import { ApiError } from '../api/errors';
 import type { Bucket } from './results';
-import { csvPage } from './store';
+import { csvPage, type CsvRow } from './store';
 
 export const RESULT_COLUMNS = [
   'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider',
@@ -11,26 +11,75 @@ export const RESULT_COLUMNS = [
 
 const PAGE = 5000;
 // papaparse's default pattern ends in `.*$`, which misses cells that contain a line break.
-const FORMULA_START = /^[=+\-@\t\r]/;
+export const FORMULA_START = /^[=+\-@\t\r]/;
+/** What makes papaparse quote a string: a quote, comma, CR, LF or BOM anywhere, a space first or last, a formula start. */
+const SPECIAL = /[",\r\n\ufeff]|^[ =+\-@\t\r]| $/;
+
+/**
+ * One cell exactly as `Papa.unparse(rows, { escapeFormulae: FORMULA_START })` (papaparse 5.7.1)
+ * writes it: a string starting like a formula gets a `'` in front and quotes; a string holding a
+ * quote, comma, CR, LF or BOM, or starting or ending with a space, is quoted with its quotes
+ * doubled; null and undefined are empty; numbers and booleans are written as they are.
+ * csv.test.ts holds this against papaparse for hostile and random cells.
+ */
+export function csvCell(value: unknown): string {
+  if (typeof value === 'string') {
+    if (!SPECIAL.test(value)) return value;
+    const escaped = value.includes('"') ? value.replaceAll('"', '""') : value;
+    return FORMULA_START.test(value) ? `"'${escaped}"` : `"${escaped}"`;
+  }
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return Papa.unparse([[value]], { escapeFormulae: FORMULA_START, newline: '\r\n' }); // dates, objects: never stored
+}
+
+/** One CSV record with its CRLF, as `Papa.unparse([cells], …) + '\r\n'` writes it. */
+export function csvLine(cells: readonly unknown[]): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) line += (i ? ',' : '') + csvCell(cells[i]);
+  return `${line}\r\n`;
+}
+
+// The boolean cells from CsvRow.flags (bits in CSV_FLAGS order): valid,deliverable are bits 0-1,
+// disposable,role,free,catch_all bits 2-5, cached bit 6.
+const flagText = (bits: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ((bits >> i) & 1 ? 'true' : 'false')).join(',');
+const VALID_DELIVERABLE = Array.from({ length: 4 }, (_, bits) => flagText(bits, 2));
+const DISPOSABLE_TO_CATCH_ALL = Array.from({ length: 16 }, (_, bits) => flagText(bits, 4));
+const CACHED = ['false', 'true'];
+
+/** The result cells of one row (RESULT_COLUMNS order), with its CRLF. */
+export function resultLine(row: CsvRow): string {
+  const flags = row[8];
+  return `${csvCell(row[1])},${VALID_DELIVERABLE[flags & 3]},${csvCell(row[2])},${csvCell(row[3])},${csvCell(row[4])},${csvCell(row[5])},${
+    csvCell(row[6])},${DISPOSABLE_TO_CATCH_ALL[(flags >> 2) & 15]},${csvCell(row[7])},${CACHED[(flags >> 6) & 1]}\r\n`;
+}
+
+/** The upload's cells of one row (padded to the upload's header), each followed by a comma. */
+function uploadedCells(json: string | null, width: number): string {
+  const uploaded = JSON.parse(json ?? '[]') as unknown[];
+  let cells = '';
+  for (let i = 0; i < width; i++) cells += `${csvCell(uploaded[i] ?? '')},`;
+  return cells;
+}
 
 /**
  * The results as CSV, streamed page by page (memory stays flat for a million rows). Original
- * upload columns come first. papaparse's escapeFormulae prefixes cells starting with = + - @ tab CR.
+ * upload columns come first. Cells starting with = + - @ tab CR get a `'` in front (formula
+ * injection), as papaparse's escapeFormulae does; see csvCell.
  */
 export function resultsCsv(database: Database, job: { id: string; status: string; columns: string | null }, bucket?: Bucket): ReadableStream<Uint8Array> {
   if (job.status !== 'completed') {
     throw new ApiError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed.`);
   }
   const original = job.columns ? ((JSON.parse(job.columns) as { columns: string[] }).columns ?? []) : [];
-  const encoder = new TextEncoder();
-  const unparse = (rows: unknown[][]) => Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' }) + '\r\n';
   let afterIdx = -1;
   let headerSent = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(encoder.encode(unparse([[...original, ...RESULT_COLUMNS]])));
+        controller.enqueue(Buffer.from(csvLine([...original, ...RESULT_COLUMNS])));
         return;
       }
       const rows = await csvPage(database, job.id, afterIdx, PAGE, original.length > 0, bucket);
@@ -39,15 +88,11 @@ export function resultsCsv(database: Database, job: { id: string; status: string
         return;
       }
       afterIdx = Number(rows[rows.length - 1]![0]);
-      // Each row is [idx, ...result cells, upload row JSON]; the upload's cells go first.
-      const lines = rows.map((row) => {
-        const cells = row.slice(1, -1);
-        if (!original.length) return cells;
-        const uploaded = JSON.parse((row[row.length - 1] as string | null) ?? '[]') as string[];
-        const padded = Array.from({ length: original.length }, (_, i) => uploaded[i] ?? '');
-        return [...padded, ...cells];
-      });
-      controller.enqueue(encoder.encode(unparse(lines)));
+      // one string per page, encoded once
+      let page = '';
+      if (original.length) for (const row of rows) page += uploadedCells(row[9], original.length) + resultLine(row);
+      else for (const row of rows) page += resultLine(row);
+      controller.enqueue(Buffer.from(page));
     },
   });
 }
