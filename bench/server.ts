@@ -44,8 +44,12 @@ async function ensureBuilt(): Promise<void> {
 export async function startServer(): Promise<BenchServer> {
   await ensureBuilt();
   const dbDir = mkdtempSync(join(tmpdir(), 'ev-bench-'));
+  // the heap cap `npm start` sets (package.json), so the bench measures the server as users run it
+  const startScript = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
+  const heapFlag = /--max-old-space-size=\d+/.exec(startScript)?.[0];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    NODE_OPTIONS: [heapFlag, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
     DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,
     EV_ALLOW_PRIVATE_NETWORKS: 'true',
   };
