@@ -84,13 +84,4 @@ describe('checkSyntax', () => {
     expect(checkSyntax(`${'ö'.repeat(32)}@example.com`).ok).toBe(true);
     expect(checkSyntax(`${'ö'.repeat(33)}@example.com`).ok).toBe(false);
   });
-
-  it('checks more than 300k ordinary addresses per second', () => {
-    const addresses = Array.from({ length: 200_000 }, (_, i) => `john.smith${i}@example${i % 40}.com`);
-    const start = performance.now();
-    for (const a of addresses) if (!checkSyntax(a).ok) throw new Error(a);
-    const perSecond = addresses.length / ((performance.now() - start) / 1000);
-    console.log(`checkSyntax: ${Math.round(perSecond)} addresses/s`);
-    expect(perSecond).toBeGreaterThan(300_000);
-  });
 });
