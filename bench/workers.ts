@@ -50,7 +50,6 @@ async function warmPeers(peers: ProductionPeers, connections: number): Promise<v
   });
   await Promise.all(peers.addresses.filter((a) => a.endsWith('@d1.test')).concat(peers.addresses.filter((a) => a.endsWith('@d2.test')))
     .slice(0, connections).map((a) => verifier.verify(a)));
-  verifier.close();
 }
 
 async function timeJob(peers: ProductionPeers, emails: string[], workers: number, options: { chunkSize: number; concurrency: number }) {

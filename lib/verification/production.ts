@@ -6,13 +6,15 @@ import { createVerifier } from '../verifier/verify';
 /** Production verifiers built from the environment. */
 
 let resolver: DnsResolver | undefined;
+// A 421 from an MX host is respected by every verifier of this process (jobs and single checks).
+const backoffUntil = new Map<string, number>();
 
 function dns(): DnsResolver {
   resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS) });
   return resolver;
 }
 
-export function newProductionVerifier(): Verifier & { close(): void } {
+export function newProductionVerifier(): Verifier {
   const config = env();
   return createVerifier({
     dns: dns(),
@@ -29,34 +31,31 @@ export function newProductionVerifier(): Verifier & { close(): void } {
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
+    backoffUntil,
   });
 }
 
 // Single checks share one verifier (its per-domain limits then hold across requests); it is
-// renewed every few minutes so catch-all answers and back-offs do not live forever.
+// renewed every few minutes so catch-all answers do not live forever. Checks already handed to
+// the old one finish on it.
 const SHARED_LIFETIME_MS = 5 * 60_000;
-let shared: { verifier: Verifier & { close(): void }; until: number } | undefined;
+let shared: { verifier: Verifier; until: number } | undefined;
 
 export function productionVerifier(): Verifier {
   const now = Date.now();
-  if (!shared || shared.until < now) {
-    shared?.verifier.close();
-    shared = { verifier: newProductionVerifier(), until: now + SHARED_LIFETIME_MS };
-  }
+  if (!shared || shared.until < now) shared = { verifier: newProductionVerifier(), until: now + SHARED_LIFETIME_MS };
   return shared.verifier;
 }
 
-// One verifier per job, so a domain's catch-all result is probed once per job.
-const perJob = new Map<string, Verifier & { close(): void }>();
+// One verifier per job, so a domain's catch-all result is probed once per job. The oldest is
+// forgotten past 32; a chunk still running on it keeps its reference and finishes.
+const MAX_JOB_VERIFIERS = 32;
+const perJob = new Map<string, Verifier>();
 
 export function jobVerifier(jobId: string): Verifier {
   let verifier = perJob.get(jobId);
   if (!verifier) {
-    if (perJob.size >= 32) {
-      const [oldest, old] = perJob.entries().next().value!;
-      old.close();
-      perJob.delete(oldest);
-    }
+    if (perJob.size >= MAX_JOB_VERIFIERS) perJob.delete(perJob.keys().next().value!);
     verifier = newProductionVerifier();
     perJob.set(jobId, verifier);
   }
@@ -65,9 +64,8 @@ export function jobVerifier(jobId: string): Verifier {
 
 /** Only tests change the environment under a running process. */
 export function resetProductionVerifiers(): void {
-  shared?.verifier.close();
   shared = undefined;
   resolver = undefined;
-  for (const verifier of perJob.values()) verifier.close();
+  backoffUntil.clear();
   perJob.clear();
 }

@@ -9,8 +9,6 @@
  */
 export interface Scheduler {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;
-  /** drops waiting tasks (their promises never settle); running ones finish */
-  clear(): void;
 }
 
 interface Lane { key: string; active: number; waiting: (() => void)[]; heapIndex: number }
@@ -106,9 +104,6 @@ export function createScheduler(limits: { perKey: number; global: number }): Sch
         offer(own);
         pump();
       });
-    },
-    clear() {
-      for (const lane of lanes.values()) lane.waiting.length = 0;
     },
   };
 }

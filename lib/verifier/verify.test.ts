@@ -112,6 +112,16 @@ describe('verify against real DNS and SMTP peers', () => {
     expect((await v.verify('c@busy.test')).verdict.evidence?.attempts).toBe(1);
   });
 
+  it('holds a back-off for every verifier that shares the map (one process, many jobs)', async () => {
+    const backoffUntil = new Map<string, number>();
+    const first = await verifier({ backoffUntil }).verify('a@busy.test');
+    expect(first.verdict.evidence).toMatchObject({ smtp_code: 421, attempts: 1 });
+    const other = await verifier({ backoffUntil }).verify('b@busy.test');
+    expect(other.retryAfterMs).toBeGreaterThan(0);
+    expect(other.verdict).toMatchObject({ status: 'unknown', evidence: { attempts: 0 } });
+    expect((await verifier().verify('c@busy.test')).verdict.evidence?.attempts).toBe(1);
+  });
+
   it('delivers to the A record when there is no MX', async () => {
     const { verdict } = await verifier().verify('carol@aonly.test');
     expect(verdict).toMatchObject({ status: 'deliverable', details: { mx_record: true }, evidence: { mx_host: 'aonly.test' } });

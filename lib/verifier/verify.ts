@@ -28,6 +28,11 @@ export interface VerifierDeps {
   greylistRetryMs?: number;
   /** how long to leave a domain alone after "421 Too many connections" (default 2 min) */
   backoffMs?: number;
+  /**
+   * MX host → time until which it is left alone after a 421. Pass one map to all of a process's
+   * verifiers so that a back-off one job met holds for the others (default: this verifier's own).
+   */
+  backoffUntil?: Map<string, number>;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
 }
@@ -38,17 +43,18 @@ export function deadline(ms: number): AbortSignal {
 }
 
 /**
- * One verifier per job batch: its catch-all answers and back-offs live as long as it does.
+ * One verifier per job batch: its catch-all answers live as long as it does. It holds no socket or
+ * timer between calls, so retiring it is dropping the reference: work already handed to it finishes.
  * verify() reads top to bottom: syntax, lists (stop if disposable), MX, SMTP, verdict.
  */
-export function createVerifier(deps: VerifierDeps): Verifier & { close(): void } {
+export function createVerifier(deps: VerifierDeps): Verifier {
   const now = deps.now ?? Date.now;
   const scheduler = createScheduler({ perKey: deps.perDomainConcurrency, global: deps.globalConcurrency });
   const catchAllByDomain = new Map<string, boolean>();
   // the first conversation with a domain asks the made-up address; ones started meanwhile wait
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
-  const backoffUntil = new Map<string, number>();
+  const backoffUntil = deps.backoffUntil ?? new Map<string, number>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
     const { signal } = options;
@@ -106,8 +112,9 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
   }
 
   function backoffLeft(mxKey: string): number {
-    const until = backoffUntil.get(mxKey) ?? 0;
-    return until - now();
+    const left = (backoffUntil.get(mxKey) ?? 0) - now();
+    if (left <= 0) backoffUntil.delete(mxKey); // a long-lived shared map keeps only live back-offs
+    return left;
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
@@ -158,15 +165,7 @@ export function createVerifier(deps: VerifierDeps): Verifier & { close(): void }
     return result;
   }
 
-  return {
-    verify,
-    close() {
-      scheduler.clear();
-      catchAllByDomain.clear();
-      catchAllAsked.clear();
-      backoffUntil.clear();
-    },
-  };
+  return { verify };
 }
 
 class DeadlinePassed extends Error {}

@@ -131,6 +131,23 @@ describe('production mode against real DNS and SMTP', () => {
     }
   });
 
+  it('finishes the work a job verifier was given after newer jobs push it out', async () => {
+    configure({ EV_PER_DOMAIN_CONCURRENCY: '1' });
+    try {
+      const first = verifierFor(false, 'job_old');
+      // One conversation at a time per MX host: five of these six wait in the verifier's queue.
+      const locals = ['alice', 'nobody1', 'nobody2', 'nobody3', 'nobody4', 'nobody5'];
+      const answers = locals.map((local) => first.verify(`${local}@example.test`));
+      await answers[0]; // the other five are now queued behind it
+      for (let i = 0; i < 40; i++) verifierFor(false, `job_new_${i}`);
+      expect(verifierFor(false, 'job_old')).not.toBe(first);
+      const verdicts = (await Promise.all(answers)).map((a) => a.verdict.status);
+      expect(verdicts).toEqual(['deliverable', 'undeliverable', 'undeliverable', 'undeliverable', 'undeliverable', 'undeliverable']);
+    } finally {
+      configure();
+    }
+  });
+
   it('limits requests per key with 429 rate_limit and Retry-After', async () => {
     configure({ EV_RATE_LIMIT_PER_MINUTE: '3' });
     const answers = [];
