@@ -1,7 +1,10 @@
-import type { Database } from '../db/client';
-import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
+import type { Database, Db } from '../db/client';
+import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
 import { jobReservation, refundIn } from '../quota';
-import { chargeableCount, openChunkCount, summarize } from './store';
+import { cancelChunks, chargeableCount, openChunkCount, summarize } from './store';
+
+type JobRow = NonNullable<Awaited<ReturnType<Db['job']['findUnique']>>>;
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /**
  * Completes a job once no chunk is open. The conditional update makes it happen once even when
@@ -23,6 +26,40 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
     if (updated.count !== 1) return false;
     if (!job.sandbox) await refundIn(tx, job.userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, jobId)));
     await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
+    return true;
+  });
+}
+
+/**
+ * Ends a queued or processing job as `failed` or `cancelled`, in the caller's transaction: its
+ * open chunks are cancelled and what its results did not use of the reservation is refunded.
+ * False when the job had already ended (the conditional update lets only one caller do it).
+ */
+export async function endUnfinished(
+  tx: Tx, dialect: Database['dialect'], job: JobRow, data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
+): Promise<boolean> {
+  const updated = await tx.job.updateMany({
+    where: { id: job.id, status: { in: ['queued', 'processing'] } },
+    data: { ...data, completedAt: new Date() },
+  });
+  if (updated.count !== 1) return false;
+  await cancelChunks(tx, dialect, job.id);
+  if (!job.sandbox) await refundIn(tx, job.userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, job.id)));
+  return true;
+}
+
+/**
+ * Gives a job up (a chunk that no worker could finish): `failed` with the reason, a summary of the
+ * results it has, and `bulk.failed` written in the same transaction.
+ */
+export async function failJob(database: Database, jobId: string, error: string): Promise<boolean> {
+  const { prisma, dialect } = database;
+  return prisma.$transaction(async (tx) => {
+    const job = await tx.job.findUnique({ where: { id: jobId } });
+    if (!job) return false;
+    const summary = await summarize(tx, dialect, jobId, job.totalEmails);
+    if (!(await endUnfinished(tx, dialect, job, { status: 'failed', error, summary: JSON.stringify(summary) }))) return false;
+    await enqueueEvent(tx, job.userId, bulkFailedEvent(job, summary, error, new Date()));
     return true;
   });
 }

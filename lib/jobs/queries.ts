@@ -2,8 +2,8 @@ import type { Database } from '../db/client';
 import { notFound, ApiError } from '../api/errors';
 import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
-import { jobReservation, refundIn } from '../quota';
-import { cancelChunks, chargeableCount, countResults, processedCount, resultsPage } from './store';
+import { endUnfinished } from './finish';
+import { countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
 export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
@@ -36,6 +36,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     sandbox: job.sandbox,
     filename: filenameOf(job.columns),
     created_at: job.createdAt.toISOString(),
+    ...(job.status === 'failed' ? { error: job.error } : {}),
   };
   if (job.status !== 'completed') return base;
   const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
@@ -104,17 +105,7 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
 
 export async function cancelJob(database: Database, userId: string, jobId: string) {
   const job = await getOwnJob(database, userId, jobId);
-  const { prisma, dialect } = database;
-  const cancelled = await prisma.$transaction(async (tx) => {
-    const updated = await tx.job.updateMany({
-      where: { id: jobId, status: { in: ['queued', 'processing'] } },
-      data: { status: 'cancelled', completedAt: new Date() },
-    });
-    if (updated.count !== 1) return false;
-    await cancelChunks(tx, dialect, jobId);
-    if (!job.sandbox) await refundIn(tx, userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, jobId)));
-    return true;
-  });
+  const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
   if (!cancelled) throw new ApiError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
   return { success: true, job_id: jobId, status: 'cancelled' };
 }

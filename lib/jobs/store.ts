@@ -166,11 +166,17 @@ export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkC
   );
 }
 
-/** Hands a chunk back to be taken again after `notBefore` (greylisting, back-off, shutdown). */
-export async function releaseChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number): Promise<void> {
+/**
+ * Hands a chunk back to be taken again after `notBefore` (greylisting, back-off, shutdown).
+ * `countAttempt: false` takes back the claim's attempt (a worker shutting down did not try).
+ */
+export async function releaseChunk(
+  { prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number, { countAttempt = true } = {},
+): Promise<void> {
   await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ? WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
-    notBefore, chunk.jobId, chunk.no, workerId,
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ?, attempts = attempts - ?
+      WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
+    notBefore, countAttempt ? 0 : 1, chunk.jobId, chunk.no, workerId,
   );
 }
 

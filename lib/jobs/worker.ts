@@ -3,7 +3,8 @@ import pLimit from 'p-limit';
 import type { Database } from '../db/client';
 import { newId } from '../ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
-import { finishJobIfDone, markProcessing } from './finish';
+import { unexpectedErrorVerdict } from '../verifier/verdict';
+import { failJob, finishJobIfDone, markProcessing } from './finish';
 import { verificationRow } from './results';
 import { claimChunk, completeChunk, releaseChunk, renewLease, saveResults, unverifiedItems, type ChunkClaim } from './store';
 
@@ -12,8 +13,14 @@ export interface WorkerOptions {
   leaseMs: number;
   /** How often an idle worker looks for work. */
   pollMs?: number;
-  /** How many times a chunk is retried for transient SMTP answers before they stand as `unknown`. */
+  /**
+   * How many times a chunk is retried for transient SMTP answers (or a verifier that threw) before
+   * they stand as `unknown`. A chunk claimed twice as often (its workers died or lost it each time)
+   * fails its job.
+   */
   maxAttempts?: number;
+  /** When an address whose verification threw is tried again (default 30 s). */
+  errorRetryMs?: number;
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** Called between chunks (webhook dispatch rides along). */
   onIdle?(): Promise<void>;
@@ -62,7 +69,12 @@ export class JobWorker {
         const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly });
         if (chunk) {
           worked = true;
-          await this.process(chunk);
+          const maxClaims = 2 * (this.options.maxAttempts ?? 5);
+          if (chunk.attempts > maxClaims) {
+            await failJob(this.database, chunk.jobId, `Addresses ${chunk.startIdx}-${chunk.endIdx - 1} could not be verified in ${maxClaims} attempts.`);
+          } else {
+            await this.process(chunk);
+          }
         }
         // Sandbox chunks and SQLite writes complete synchronously: without this the loop would
         // run from chunk to chunk and starve the HTTP server sharing the process.
@@ -111,7 +123,12 @@ export class JobWorker {
           limit(async () => {
             // A stopping worker hands slow (production) work back instead of finishing it.
             if (lost || (!this.running && !chunk.sandbox)) return void skipped++;
-            const outcome: VerifyOutcome = await verifier.verify(item.email);
+            // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
+            // on the last try the address stands as unknown/unexpected_error and the job finishes.
+            const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
+              console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
+              return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
+            });
             if (outcome.retryAfterMs !== undefined && !lastTry) {
               retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
               return;
@@ -129,7 +146,8 @@ export class JobWorker {
       await flush();
       if (lost) return;
       if (retryAfter !== Infinity || skipped > 0) {
-        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter));
+        // handed back because this worker is stopping: that claim does not count as an attempt
+        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter), { countAttempt: skipped === 0 });
         return;
       }
       await completeChunk(database, chunk, this.id);

@@ -1,7 +1,7 @@
 import type { MailRoute } from './dns';
 import type { ReplyMeaning } from './reply';
 import type { SmtpReply } from './smtp';
-import type { SyntaxResult } from './syntax';
+import { checkSyntax, type SyntaxResult } from './syntax';
 import type { Reason, RiskLevel, Verdict, VerdictStatus } from './types';
 
 /** Everything verify() learnt about one address; null means that step was not reached. */
@@ -72,6 +72,14 @@ export function decideVerdict(facts: Facts): Verdict {
       attempts: smtp?.attempts ?? 0,
     },
   };
+}
+
+/** An address whose verification broke off (a bug, not an answer): unknown, never a guess. */
+export function unexpectedErrorVerdict(email: string): Verdict {
+  return decideVerdict({
+    email, syntax: checkSyntax(email), disposable: false, role: false, free: false,
+    didYouMean: null, route: null, mxHost: null, smtp: null, timedOut: false,
+  });
 }
 
 function decideShape(facts: Facts): Shape {

@@ -48,3 +48,9 @@ export function bulkCompletedEvent(job: { id: string; sandbox: boolean; totalEma
     completed_at: completedAt.toISOString(),
   });
 }
+
+export function bulkFailedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, error: string, failedAt: Date): EventPayload {
+  return buildEvent('bulk.failed', job.sandbox, {
+    job_id: job.id, status: 'failed', total_emails: job.totalEmails, summary, error, failed_at: failedAt.toISOString(),
+  });
+}
