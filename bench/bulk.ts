@@ -35,18 +35,18 @@ export interface BulkResult {
   pollMaxMs: number;
   /** [ms since submit answer, progress %] samples, for where the time goes. */
   progress: Array<[number, number]>;
-  /** GET /v1/health sent every 100 ms during the job (after the submit answer): how long the server stalls. */
+  /** GET /health sent every 100 ms during the job (after the submit answer): how long the server stalls. */
   healthDuringJob: { probes: number; maxMs: number; over100Ms: number; totalStalledMs: number };
 }
 
-/** Sends GET /v1/health one at a time, ~every 100 ms, until stopped; each probe's latency shows server stalls. */
+/** Sends GET /health one at a time, ~every 100 ms, until stopped; each probe's latency shows server stalls. */
 function probeHealth(baseUrl: string) {
   const latencies: number[] = [];
   let running = true;
   const done = (async () => {
     while (running) {
       const t0 = performance.now();
-      await request(baseUrl, { method: 'GET', path: '/v1/health' }).catch(() => undefined);
+      await request(baseUrl, { method: 'GET', path: '/health' }).catch(() => undefined);
       const ms = performance.now() - t0;
       latencies.push(ms);
       if (ms < 100) await new Promise((r) => setTimeout(r, 100 - ms));

@@ -151,7 +151,7 @@ async function nextStart(dir: string) {
   const baseUrl = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 60_000; ;) {
     if (child.exitCode !== null) throw new Error(`next start in ${dir} exited (${child.exitCode})`);
-    const ok = await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`next start in ${dir} did not come up`);
     await new Promise((r) => setTimeout(r, 200));

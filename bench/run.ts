@@ -56,8 +56,8 @@ async function warmUp(server: BenchServer, make: (i: number) => RequestSpec) {
 }
 
 async function singleVsHealth(server: BenchServer, auth: Record<string, string>) {
-  console.log(`\n[1] POST /v1/verify/single (sandbox) vs GET /v1/health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`);
-  const health = (): RequestSpec => ({ method: 'GET', path: '/v1/health' });
+  console.log(`\n[1] POST /v1/verify/single (sandbox) vs GET /health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`);
+  const health = (): RequestSpec => ({ method: 'GET', path: '/health' });
   const single = (i: number): RequestSpec => ({
     method: 'POST', path: '/v1/verify/single',
     headers: { ...auth, 'content-type': 'application/json' },
@@ -113,7 +113,7 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   row(`bulk ${label}: status polls n / avg ms / max ms`, `${r.polls} / ${fmt(r.pollAvgMs, 1)} / ${fmt(r.pollMaxMs, 1)}`);
   console.log(`  progress seen by polls [ms after submit answer, %]: ${r.progress.map(([t, p]) => `${t}:${p}`).join(' ')}`);
   const h = r.healthDuringJob;
-  row(`bulk ${label}: /v1/health during job: max ms / probes > 100 ms`, `${fmt(h.maxMs, 0)} / ${h.over100Ms} of ${h.probes}`);
+  row(`bulk ${label}: /health during job: max ms / probes > 100 ms`, `${fmt(h.maxMs, 0)} / ${h.over100Ms} of ${h.probes}`);
   row(`bulk ${label}: server RSS MB before / peak in submit request / end`, `${fmt(rssBefore, 0)} / ${fmt(peakDuringSubmitMb, 0)} / ${fmt(mem.endMb, 0)}`);
   if (watchRss) {
     row(`bulk ${label}: server peak RSS MB (before ${fmt(rssBefore, 0)})`, fmt(mem.peakMb, 0), '< 600', mem.peakMb < 600);

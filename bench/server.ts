@@ -79,7 +79,7 @@ export async function startServer(): Promise<BenchServer> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${log.join('')}`);
     try {
-      const res = await fetch(`${baseUrl}/v1/health`);
+      const res = await fetch(`${baseUrl}/health`);
       if (res.ok) { await res.arrayBuffer(); break; }
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) { killGroup(); throw new Error(`server did not come up in 60 s:\n${log.join('')}`); }

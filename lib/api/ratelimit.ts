@@ -19,6 +19,11 @@ export function simulatedRateHeaders(now = Date.now()): RateHeaders {
   };
 }
 
+/** Production headers for a request refused before its key was known (so not counted). */
+export function uncountedRateHeaders(limit: number, now = Date.now()): RateHeaders {
+  return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(limit), 'X-RateLimit-Reset': String(windowReset(now)) };
+}
+
 const windows = new Map<string, { start: number; count: number }>();
 
 /**

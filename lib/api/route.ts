@@ -2,7 +2,7 @@ import { env } from '../env';
 import { authenticate, type Caller } from './auth';
 import { errorResponse } from './errors';
 import { withIdempotency } from './idempotency';
-import { simulatedRateHeaders, takeRateLimit, type RateHeaders } from './ratelimit';
+import { simulatedRateHeaders, takeRateLimit, uncountedRateHeaders, type RateHeaders } from './ratelimit';
 
 export interface ApiContext extends Caller {
   sandbox: boolean;
@@ -22,7 +22,7 @@ export function isSandbox(request: Request): boolean {
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
     const sandbox = isSandbox(request);
-    let rate: RateHeaders = simulatedRateHeaders();
+    let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
     try {
       const caller = await authenticate(request);
       if (!sandbox) rate = takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);

@@ -83,7 +83,8 @@ export async function submitInstant(database: Database, request: BulkRequest) {
     valid_emails: counts.valid,
     invalid_format_emails: counts.invalid,
     results,
-    summary: { total: summary.total, valid: summary.valid, invalid: summary.total - summary.valid },
+    // the same summary as the job's status: `invalid` never counts the `unknown` answers
+    summary,
     message: `Verified ${request.emails.length} email${request.emails.length === 1 ? '' : 's'}.`,
   };
 }

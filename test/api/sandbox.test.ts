@@ -15,6 +15,9 @@ import * as deliveries from '@/app/v1/webhooks/[id]/deliveries/route';
 import * as keys from '@/app/v1/keys/route';
 import * as keyById from '@/app/v1/keys/[id]/route';
 import * as account from '@/app/v1/account/route';
+import * as webhookById from '@/app/v1/webhooks/[id]/route';
+import * as unknownPath from '@/app/v1/[...path]/route';
+import Papa from 'papaparse';
 import { createApiKey, ensureAccount } from '@/lib/accounts';
 import { resetEnvForTests } from '@/lib/env';
 import { JobWorker } from '@/lib/jobs/worker';
@@ -146,7 +149,8 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
   });
 
   it('bulk of 10 or fewer answers instantly and still records a job', async () => {
-    const emails = ['valid1@a.com', 'invalid1@a.com', 'risky@a.com', 'catchall@b.com', 'disposable@c.com', 'role@d.com', 'bad address', 'x@y.com', 'valid2@a.com', 'invalid2@a.com'];
+    // someone5@example.com: the sandbox's stable hash answers it `unknown`
+    const emails = ['valid1@a.com', 'invalid1@a.com', 'risky@a.com', 'catchall@b.com', 'disposable@c.com', 'role@d.com', 'bad address', 'someone5@example.com', 'valid2@a.com', 'invalid2@a.com'];
     const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ success: true, instant: true, status: 'completed', total_emails: 10, valid_emails: 9, invalid_format_emails: 1 });
@@ -155,11 +159,13 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(Object.keys(res.json.results[0])).toEqual(expect.arrayContaining(['email', 'valid', 'deliverable', 'risk_level', 'reason', 'cached']));
     expect(res.json.results[0]).toMatchObject({ email: 'valid1@a.com', deliverable: true });
     expect(res.json.results[1]).toMatchObject({ email: 'invalid1@a.com', deliverable: false, valid: false });
-    expect(res.json.summary.total).toBe(10);
-    expect(res.json.summary.valid + res.json.summary.invalid).toBe(10);
+    expect(res.json.summary).toMatchObject({ total: 10, unknown: 1 });
+    expect(res.json.summary.valid + res.json.summary.invalid + res.json.summary.unknown).toBe(10);
+    for (const n of Object.values(res.json.summary)) expect(Number.isInteger(n)).toBe(true);
     expect(typeof res.json.message).toBe('string');
     const st = await call(status.GET, { key: ctx.key, params: { jobId: res.json.job_id } });
     expect(st.json).toMatchObject({ success: true, status: 'completed', progress: 100 });
+    expect(st.json.data.summary).toEqual(res.json.summary); // one count, however it is asked
     expect(st.json.data.results).toHaveLength(10);
     const csv = await call(download.GET, { key: ctx.key, params: { jobId: res.json.job_id } });
     expect(csv.status).toBe(200);
@@ -409,6 +415,95 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     } finally {
       server.close();
     }
+  });
+
+  it('applies every trigger to a bulk request of that address alone', async () => {
+    const auth = await call(bulk.POST, { key: ctx.key, body: { emails: ['error-auth@x.com'] } });
+    expect([auth.status, auth.json.error]).toEqual([401, 'authentication_error']);
+    const rate = await call(bulk.POST, { key: ctx.key, body: { emails: ['error-ratelimit@x.com'] } });
+    expect([rate.status, rate.json.error, rate.json.retry_after, rate.headers.get('retry-after')]).toEqual([429, 'rate_limit', 60, '60']);
+    const timeout = await call(bulk.POST, { key: ctx.key, body: { emails: ['error-timeout@x.com'] } });
+    expect([timeout.status, timeout.json.error]).toEqual([504, 'timeout']);
+  });
+
+  it('sends the X-RateLimit headers on every /v1 answer, errors and unknown paths included', async () => {
+    const answers = [
+      await call(single.POST, { key: null, body: { email: 'valid@x.com' } }),
+      await call(single.POST, { key: null, sandbox: false, body: { email: 'valid@x.com' } }),
+      await call(single.POST, { key: ctx.key, rawBody: '{"email":' }),
+      await call(status.GET, { key: ctx.key, params: { jobId: 'job_doesnotexist0' } }),
+      await call(unknownPath.GET, { key: ctx.key, path: '/v1/nothing/here' }),
+      await call(unknownPath.POST, { key: ctx.key, sandbox: false, path: '/v1/verify/everything', body: {} }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 400, 404, 404, 404]);
+    const now = Date.now() / 1000;
+    for (const answer of answers) {
+      expect(answer.headers.get('content-type')).toContain('application/json');
+      expect(Number(answer.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+      expect(answer.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      const reset = Number(answer.headers.get('x-ratelimit-reset'));
+      expect(reset).toBeGreaterThanOrEqual(Math.floor(now));
+      expect(reset).toBeLessThanOrEqual(now + 61);
+    }
+    expect(answers[4]!.json).toEqual({ error: 'not_found', message: expect.any(String) });
+    // an unknown path still needs a key
+    expect((await call(unknownPath.GET, { key: null, path: '/v1/nothing' })).status).toBe(401);
+  });
+
+  it('downloads each filter as its own part of the results, always named <job_id>.csv', async () => {
+    const emails = [...PREFIX_TABLE.flatMap(([prefix]) => [`${prefix}1@f.com`, `${prefix}2@f.com`]), 'someone5@example.com', 'not an address'];
+    const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
+    const jobId = res.json.job_id;
+    const done = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const { summary } = done.json.data;
+    const seen: string[] = [];
+    for (const filter of ['deliverable', 'undeliverable', 'risky', 'unknown'] as const) {
+      const csv = await call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}?filter=${filter}`, params: { jobId } });
+      expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.csv"`);
+      const rows = Papa.parse<Record<string, string>>(csv.text.trim(), { header: true }).data;
+      expect(rows).toHaveLength(summary[filter]);
+      seen.push(...rows.map((r) => r.email!));
+      const statuses = new Set(rows.map((r) => r.status));
+      if (filter === 'risky') expect(statuses).toEqual(new Set(['risky', 'catch-all', 'role-based']));
+      else expect(statuses).toEqual(new Set([filter]));
+    }
+    expect(seen.sort()).toEqual([...emails].sort()); // the four filters split the job, nothing twice
+  });
+
+  it('escapes every formula start in downloaded cells: = + - @ tab CR', async () => {
+    const cells = ['=1+1', '+1', '-2', '@SUM(A1)', '\tlead', '\rlead', 'plain'];
+    const emails = Array.from({ length: 11 }, (_, i) => `valid${i}@formula.com`);
+    const rows = emails.map((e) => [...cells, e]);
+    const res = await call(bulk.POST, { key: ctx.key, body: { emails, rows, columns: [...cells.map((_, i) => `c${i}`), 'email'] } });
+    const jobId = res.json.job_id;
+    await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
+    const [, first] = Papa.parse<string[]>(csv.text.trim()).data;
+    expect(first!.slice(0, cells.length)).toEqual([...cells.slice(0, 6).map((c) => `'${c}`), 'plain']);
+  });
+
+  it('removes a webhook, and only its owner can', async () => {
+    const created = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://127.0.0.1:9/gone' } });
+    const id = created.json.id;
+    expect((await call(webhookById.DELETE, { method: 'DELETE', key: otherKey, params: { id } })).status).toBe(404);
+    const removed = await call(webhookById.DELETE, { method: 'DELETE', key: ctx.key, params: { id } });
+    expect(removed.status).toBe(200);
+    expect(removed.json).toMatchObject({ success: true, id, deleted: true });
+    expect((await call(webhooks.GET, { key: ctx.key })).json.data.map((w: { id: string }) => w.id)).not.toContain(id);
+    expect((await call(webhookById.DELETE, { method: 'DELETE', key: ctx.key, params: { id } })).status).toBe(404);
+  });
+
+  it('pages history 50 at a time by default and lets production ask for sandbox records', async () => {
+    await call(bulk.POST, { key: ctx.key, body: { emails: Array.from({ length: 60 }, (_, i) => `valid${i}@many.com`) } });
+    await until(() => call(history.GET, { key: ctx.key, path: '/v1/history?email=valid59@many.com' }), (r) => r.json.data.length === 1);
+    const page = await call(history.GET, { key: ctx.key, path: '/v1/history' });
+    expect(page.json.data).toHaveLength(50);
+    expect(page.json.next_cursor).toEqual(expect.any(String));
+    const fromProduction = await call(history.GET, { key: ctx.key, sandbox: false, path: '/v1/history?sandbox=true&limit=3' });
+    expect(fromProduction.json.data).toHaveLength(3);
+    expect(fromProduction.json.data.every((r: { sandbox: boolean }) => r.sandbox)).toBe(true);
+    const zero = await call(history.GET, { key: ctx.key, path: '/v1/history?limit=0' });
+    expect(zero.json).toMatchObject({ error: 'invalid_request', param: 'limit' });
   });
 
   it('shows the account with its free verifications and credits', async () => {

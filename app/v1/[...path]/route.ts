@@ -1,6 +1,9 @@
-/** Unknown /v1 paths answer in the API's error envelope, never Next's HTML page. */
-function notFound(): Response {
-  return Response.json({ error: 'not_found', message: 'No such endpoint. See the API reference in README.md.' }, { status: 404 });
-}
+import { ApiError } from '@/lib/api/errors';
+import { apiRoute } from '@/lib/api/route';
+
+/** Unknown /v1 paths: authenticated and answered like every /v1 call, in the error envelope. */
+const notFound = apiRoute<{ path: string[] }>(async () => {
+  throw new ApiError('not_found', 'No such endpoint. See the API reference in README.md.');
+});
 
 export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };

@@ -9,8 +9,7 @@ export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }
   const { filter } = parseQuery(request, downloadQuery);
   const database = await db();
   const job = await getOwnJob(database, caller.userId, jobId);
-  const name = filter ? `${job.id}-${filter}` : job.id;
   return new Response(resultsCsv(database, job, filter), {
-    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}.csv"` },
+    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${job.id}.csv"` },
   });
 });
