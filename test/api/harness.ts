@@ -35,6 +35,16 @@ export async function call(handler: RouteHandler, options: Call = {}) {
   return { status: response.status, headers: response.headers, text, json };
 }
 
+/** Reads until `ok` holds or `ms` pass, and returns the last value read (the caller asserts on it). */
+export async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > end) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** A fresh database of the dialect, with an account and a key. */
 export async function setup(dialect: 'sqlite' | 'postgres') {
   const fresh = await freshDatabaseUrl(dialect);

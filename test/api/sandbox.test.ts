@@ -24,7 +24,7 @@ import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
 import { DIALECTS } from '../databases';
-import { call, setup } from './harness';
+import { call, setup, until } from './harness';
 
 const PREFIX_TABLE = [
   ['valid', true, true, 'low', 'accepted_email', 95, 'deliverable', 95, false],
@@ -34,15 +34,6 @@ const PREFIX_TABLE = [
   ['disposable', true, false, 'high', 'disposable_email', 90, 'risky', 20, true],
   ['role', true, true, 'medium', 'role_account', 80, 'role-based', 70, false],
 ] as const;
-
-async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await what();
-    if (ok(value) || Date.now() > end) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;

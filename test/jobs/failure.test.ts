@@ -11,18 +11,9 @@ import { accountUsage, grantCredits } from '@/lib/quota';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import type { Verifier } from '@/lib/verifier/types';
 import { DIALECTS } from '../databases';
-import { call, setup } from '../api/harness';
+import { call, setup, until } from '../api/harness';
 
 const emails = (tag: string, n = 12) => Array.from({ length: n }, (_, i) => `valid${i}@${tag}.test`);
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
