@@ -13,7 +13,6 @@
  * Prints a table with a PASS/FAIL column per target and writes bench/results/latest.json.
  * Exits non-zero only when the benchmark itself fails, never for a missed target.
  */
-import { checkSyntax } from '../lib/verifier/syntax';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -24,6 +23,7 @@ import { runWorkersBench } from './workers';
 import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type DownloadResult } from './bulk';
 import { load, merge, request, staleSocketRetries, type LoadResult, type RequestSpec } from './load';
 import { sampleRss, startServer, treeRssMb, type BenchServer } from './server';
+import { checkSyntax } from '../lib/verifier/syntax';
 
 const quick = process.argv.includes('--quick');
 const SECTIONS = ['sandbox', 'production', 'workers', 'soak'] as const;

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetEnvForTests } from '@/lib/env';
 import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
 import { accountUsage, grantCredits, reserve } from './quota';
@@ -7,15 +6,9 @@ import { accountUsage, grantCredits, reserve } from './quota';
 describe.each(DIALECTS)('quota reservations (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    process.env.EV_FREE_DAILY = '4';
-    resetEnvForTests();
-    ctx = await setup(dialect);
+    ctx = await setup(dialect, { EV_FREE_DAILY: '4' });
   });
-  afterAll(async () => {
-    delete process.env.EV_FREE_DAILY;
-    resetEnvForTests();
-    await ctx.teardown();
-  });
+  afterAll(() => ctx.teardown());
 
   it('serves concurrent requests for the last free verifications, each charged once, none refused', async () => {
     await grantCredits(ctx.database, ctx.account.id, 20);

@@ -28,37 +28,39 @@ const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.
 export async function reserve(database: Database, userId: string, count: number): Promise<Reservation> {
   const day = utcDay();
   if (count <= 0) return { day, free: 0, credits: 0 };
-  const freeDaily = env().EV_FREE_DAILY;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.prisma.$transaction(async (tx) => {
-        const usage = await tx.usageDay.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, used: 0 }, update: {} });
-        const free = Math.max(0, Math.min(count, freeDaily - usage.used));
-        const credits = count - free;
-        if (credits > 0) {
-          const charged = await tx.user.updateMany({ where: { id: userId, credits: { gte: credits } }, data: { credits: { decrement: credits } } });
-          if (charged.count !== 1) {
-            const user = await tx.user.findUnique({ where: { id: userId } });
-            throw new ApiError(
-              'insufficient_credits',
-              `This needs ${count} production verifications; ${free} free ones remain today and the account has ${user?.credits ?? 0} credits.`,
-              { required: count, free_remaining_today: free, credits: user?.credits ?? 0 },
-            );
-          }
-        }
-        // Conditional on the count read above, so two reservations cannot both take the last free ones;
-        // the one that loses rolls back (credits included) and reads again.
-        if (free > 0) {
-          const taken = await tx.usageDay.updateMany({ where: { userId, day, used: usage.used }, data: { used: { increment: free } } });
-          if (taken.count !== 1) throw new QuotaMoved();
-        }
-        return { day, free, credits };
-      });
+      return await database.prisma.$transaction((tx) => takeReservation(tx, userId, day, count));
     } catch (error) {
       if (!(error instanceof QuotaMoved) && !lostDayRowRace(error)) throw error;
       if (attempt >= 20) throw new ApiError('conflict', 'Too many requests changed the quota at the same time; please retry.');
     }
   }
+}
+
+/** One try: today's free verifications first, then credits; 402 when they do not cover `count`. */
+async function takeReservation(tx: Tx, userId: string, day: string, count: number): Promise<Reservation> {
+  const usage = await tx.usageDay.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, used: 0 }, update: {} });
+  const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - usage.used));
+  const credits = count - free;
+  if (credits > 0) {
+    const charged = await tx.user.updateMany({ where: { id: userId, credits: { gte: credits } }, data: { credits: { decrement: credits } } });
+    if (charged.count !== 1) {
+      const user = await tx.user.findUnique({ where: { id: userId } });
+      throw new ApiError(
+        'insufficient_credits',
+        `This needs ${count} production verifications; ${free} free ones remain today and the account has ${user?.credits ?? 0} credits.`,
+        { required: count, free_remaining_today: free, credits: user?.credits ?? 0 },
+      );
+    }
+  }
+  // Conditional on the count read above, so two reservations cannot both take the last free ones;
+  // the one that loses rolls back (credits included) and reads again.
+  if (free > 0) {
+    const taken = await tx.usageDay.updateMany({ where: { userId, day, used: usage.used }, data: { used: { increment: free } } });
+    if (taken.count !== 1) throw new QuotaMoved();
+  }
+  return { day, free, credits };
 }
 
 type Tx = Pick<Db, 'user' | 'usageDay'>;

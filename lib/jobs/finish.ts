@@ -3,8 +3,8 @@ import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/o
 import { jobReservation, refundIn } from '../quota';
 import { cancelChunks, chargeableCount, openChunkCount, summarize } from './store';
 
-type JobRow = NonNullable<Awaited<ReturnType<Db['job']['findUnique']>>>;
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
+type UnfinishedJob = { id: string; userId: string; sandbox: boolean; validEmails: number } & Parameters<typeof jobReservation>[0];
 
 /**
  * Completes a job once no chunk is open. The conditional update makes it happen once even when
@@ -36,7 +36,7 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
  * False when the job had already ended (the conditional update lets only one caller do it).
  */
 export async function endUnfinished(
-  tx: Tx, dialect: Database['dialect'], job: JobRow, data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
+  tx: Tx, dialect: Database['dialect'], job: UnfinishedJob, data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
 ): Promise<boolean> {
   const updated = await tx.job.updateMany({
     where: { id: job.id, status: { in: ['queued', 'processing'] } },

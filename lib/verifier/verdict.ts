@@ -74,12 +74,17 @@ export function decideVerdict(facts: Facts): Verdict {
   };
 }
 
-/** An address whose verification broke off (a bug, not an answer): unknown, never a guess. */
-export function unexpectedErrorVerdict(email: string): Verdict {
-  return decideVerdict({
+/** What is known of an address before any lookup: its syntax. */
+export function initialFacts(email: string): Facts {
+  return {
     email, syntax: checkSyntax(email), disposable: false, role: false, free: false,
     didYouMean: null, route: null, mxHost: null, smtp: null, timedOut: false,
-  });
+  };
+}
+
+/** An address whose verification broke off (a bug, not an answer): unknown, never a guess. */
+export function unexpectedErrorVerdict(email: string): Verdict {
+  return decideVerdict(initialFacts(email));
 }
 
 function decideShape(facts: Facts): Shape {

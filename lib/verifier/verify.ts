@@ -7,9 +7,8 @@ import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
 import { suggestCorrection } from './suggest';
-import { checkSyntax } from './syntax';
 import type { Verifier, VerifyOutcome } from './types';
-import { decideVerdict, type Facts, type SmtpFacts } from './verdict';
+import { decideVerdict, initialFacts, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
   dns: DnsResolver;
@@ -58,10 +57,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
     const { signal } = options;
-    const facts: Facts = {
-      email, syntax: checkSyntax(email), disposable: false, role: false, free: false,
-      didYouMean: null, route: null, mxHost: null, smtp: null, timedOut: false,
-    };
+    const facts = initialFacts(email);
     const answer = (retryAfterMs?: number): VerifyOutcome =>
       retryAfterMs === undefined ? { verdict: decideVerdict(facts) } : { verdict: decideVerdict(facts), retryAfterMs };
     const { syntax } = facts;

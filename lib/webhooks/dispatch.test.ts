@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetEnvForTests } from '@/lib/env';
 import { setup } from '@/test/api/harness';
 import { dispatchDueDeliveries } from './dispatch';
 import { createWebhook, listDeliveries } from './manage';
@@ -36,15 +35,9 @@ const hangUp: Answer = (req) => req.socket.destroy();
 describe('webhook dispatch', () => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
-    resetEnvForTests();
-    ctx = await setup('sqlite');
+    ctx = await setup('sqlite', { EV_ALLOW_PRIVATE_NETWORKS: 'true' });
   });
-  afterAll(async () => {
-    delete process.env.EV_ALLOW_PRIVATE_NETWORKS;
-    resetEnvForTests();
-    await ctx.teardown();
-  });
+  afterAll(() => ctx.teardown());
 
   async function subscribe(url: string) {
     const hook = await createWebhook(ctx.database, ctx.account.id, { url });

@@ -1,5 +1,6 @@
 import { createApiKey, ensureAccount } from '@/lib/accounts';
 import { useDatabase, type Database } from '@/lib/db/client';
+import { resetEnvForTests } from '@/lib/env';
 import { freshDatabaseUrl } from '../databases';
 
 type RouteHandler = (request: Request, segment: { params: Promise<any> }) => Promise<Response>;
@@ -45,8 +46,14 @@ export async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean
   }
 }
 
-/** A fresh database of the dialect, with an account and a key. */
-export async function setup(dialect: 'sqlite' | 'postgres') {
+/**
+ * A fresh database of the dialect, with an account and a key. `env` is set for the test file and
+ * put back as it was by teardown.
+ */
+export async function setup(dialect: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
+  resetEnvForTests();
   const fresh = await freshDatabaseUrl(dialect);
   process.env.DATABASE_URL = fresh.url;
   const database: Database = await useDatabase(fresh.url);
@@ -59,6 +66,11 @@ export async function setup(dialect: 'sqlite' | 'postgres') {
     async teardown() {
       await database.prisma.$disconnect();
       await fresh.drop();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      resetEnvForTests();
     },
   };
 }

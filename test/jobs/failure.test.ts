@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
-import { resetEnvForTests } from '@/lib/env';
 import { q } from '@/lib/db/sql';
 import { claimChunk } from '@/lib/jobs/store';
 import { submitQueued } from '@/lib/jobs/submit';
@@ -18,15 +17,9 @@ const emails = (tag: string, n = 12) => Array.from({ length: n }, (_, i) => `val
 describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
-    resetEnvForTests();
-    ctx = await setup(dialect);
+    ctx = await setup(dialect, { EV_ALLOW_PRIVATE_NETWORKS: 'true' });
   });
-  afterAll(async () => {
-    delete process.env.EV_ALLOW_PRIVATE_NETWORKS;
-    resetEnvForTests();
-    await ctx.teardown();
-  });
+  afterAll(() => ctx.teardown());
 
   const jobRow = (jobId: string) => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
   const worker = (verifier: Verifier, extra: { concurrency?: number } = {}) =>

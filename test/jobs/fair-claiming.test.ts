@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts';
-import { resetEnvForTests } from '@/lib/env';
 import { claimChunk, completeChunk } from '@/lib/jobs/store';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
@@ -11,15 +10,9 @@ const CHUNK = 100;
 describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    process.env.EV_CHUNK_SIZE = String(CHUNK);
-    resetEnvForTests();
-    ctx = await setup(dialect);
+    ctx = await setup(dialect, { EV_CHUNK_SIZE: String(CHUNK) });
   });
-  afterAll(async () => {
-    delete process.env.EV_CHUNK_SIZE;
-    resetEnvForTests();
-    await ctx.teardown();
-  });
+  afterAll(() => ctx.teardown());
 
   const emails = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `p${i}@${tag}.test`);
 
