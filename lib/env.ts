@@ -29,6 +29,7 @@ const schema = z.object({
   EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),
   EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
+  EV_SMTP_CONVERSATION_TIMEOUT_MS: int.default(30_000),
   /** `socks5://[user:pass@]host:port`: SMTP probes go through this proxy; empty: directly */
   EV_SMTP_PROXY: z.string().default('').transform((value, ctx) => {
     try {

@@ -87,6 +87,12 @@ export function VerdictCard({ result }: { result: SingleResult }) {
             <Fact label="Attempts" value={evidence?.attempts} />
             <Fact label="Response time" value={`${result.response_time} ms`} />
             <Fact label="From cache" value={result.cached ? 'yes' : 'no'} />
+            {evidence?.smtp_failure && (
+              <div className="sm:col-span-2">
+                <dt className="text-xs text-slate-500">Conversation ended without an answer</dt>
+                <dd className="mt-0.5 break-words font-mono text-xs text-slate-800">{evidence.smtp_failure}</dd>
+              </div>
+            )}
             {evidence?.smtp_message && (
               <div className="sm:col-span-2">
                 <dt className="text-xs text-slate-500">Server said</dt>

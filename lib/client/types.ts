@@ -25,7 +25,7 @@ export interface SingleResult extends BulkItem {
   free?: boolean;
   catch_all?: boolean;
   did_you_mean?: string | null;
-  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; attempts?: number | null };
+  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; smtp_failure?: string | null; attempts?: number | null };
 }
 
 export interface BulkSubmitted {

@@ -24,6 +24,7 @@ export function newProductionVerifier(): Verifier {
       mailFrom: config.EV_MAIL_FROM,
       connectTimeoutMs: config.EV_SMTP_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: config.EV_SMTP_COMMAND_TIMEOUT_MS,
+      conversationTimeoutMs: config.EV_SMTP_CONVERSATION_TIMEOUT_MS,
       proxy: config.EV_SMTP_PROXY,
     },
     allowPrivateNetworks: config.EV_ALLOW_PRIVATE_NETWORKS,

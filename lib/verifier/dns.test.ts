@@ -11,6 +11,9 @@ const ZONE = [
   'host-record=aonly.test,127.0.0.1',
   'mx-host=nullmx.test,.,0',
   'txt-record=txtonly.test,"v=spf1 -all"',
+  // a zone that answers with far more than any MTA would try
+  ...Array.from({ length: 40 }, (_, i) => `mx-host=many.test,mx${i}.many.test,${100 - i}`),
+  ...Array.from({ length: 30 }, (_, i) => `host-record=mx0.many.test,127.0.1.${i + 1}`),
 ];
 
 describe('dns resolver against dnsmasq', () => {
@@ -25,6 +28,16 @@ describe('dns resolver against dnsmasq', () => {
       hosts: [{ exchange: 'mx1.multi.test', priority: 5 }, { exchange: 'mx2.multi.test', priority: 20 }],
     });
     expect(await resolver.addresses('mx2.multi.test')).toEqual({ ok: true, ips: ['127.0.0.2'] });
+  });
+
+  it('keeps the 10 most preferred of 40 MX hosts and 5 of 30 addresses (DNS_LIMITS)', async () => {
+    const resolver = createDnsResolver({ servers: [dns.server] });
+    const route = await resolver.mailRoute('many.test');
+    expect(route.kind).toBe('mx');
+    const hosts = (route as { hosts: { exchange: string; priority: number }[] }).hosts;
+    expect(hosts.map((h) => h.priority)).toEqual([61, 62, 63, 64, 65, 66, 67, 68, 69, 70]);
+    const addresses = await resolver.addresses('mx0.many.test');
+    expect(addresses.ok && addresses.ips.length).toBe(5);
   });
 
   it('falls back to the A record when there is no MX', async () => {

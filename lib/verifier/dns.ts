@@ -35,6 +35,13 @@ export interface DnsOptions {
 
 const NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA']);
 
+/**
+ * How much of a DNS answer is kept, as MTAs do (Postfix's smtp_mx_address_limit is 5): a hostile
+ * zone can answer with hundreds of records, and every address of a job would carry them. Only the
+ * most preferred MX hosts are kept, and a name longer than DNS allows (RFC 1035: 253) is dropped.
+ */
+export const DNS_LIMITS = { mxHosts: 10, addressesPerHost: 5, nameLength: 253 } as const;
+
 export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 3000, tries: options.tries ?? 2 });
   if (options.servers?.length) resolver.setServers(options.servers);
@@ -77,7 +84,7 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
   async function addresses(host: string): Promise<HostAddresses> {
     return cached<HostAddresses>(`addr:${host}`, async () => {
       const [v4, v6] = await Promise.all([addressRecords(host, 4), addressRecords(host, 6)]);
-      const ips = [...v4.ips, ...v6.ips];
+      const ips = [...v4.ips.slice(0, DNS_LIMITS.addressesPerHost), ...v6.ips.slice(0, DNS_LIMITS.addressesPerHost)];
       if (ips.length) return { value: { ok: true, ips }, ttlMs: Math.min(v4.ttlMs, v6.ttlMs) };
       const hardMiss = [v4.code, v6.code].every((c) => c !== null && NOT_FOUND.has(c));
       const error = v4.code === 'ENOTFOUND' ? 'ENOTFOUND' : (v4.code ?? v6.code ?? 'ENODATA');
@@ -97,12 +104,13 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
         records = [];
       }
       // RFC 7505: a lone MX with an empty ("." on the wire) exchange means "no mail here"
-      const real = records.filter((r) => r.exchange !== '' && r.exchange !== '.');
+      const real = records.filter((r) => r.exchange !== '' && r.exchange !== '.' && r.exchange.length <= DNS_LIMITS.nameLength);
       if (records.length > 0 && real.length === 0) return { value: { kind: 'null_mx' }, ttlMs: mxTtl };
       if (real.length > 0) {
         const hosts = real
           .map((r) => ({ exchange: r.exchange.replace(/\.$/, '').toLowerCase(), priority: r.priority }))
-          .sort((a, b) => a.priority - b.priority);
+          .sort((a, b) => a.priority - b.priority)
+          .slice(0, DNS_LIMITS.mxHosts);
         return { value: { kind: 'mx', hosts }, ttlMs: mxTtl };
       }
       const direct = await addresses(domain);

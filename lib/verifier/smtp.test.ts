@@ -1,8 +1,10 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
+import { startHostileSmtp, type HostileKind } from '../../test/peers/hostile-smtp';
 import { startTcpPeer } from '../../test/peers/tcp';
 import { probeMailbox, type ProbeOptions } from './smtp';
+import { createVerifier } from './verify';
 
 let postfix: PostfixPeer;
 beforeAll(async () => { postfix = await startPostfix({ mailboxes: ['alice@example.test', 'jöhn@example.test'] }); });
@@ -71,5 +73,50 @@ describe('probeMailbox against broken servers', () => {
     expect(seen.slice(0, 4)).toEqual(['EHLO verifier.test', 'HELO verifier.test', 'MAIL FROM:<check@verifier.test>', 'RCPT TO:<alice@example.test>']);
     expect(seen).not.toContain('DATA');
     server.close();
+  });
+});
+
+describe('probeMailbox against hostile servers (lib/verifier/smtp.ts SMTP_LIMITS)', () => {
+  const cases: [HostileKind, string, RegExp][] = [
+    ['endless-continuation', 'protocol', /reply of more than 100 lines/],
+    ['banner-without-newline', 'protocol', /reply line longer than 2048 bytes/],
+    ['many-short-lines', 'protocol', /reply of more than 100 lines/],
+    ['greet-flood', 'protocol', /replies before it was asked|more than 131072 bytes/],
+  ];
+  for (const [kind, failure, detail] of cases) {
+    it(`cuts off ${kind} with failure ${failure}, reading a bounded number of bytes`, async () => {
+      const hostile = await startHostileSmtp(kind);
+      const result = await probeMailbox({ ...base(hostile.port), commandTimeoutMs: 5000 });
+      expect(result.failure).toBe(failure);
+      expect(result.detail).toMatch(detail);
+      expect(result.reply).toBeNull();
+      await hostile.stop();
+    });
+  }
+
+  it('ends a trickling server at the conversation deadline even though every line beats the command timeout', async () => {
+    const hostile = await startHostileSmtp('trickle', { trickleMs: 50 });
+    const started = Date.now();
+    const result = await probeMailbox({ ...base(hostile.port), commandTimeoutMs: 60_000, conversationTimeoutMs: 1500 });
+    expect(result).toMatchObject({ failure: 'timeout', stage: 'banner', detail: 'the conversation took longer than 1500 ms' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await hostile.stop();
+  });
+
+  it('answers unknown (never undeliverable) with the violation in the evidence', async () => {
+    const hostile = await startHostileSmtp('endless-continuation');
+    const verifier = createVerifier({
+      dns: {
+        mailRoute: async () => ({ kind: 'mx', hosts: [{ exchange: 'mx.hostile.test', priority: 10 }] }),
+        addresses: async () => ({ ok: true, ips: ['127.0.0.1'] }),
+      },
+      smtp: { port: hostile.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 1000, commandTimeoutMs: 5000 },
+      allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 10,
+    });
+    const { verdict } = await verifier.verify('someone@hostile.test');
+    expect(verdict).toMatchObject({ status: 'unknown', valid: true, reason: 'unavailable_smtp' });
+    expect(verdict.evidence).toMatchObject({ mx_host: 'mx.hostile.test', smtp_code: null, smtp_failure: 'protocol: a reply of more than 100 lines' });
+    expect(hostile.stats().bytesSent).toBeLessThan(64 * 1024 * 1024);
+    await hostile.stop();
   });
 });

@@ -18,13 +18,29 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** connect through this SOCKS5 proxy, asking it for `ip` (never a name); null/absent: directly */
   proxy?: SocksProxy | null;
+  /** the whole conversation, connect to last reply (default 30 s): a trickling server ends there */
+  conversationTimeoutMs?: number;
 }
+
+/**
+ * What a server may send before the conversation is cut off. RFC 5321 4.5.3.1.5 allows reply lines
+ * of 512 octets; real servers answer EHLO in under 20 lines. A server past any of these is broken
+ * or hostile: the conversation ends with failure 'protocol' (an unknown verdict, never invalid).
+ */
+export const SMTP_LIMITS = {
+  lineBytes: 2048,
+  replyLines: 100,
+  replyBytes: 16 * 1024,
+  conversationBytes: 128 * 1024,
+} as const;
 
 export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
 
+export type ProbeFailureKind = 'no_connect' | 'timeout' | 'dropped' | 'protocol';
+
 export interface ProbeResult {
   /** null: the server answered; otherwise why the conversation ended without an answer */
-  failure: null | 'no_connect' | 'timeout' | 'dropped';
+  failure: null | ProbeFailureKind;
   /** where the conversation stopped: 'rcpt' when the recipient got an answer */
   stage: ProbeStage;
   /** the deciding reply: the RCPT reply, or the reply that stopped us earlier */
@@ -36,7 +52,7 @@ export interface ProbeResult {
 }
 
 class ProbeFailure extends Error {
-  constructor(readonly failure: 'no_connect' | 'timeout' | 'dropped', readonly detail?: string) { super(detail ?? failure); }
+  constructor(readonly failure: ProbeFailureKind, readonly detail?: string) { super(detail ?? failure); }
 }
 
 /**
@@ -48,8 +64,11 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
   let stage: ProbeStage = 'connect';
   let socket: net.Socket | undefined;
   let ended = false; // QUIT sent: let the socket close itself so the commands get flushed
+  let overran = false; // the conversation took longer than conversationTimeoutMs
   const stop = () => socket?.destroy();
   options.signal?.addEventListener('abort', stop, { once: true });
+  const conversationMs = options.conversationTimeoutMs ?? 30_000;
+  const conversationTimer = setTimeout(() => { overran = true; stop(); }, conversationMs);
   try {
     socket = await connect(options);
     const session = new Session(socket, options.commandTimeoutMs);
@@ -86,10 +105,14 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
       return { failure: null, stage: at, reply, catchAllReply: null };
     }
   } catch (error) {
-    const failure = options.signal?.aborted ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
-    const detail = error instanceof ProbeFailure ? error.detail : undefined;
+    const protocol = error instanceof ProbeFailure && error.failure === 'protocol';
+    const failure = protocol ? 'protocol' : options.signal?.aborted || overran ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
+    const detail = protocol || !overran
+      ? (error instanceof ProbeFailure ? error.detail : undefined)
+      : `the conversation took longer than ${conversationMs} ms`;
     return { failure, stage, reply: null, catchAllReply: null, ...(detail === undefined ? {} : { detail }) };
   } finally {
+    clearTimeout(conversationTimer);
     options.signal?.removeEventListener('abort', stop);
     if (!ended) socket?.destroy();
   }
@@ -149,31 +172,47 @@ function socksDetail(error: Error): string {
   return refused ? `proxy refused the connection: ${refused[1]}` : `proxy handshake failed: ${error.message}`;
 }
 
-const MAX_BUFFER = 64 * 1024; // a server sending more than this without a newline is not SMTP
-
 class Session {
   private buffer = '';
   private lines: string[] = [];
+  private received = 0;
   private closed = false;
+  /** set when the server broke a limit of SMTP_LIMITS: the socket is gone, replies throw it */
+  private violation: string | null = null;
   private wake: (() => void) | null = null;
 
   constructor(private socket: net.Socket, private timeoutMs: number) {
-    socket.setEncoding('utf8');
+    socket.setEncoding('latin1'); // one char a byte: lengths below are byte counts
     socket.on('data', (chunk: string) => {
+      this.received += chunk.length;
+      if (this.received > SMTP_LIMITS.conversationBytes) return this.violate(`the server sent more than ${SMTP_LIMITS.conversationBytes} bytes`);
       this.buffer += chunk;
       let newline: number;
       while ((newline = this.buffer.indexOf('\n')) >= 0) {
-        this.lines.push(this.buffer.slice(0, newline).replace(/\r$/, ''));
+        this.lines.push(Buffer.from(this.buffer.slice(0, newline).replace(/\r$/, ''), 'latin1').toString('utf8'));
         this.buffer = this.buffer.slice(newline + 1);
       }
-      if (this.buffer.length > MAX_BUFFER) socket.destroy();
+      if (this.buffer.length > SMTP_LIMITS.lineBytes) return this.violate(`a reply line longer than ${SMTP_LIMITS.lineBytes} bytes`);
       this.wake?.();
     });
     socket.on('close', () => { this.closed = true; this.wake?.(); });
     socket.on('error', () => { this.closed = true; this.wake?.(); });
   }
 
+  private violate(what: string): void {
+    this.violation ??= what;
+    this.lines = [];
+    this.buffer = '';
+    this.socket.destroy();
+    this.wake?.();
+  }
+
   async command(line: string): Promise<SmtpReply> {
+    // Replies nobody asked for would be read as the answers to our commands. Only "421 closing"
+    // may come unasked (RFC 5321 3.8): it is the answer to whatever we say next.
+    if (this.lines.length && !this.lines[0].startsWith('421')) this.violate('the server sent replies before it was asked');
+    if (this.violation) throw new ProbeFailure('protocol', this.violation);
+    if (this.lines.length) return this.reply();
     if (this.closed) throw new ProbeFailure('dropped');
     this.socket.write(`${line}\r\n`);
     return this.reply();
@@ -183,12 +222,17 @@ class Session {
   async reply(): Promise<SmtpReply> {
     const deadline = Date.now() + this.timeoutMs;
     const collected: string[] = [];
+    let bytes = 0;
     for (;;) {
       while (this.lines.length) {
         const line = this.lines.shift()!;
         collected.push(line);
+        bytes += line.length;
         if (!/^\d{3}-/.test(line)) return parseReply(collected);
+        if (collected.length >= SMTP_LIMITS.replyLines) this.violate(`a reply of more than ${SMTP_LIMITS.replyLines} lines`);
+        else if (bytes > SMTP_LIMITS.replyBytes) this.violate(`a reply of more than ${SMTP_LIMITS.replyBytes} bytes`);
       }
+      if (this.violation) throw new ProbeFailure('protocol', this.violation);
       if (this.closed) throw new ProbeFailure('dropped');
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => { this.wake = null; reject(new ProbeFailure('timeout')); }, deadline - Date.now());

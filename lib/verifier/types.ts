@@ -38,6 +38,8 @@ export interface Evidence {
   smtp_code: number | null;
   smtp_enhanced_code: string | null;
   smtp_message: string | null;
+  /** why the conversation ended without an answer ("timeout", "protocol: a reply of more than 100 lines") */
+  smtp_failure: string | null;
   attempts: number;
 }
 

@@ -22,8 +22,13 @@ export interface Facts {
 export interface SmtpFacts {
   /** what the deciding reply meant; null when the server gave no reply */
   meaning: ReplyMeaning | null;
-  /** why there was no reply: refused_private = the MX resolves to a private address */
-  failure: 'no_connect' | 'timeout' | 'dropped' | 'refused_private' | null;
+  /**
+   * why there was no reply: refused_private = the MX resolves to a private address; protocol = the
+   * server broke a limit of SMTP_LIMITS (lib/verifier/smtp.ts) and the conversation was cut off
+   */
+  failure: 'no_connect' | 'timeout' | 'dropped' | 'protocol' | 'refused_private' | null;
+  /** what went wrong, when known ("a reply of more than 100 lines") */
+  detail?: string | null;
   reply: SmtpReply | null;
   catchAll: boolean | null;
   attempts: number;
@@ -33,6 +38,8 @@ interface Shape {
   reason: Reason; status: VerdictStatus; valid: boolean; deliverable: boolean;
   risk: RiskLevel; score: number; confidence: number;
 }
+
+const MAX_MESSAGE = 500;
 
 const UNDELIVERABLE = { status: 'undeliverable', valid: false, deliverable: false, risk: 'high', score: 0 } as const;
 const UNKNOWN = { status: 'unknown', valid: true, deliverable: false, risk: 'unknown', score: 40, confidence: 20 } as const;
@@ -68,7 +75,9 @@ export function decideVerdict(facts: Facts): Verdict {
       mx_host: facts.mxHost,
       smtp_code: smtp?.reply?.code ?? null,
       smtp_enhanced_code: smtp?.reply?.enhanced ?? null,
-      smtp_message: smtp?.reply?.message ?? null,
+      // a server's text is kept short: every stored verdict carries it
+      smtp_message: smtp?.reply?.message.slice(0, MAX_MESSAGE) ?? null,
+      smtp_failure: smtp?.failure ? (smtp.detail ? `${smtp.failure}: ${smtp.detail}` : smtp.failure) : null,
       attempts: smtp?.attempts ?? 0,
     },
   };

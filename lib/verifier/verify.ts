@@ -14,6 +14,8 @@ export interface VerifierDeps {
   dns: DnsResolver;
   smtp: {
     port: number; heloName: string; mailFrom: string; connectTimeoutMs: number; commandTimeoutMs: number;
+    /** the whole conversation with one host (default 30 s) */
+    conversationTimeoutMs?: number;
     /** probe through this SOCKS5 proxy (EV_SMTP_PROXY); the MX IP is still checked here first */
     proxy?: SocksProxy | null;
   };
@@ -149,6 +151,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       });
       if (probe.failure === 'no_connect') continue;
       result.failure = probe.failure;
+      result.detail = probe.detail ?? null;
       result.reply = probe.reply;
       result.meaning = probe.reply ? classifyReply(probe.reply, probe.stage) : null;
       if (probe.catchAllReply) {

@@ -6,8 +6,8 @@ import net from 'node:net';
 export function requireBinary(path: string, pkg: string): void {
   if (!existsSync(path)) {
     throw new Error(
-      `${path} not found: install the Debian packages in .ci/apt-packages.txt (${pkg}), e.g. ` +
-        `apt-get install -y $(cat .ci/apt-packages.txt)`,
+      `${path} not found: install the Debian packages in scripts/apt-packages.txt (${pkg}), e.g. ` +
+        `apt-get install -y $(cat scripts/apt-packages.txt), or run bash scripts/test.sh`,
     );
   }
 }
