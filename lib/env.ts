@@ -50,6 +50,13 @@ const schema = z.object({
   EV_EGRESS_PROBE_HOSTS: z.string().default('gmail.com,outlook.com,yahoo.com'),
   /** the public address SMTP probes leave from, when this machine cannot see it (NAT) */
   EV_EGRESS_IP: z.string().default(''),
+  /** ports webhook URLs may use: the web's own and unprivileged ones, never SMTP, Redis, ... */
+  EV_WEBHOOK_PORTS: z.string().regex(/^\s*\d+(-\d+)?(\s*,\s*\d+(-\d+)?)*\s*$/, 'a list like 80,443,1024-65535').default('80,443,1024-65535'),
+  /** one delivery attempt, connect to response headers */
+  EV_WEBHOOK_TIMEOUT_MS: int.default(10_000),
+  /** deliveries in flight per process, and per endpoint */
+  EV_WEBHOOK_CONCURRENCY: int.default(16),
+  EV_WEBHOOK_PER_ENDPOINT: int.default(2),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
 });
 

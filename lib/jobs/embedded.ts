@@ -2,10 +2,10 @@ import { db } from '../db/client';
 import { noteProductionWork, productionPaused } from '../egress/state';
 import { env } from '../env';
 import { verifierFor } from '../verification/verifiers';
-import { dispatchDueDeliveries } from '../webhooks/dispatch';
+import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
 
-const holder = globalThis as unknown as { __evWorker?: JobWorker };
+const holder = globalThis as unknown as { __evWorker?: JobWorker; __evStopDispatcher?: () => Promise<void> };
 
 /** The worker for this process (server or `npm run worker`), created on first call. */
 export async function startWorker(): Promise<JobWorker> {
@@ -19,13 +19,12 @@ export async function startWorker(): Promise<JobWorker> {
       if (!sandbox) noteProductionWork();
       return verifierFor(sandbox, jobId);
     },
-    onIdle: async () => {
-      await dispatchDueDeliveries(database);
-    },
     productionPaused,
   });
   holder.__evWorker = worker;
   worker.start();
+  // Webhooks go out beside the worker, never in its loop: a slow receiver delays only its own deliveries.
+  holder.__evStopDispatcher = startDispatcher(database);
   return worker;
 }
 
@@ -35,8 +34,9 @@ export function pokeWorker(): void {
 }
 
 export async function stopWorker(): Promise<void> {
-  await holder.__evWorker?.stop();
+  await Promise.all([holder.__evWorker?.stop(), holder.__evStopDispatcher?.()]);
   holder.__evWorker = undefined;
+  holder.__evStopDispatcher = undefined;
 }
 
 export function embeddedWorkerEnabled(): boolean {

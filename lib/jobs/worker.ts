@@ -22,8 +22,6 @@ export interface WorkerOptions {
   /** When an address whose verification threw is tried again (default 30 s). */
   errorRetryMs?: number;
   verifierFor(sandbox: boolean, jobId: string): Verifier;
-  /** Called between chunks (webhook dispatch rides along). */
-  onIdle?(): Promise<void>;
   /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
   productionPaused?(): boolean;
 }
@@ -79,7 +77,6 @@ export class JobWorker {
         // Sandbox chunks and SQLite writes complete synchronously: without this the loop would
         // run from chunk to chunk and starve the HTTP server sharing the process.
         await yieldToEventLoop();
-        await this.options.onIdle?.();
       } catch (error) {
         console.error('[worker] error', error);
       }

@@ -10,6 +10,14 @@ describe('isPrivateAddress', () => {
     }
   });
 
+  it('refuses the IPv6 transition ranges that carry an IPv4 address', () => {
+    for (const ip of ['::a00:1', '::10.0.0.1', '::ffff:8.8.8.8', '::ffff:0:a00:1', '64:ff9b::a00:1',
+      '64:ff9b::10.0.0.1', '64:ff9b:1::a00:1', '2002:a00:1::1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      'fec0::1']) {
+      expect(isPrivateAddress(ip), ip).toBe(true);
+    }
+  });
+
   it('allows public unicast addresses', () => {
     for (const ip of ['8.8.8.8', '142.250.27.26', '2a00:1450:400c:c0b::1a', '172.32.0.1']) {
       expect(isPrivateAddress(ip), ip).toBe(false);

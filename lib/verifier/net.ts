@@ -3,7 +3,10 @@ import { BlockList, isIP } from 'node:net';
 // Ranges an outside caller must never make us connect to: loopback, RFC 1918, CGNAT,
 // link-local (which holds the cloud metadata service 169.254.169.254), documentation,
 // benchmarking, multicast and reserved space; in IPv6 also unique-local (fc00::/7, which holds
-// AWS's fd00:ec2::254 metadata) and link-local.
+// AWS's fd00:ec2::254 metadata), link-local and site-local, and every transition range that
+// carries an IPv4 address inside it (IPv4-compatible ::/96, IPv4-mapped ::ffff:0:0/96,
+// IPv4-translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16,
+// Teredo 2001::/32): a gateway on the way could turn any of them into a private IPv4 address.
 const blocked = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
@@ -11,8 +14,9 @@ for (const [net, prefix] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32],
-  ['64:ff9b::', 96], ['100::', 64],
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10],
+  ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2002::', 16],
+  ['2001::', 32],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
 /** True for any address that is not a public unicast address (and for anything not an IP). */
@@ -20,13 +24,24 @@ export function isPrivateAddress(ip: string): boolean {
   const family = isIP(ip);
   if (family === 4) return blocked.check(ip, 'ipv4');
   if (family !== 6) return true;
-  // ::ffff:10.0.0.1 reaches 10.0.0.1: judge the IPv4 address inside
-  const mapped = ip.toLowerCase().match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  const hexMapped = ip.toLowerCase().match(/^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/);
-  if (hexMapped) {
-    const [hi, lo] = [parseInt(hexMapped[1], 16), parseInt(hexMapped[2], 16)];
-    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  // any IPv6 text with a dotted IPv4 tail (::ffff:10.0.0.1, ::10.0.0.1, 64:ff9b::10.0.0.1) embeds
+  // an IPv4 address: the ranges that allow it are all refused
+  if (/\d+\.\d+\.\d+\.\d+$/.test(ip)) return true;
+  // ::/96, ::ffff:0:0/96 and ::ffff:0:0:0/96 are checked here: BlockList matches IPv4 addresses
+  // against IPv4-mapped subnets, so listing them there would refuse every IPv4 address
+  const [a, b, c, d, e, f] = expandIPv6(ip);
+  if (a === 0 && b === 0 && c === 0 && d === 0) {
+    if (e === 0 && (f === 0 || f === 0xffff)) return true; // ::/96, ::ffff:0:0/96
+    if (e === 0xffff && f === 0) return true; // ::ffff:0:0:0/96
   }
   return blocked.check(ip, 'ipv6');
+}
+
+/** "2001:db8::1" → its eight 16-bit groups. */
+function expandIPv6(ip: string): number[] {
+  const [head, tail = ''] = ip.toLowerCase().split('::');
+  const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = parse(head!);
+  const right = ip.includes('::') ? parse(tail) : [];
+  return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
 }

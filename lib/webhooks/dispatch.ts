@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { selectRows } from '../db/sql';
 import { env } from '../env';
 import { sendSigned } from './send';
 
@@ -12,34 +13,124 @@ export function nextAttemptDelay(attempts: number, random = Math.random): number
   return Math.round(delay * (0.9 + random() * 0.2));
 }
 
-const CLAIM_MS = 60_000;
-let busy = false;
+/**
+ * A claimed delivery leaves the queue for longer than its attempt can last (the attempt's deadline
+ * plus its log write), so no other dispatcher, in this process or another, sends it meanwhile.
+ */
+const claimMs = () => 2 * env().EV_WEBHOOK_TIMEOUT_MS + 30_000;
 
-/** Sends deliveries that are due. Claimed by moving their next attempt out, so two dispatchers do not race. */
-export async function dispatchDueDeliveries(database: Database, now = Date.now()): Promise<number> {
-  if (busy) return 0;
-  busy = true;
-  try {
-    const { prisma } = database;
-    const due = await prisma.webhookDelivery.findMany({
-      where: { state: 'pending', nextAttemptAt: { lte: BigInt(now) } },
-      include: { webhook: true },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: 20,
-    });
-    const sent = await Promise.all(due.map(async (delivery) => {
-      const claimed = await prisma.webhookDelivery.updateMany({
-        where: { id: delivery.id, state: 'pending', nextAttemptAt: delivery.nextAttemptAt },
-        data: { nextAttemptAt: BigInt(now + CLAIM_MS) },
-      });
-      if (claimed.count !== 1) return 0;
-      await attempt(database, delivery.id, delivery.webhook, delivery.payload, delivery.attempts);
-      return 1;
-    }));
-    return sent.reduce<number>((a, b) => a + b, 0);
-  } finally {
-    busy = false;
+// Sends in flight in this process: in all, and per endpoint (a slow receiver fills only its own).
+let running = 0;
+const perEndpoint = new Map<string, number>();
+
+interface DueRow { id: string; webhook_id: string; next_attempt_at: number | bigint }
+
+/**
+ * Due deliveries in fair order: every account's oldest before any account's second, so one
+ * account's ten thousand deliveries wait behind another's one. Endpoints at their in-flight limit
+ * are left for later.
+ */
+async function dueDeliveries(database: Database, now: number, slots: number): Promise<DueRow[]> {
+  const rows = await selectRows<DueRow>(database, `
+    SELECT id, webhook_id, next_attempt_at FROM (
+      SELECT d.id, d.webhook_id, d.next_attempt_at,
+             ROW_NUMBER() OVER (PARTITION BY w.user_id ORDER BY d.next_attempt_at, d.id) AS turn
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+    ) due WHERE turn <= ? ORDER BY turn, next_attempt_at LIMIT ?`, [now, slots, slots * 4]);
+  const limit = env().EV_WEBHOOK_PER_ENDPOINT;
+  const taken = new Map<string, number>();
+  return rows.filter((row) => {
+    const busy = (perEndpoint.get(row.webhook_id) ?? 0) + (taken.get(row.webhook_id) ?? 0);
+    if (busy >= limit) return false;
+    taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
+    return true;
+  }).slice(0, slots);
+}
+
+/**
+ * Claims the deliveries that are due, as many as this process has free slots for, and starts
+ * them. Returns the attempts started (each settles when its attempt is logged); nothing waits for
+ * them unless the caller does.
+ */
+export async function startDueDeliveries(database: Database, now = Date.now()): Promise<Promise<void>[]> {
+  const slots = env().EV_WEBHOOK_CONCURRENCY - running;
+  if (slots <= 0) return [];
+  const started: Promise<void>[] = [];
+  for (const row of await dueDeliveries(database, now, slots)) {
+    const claim = await claimAndSend(database, row.id, BigInt(row.next_attempt_at), now);
+    if (claim) started.push(claim.done);
   }
+  return started;
+}
+
+/** Sends what is due now and waits for those attempts (tests, and callers that need the outcome). */
+export async function dispatchDueDeliveries(database: Database, now = Date.now()): Promise<number> {
+  const started = await startDueDeliveries(database, now);
+  await Promise.all(started);
+  return started.length;
+}
+
+/** Sends one queued delivery now (test events, replays) and waits for its attempt. */
+export async function deliverNow(database: Database, deliveryId: string): Promise<void> {
+  const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  if (delivery?.state !== 'pending') return;
+  await (await claimAndSend(database, deliveryId, delivery.nextAttemptAt, Date.now()))?.done;
+}
+
+/**
+ * The dispatcher of a process (server or `npm run worker`): looks for due deliveries every
+ * `intervalMs` and starts them without waiting, so no job and no other endpoint waits on a
+ * receiver. Returns stop(), which lets attempts in flight finish (they are bounded by their deadline).
+ */
+export function startDispatcher(database: Database, intervalMs = 500): () => Promise<void> {
+  let looking = false;
+  const inFlight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    if (looking) return;
+    looking = true;
+    startDueDeliveries(database)
+      .then((started) => {
+        for (const attempt of started) {
+          inFlight.add(attempt);
+          void attempt.finally(() => inFlight.delete(attempt));
+        }
+      })
+      .catch((error) => console.error('[webhooks] dispatch error', error))
+      .finally(() => { looking = false; });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await Promise.allSettled([...inFlight]);
+  };
+}
+
+/**
+ * Claims a delivery by moving its next attempt out (only one claimer wins), then starts sending it;
+ * `done` settles when the attempt is logged.
+ */
+async function claimAndSend(database: Database, deliveryId: string, dueAt: bigint, now: number): Promise<{ done: Promise<void> } | null> {
+  const { prisma } = database;
+  const claimed = await prisma.webhookDelivery.updateMany({
+    where: { id: deliveryId, state: 'pending', nextAttemptAt: dueAt },
+    data: { nextAttemptAt: BigInt(now + claimMs()) },
+  });
+  if (claimed.count !== 1) return null;
+  const delivery = await prisma.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } });
+  if (!delivery) return null;
+  const webhookId = delivery.webhookId;
+  running++;
+  perEndpoint.set(webhookId, (perEndpoint.get(webhookId) ?? 0) + 1);
+  const done = attempt(database, delivery.id, delivery.webhook, delivery.payload, delivery.attempts)
+    .catch((error) => console.error('[webhooks] attempt error', error))
+    .finally(() => {
+      running--;
+      const left = (perEndpoint.get(webhookId) ?? 1) - 1;
+      if (left > 0) perEndpoint.set(webhookId, left);
+      else perEndpoint.delete(webhookId);
+    });
+  return { done };
 }
 
 async function attempt(
@@ -50,9 +141,10 @@ async function attempt(
   previousAttempts: number,
 ): Promise<void> {
   const messageId = (JSON.parse(payload) as { id: string }).id;
+  const config = env();
   const result = webhook.disabledAt
     ? { status: null, error: 'endpoint disabled', durationMs: 0 }
-    : await sendSigned(webhook.url, webhook.secret, messageId, payload, env().EV_ALLOW_PRIVATE_NETWORKS);
+    : await sendSigned(webhook.url, webhook.secret, messageId, payload, { allowPrivate: config.EV_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.EV_WEBHOOK_TIMEOUT_MS });
   const attempts = previousAttempts + 1;
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   // 410 Gone: the receiver says the endpoint no longer exists; stop sending to it.

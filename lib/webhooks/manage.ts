@@ -5,7 +5,7 @@ import { env } from '../env';
 import { isIdShaped, newId } from '../ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
 import { buildEvent, enqueueEvent } from './outbox';
-import { dispatchDueDeliveries } from './dispatch';
+import { deliverNow } from './dispatch';
 
 type Row = { id: string; url: string; events: string; description: string; createdAt: Date; disabledAt: Date | null };
 
@@ -22,7 +22,7 @@ function shape(row: Row) {
 
 export async function createWebhook(database: Database, userId: string, input: { url: string; events?: string[]; description?: string }) {
   const url = parseWebhookUrl(input.url);
-  await resolvePublicAddress(url.hostname, env().EV_ALLOW_PRIVATE_NETWORKS);
+  await resolvePublicAddress(url, env().EV_ALLOW_PRIVATE_NETWORKS);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const row = await database.prisma.webhook.create({
     data: {
@@ -78,7 +78,7 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
   await ownWebhook(database, userId, id);
   const event = buildEvent('webhook.test', sandbox, { message: 'This is a test event from your email verification service.' });
   const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
-  await dispatchDueDeliveries(database);
+  await deliverNow(database, deliveryId!);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
   return { success: true, event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
 }
@@ -95,7 +95,7 @@ export async function replayDelivery(database: Database, userId: string, id: str
   await database.prisma.webhookDelivery.create({
     data: { id: replayId, webhookId: hook.id, eventType: original.eventType, payload: original.payload, nextAttemptAt: BigInt(Date.now()) },
   });
-  await dispatchDueDeliveries(database);
+  await deliverNow(database, replayId);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: replayId } });
   return { success: true, delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
 }

@@ -9,15 +9,22 @@ export interface SendResult {
   durationMs: number;
 }
 
-const TIMEOUT_MS = 10_000;
-
-/** One signed POST (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). */
-export async function sendSigned(urlText: string, secret: string, messageId: string, body: string, allowPrivate: boolean): Promise<SendResult> {
+/**
+ * One signed POST (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature), bounded
+ * whatever the receiver does: `timeoutMs` covers DNS, connect, the request, the status line and the
+ * headers together, and the response body is never read (only the status counts), so a receiver
+ * that trickles its answer or sends a huge one costs one socket for at most `timeoutMs`.
+ */
+export async function sendSigned(urlText: string, secret: string, messageId: string, body: string, options: { allowPrivate: boolean; timeoutMs: number }): Promise<SendResult> {
   const started = Date.now();
   const done = (status: number | null, error: string | null) => ({ status, error, durationMs: Date.now() - started });
+  const deadline = AbortSignal.timeout(options.timeoutMs);
   try {
     const url = new URL(urlText);
-    const target = await resolvePublicAddress(url.hostname, allowPrivate);
+    const target = await Promise.race([
+      resolvePublicAddress(url, options.allowPrivate),
+      new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new Error('timed out resolving the host')), { once: true })),
+    ]);
     const timestamp = new Date();
     const headers = {
       'content-type': 'application/json',
@@ -33,21 +40,20 @@ export async function sendSigned(urlText: string, secret: string, messageId: str
         {
           method: 'POST',
           headers,
-          timeout: TIMEOUT_MS,
+          signal: deadline,
+          agent: false, // a fresh connection per attempt: nothing of a hostile receiver lingers in a pool
           // Connect to the address that was checked, never a second resolution of the name.
-          lookup: (_host, options, callback) => {
-            if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
+          lookup: (_host, lookupOptions, callback) => {
+            if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
             else callback(null, target.address, target.family);
           },
         },
         (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-          response.on('error', reject);
+          resolve(response.statusCode ?? 0);
+          response.destroy();
         },
       );
-      request.on('timeout', () => request.destroy(new Error('timed out')));
-      request.on('error', reject);
+      request.on('error', (error) => reject(deadline.aborted ? new Error(`timed out after ${options.timeoutMs} ms`) : error));
       request.end(body);
     });
     return done(status, status >= 200 && status < 300 ? null : `HTTP ${status}`);

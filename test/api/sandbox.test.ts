@@ -474,7 +474,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
   });
 
   it('removes a webhook, and only its owner can', async () => {
-    const created = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://127.0.0.1:9/gone' } });
+    const created = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://127.0.0.1:49999/gone' } });
     const id = created.json.id;
     expect((await call(webhookById.DELETE, { method: 'DELETE', key: otherKey, params: { id } })).status).toBe(404);
     const removed = await call(webhookById.DELETE, { method: 'DELETE', key: ctx.key, params: { id } });

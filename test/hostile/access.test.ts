@@ -100,7 +100,7 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     const marker = 'secret-victim-marker@victim-corp.example';
     const job = await call(bulk.POST, { key, body: { emails: [marker, 'valid@victim-corp.example'], rows: [['VICTIM-ROW-1'], ['VICTIM-ROW-2']], columns: ['victim_col'] } });
     expect(job.status).toBe(200);
-    const hook = await call(webhooks.POST, { key, body: { url: 'http://127.0.0.1:9/victim-hook', description: 'victim hook' } });
+    const hook = await call(webhooks.POST, { key, body: { url: 'http://127.0.0.1:49999/victim-hook', description: 'victim hook' } });
     expect(hook.status).toBe(201);
     other = { id: acct.id, email: acct.email, key, jobId: job.json.job_id, webhookId: hook.json.id, keyId: info.id, marker };
     const own = await call(bulk.POST, { key: ctx.key, body: { emails: ['valid@example.com', 'x@y.com'] } });

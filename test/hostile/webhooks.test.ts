@@ -1,6 +1,6 @@
 // SSRF: webhook targets on private, loopback, link-local and metadata addresses, disguised IP forms,
 // userinfo tricks and non-http schemes, with EV_ALLOW_PRIVATE_NETWORKS=false. SQLite.
-// Cases: 34 refused targets + 3 method/field rows = 37.
+// Cases: 46 refused targets + 3 method/field rows + 2 port rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '@/app/v1/webhooks/route';
 import { resetEnvForTests } from '@/lib/env';
@@ -31,6 +31,20 @@ const REFUSED: [string, string][] = [
   ['IPv6 link-local', 'http://[fe80::1]/'],
   ['IPv6 unique-local', 'http://[fc00::1]/'],
   ['NAT64 of loopback', 'http://[64:ff9b::7f00:1]/'],
+  // IPv6 transition ranges: each carries an IPv4 address a gateway may turn into a private one
+  ['IPv4-compatible ::/96', 'http://[::a00:1]/'],
+  ['IPv4-compatible dotted', 'http://[::10.0.0.1]/'],
+  ['IPv4-mapped public address', 'http://[::ffff:8.8.8.8]/'],
+  ['IPv4-translated ::ffff:0:0:0/96', 'http://[::ffff:0:a00:1]/'],
+  ['NAT64 of a private address', 'http://[64:ff9b::a00:1]/'],
+  ['local-use NAT64 64:ff9b:1::/48', 'http://[64:ff9b:1::a00:1]/'],
+  ['6to4 of a private address', 'http://[2002:a00:1::1]/'],
+  ['6to4 of loopback', 'http://[2002:7f00:1::1]/'],
+  ['Teredo 2001::/32', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'],
+  ['site-local fec0::/10', 'http://[fec0::1]/'],
+  // ports outside EV_WEBHOOK_PORTS (80, 443, 1024-65535 by default), even on public addresses
+  ['SMTP port', 'http://93.184.216.34:25/'],
+  ['Redis-looking low port', 'https://93.184.216.34:873/'],
   ['decimal IP', 'http://2130706433/'],
   ['hex IP', 'http://0x7f000001/'],
   ['octal IP', 'http://0177.0.0.1/'],
@@ -70,5 +84,19 @@ describe('hostile webhook targets (sqlite)', () => {
     const res = await bounded(call(webhooks.POST, { key: ctx.key, body: { url: 'http://127.0.0.1/x' }, ...extra }));
     expectSane(res);
     expectError(res, 400, 'invalid_request', 'url');
+  });
+
+  it('says which ports are allowed, and takes a wider list from EV_WEBHOOK_PORTS', async () => {
+    const res = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://93.184.216.34:25/' } });
+    expect(res.json.message).toMatch(/port 25 .*80,443,1024-65535/);
+    process.env.EV_WEBHOOK_PORTS = '25,80,443';
+    resetEnvForTests();
+    try {
+      const wider = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://93.184.216.34:25/' } });
+      expect(wider.status).toBe(201);
+    } finally {
+      delete process.env.EV_WEBHOOK_PORTS;
+      resetEnvForTests();
+    }
   });
 });

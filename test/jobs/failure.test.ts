@@ -54,7 +54,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
   it('fails a job whose chunk no worker could finish: bulk.failed, the reservation refunded, no download', async () => {
     await grantCredits(ctx.database, ctx.account.id, 50);
     const before = await accountUsage(ctx.database, ctx.account.id);
-    const hook = await call(webhooks.POST, { key: ctx.key, sandbox: false, body: { url: 'http://127.0.0.1:9/hook', events: ['bulk.failed'] } });
+    const hook = await call(webhooks.POST, { key: ctx.key, sandbox: false, body: { url: 'http://127.0.0.1:49999/hook', events: ['bulk.failed'] } });
     expect(hook.status).toBe(201);
     const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: emails('dies') });
     expect((await accountUsage(ctx.database, ctx.account.id)).free_remaining_today).toBe(before.free_remaining_today - 12);
