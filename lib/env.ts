@@ -12,7 +12,7 @@ const schema = z.object({
   EV_PRODUCTION_ENGINE: z.enum(['smtp', 'sandbox']).default('smtp'),
   EV_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   // A million-row CSV upload with a few columns is about 100 MB of JSON.
-  EV_MAX_BODY_BYTES: int.default(256 * 1024 * 1024),
+  EV_MAX_BODY_BYTES: int.default(128 * 1024 * 1024),
   EV_MAX_BULK_EMAILS: int.default(1_000_000),
   EV_SANDBOX_TIMEOUT_MS: int.default(1000),
   EV_WORKER_CONCURRENCY: int.default(50),
