@@ -1,6 +1,8 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { createCapped, type Tx } from './api/limits';
 import { db } from './db/client';
+import { env } from './env';
 import { isIdShaped, newId } from './ids';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -101,10 +103,10 @@ function keyInfo(row: { id: string; name: string; prefix: string; createdAt: Dat
 
 export async function createApiKey(userId: string, name = ''): Promise<{ key: string; info: ApiKeyInfo }> {
   const key = `ev_live_${randomBytes(32).toString('base64url')}`;
-  const { prisma } = await db();
-  const row = await prisma.apiKey.create({
+  const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: { userId, revokedAt: null } }) };
+  const row = await createCapped(await db(), userId, cap, (tx) => tx.apiKey.create({
     data: { id: newId('key'), userId, name: name.slice(0, 100), prefix: `${key.slice(0, 12)}…`, hash: hashKey(key) },
-  });
+  }));
   return { key, info: keyInfo(row) };
 }
 

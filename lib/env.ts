@@ -20,6 +20,14 @@ const schema = z.object({
   EV_LEASE_MS: int.default(60_000),
   EV_PUBLIC_URL: z.string().default(''),
   EV_RATE_LIMIT_PER_MINUTE: int.default(600),
+  /** where rate windows are counted: `auto` is Redis when EV_REDIS_URL is set, else the database on PostgreSQL, this process on SQLite */
+  EV_RATE_LIMIT_STORE: z.enum(['auto', 'memory', 'database', 'redis']).default('auto'),
+  EV_REDIS_URL: z.string().default(''),
+  /** abuse limits per account, in both modes (lib/api/limits.ts) */
+  EV_CREATE_RATE_PER_MINUTE: int.default(60),
+  EV_SANDBOX_JOBS_PER_HOUR: int.default(100),
+  EV_MAX_WEBHOOKS_PER_ACCOUNT: int.default(25),
+  EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: int.default(100),
   EV_FREE_DAILY: int.default(100),
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   job_not_completed: 409,
   conflict: 409,
+  limit_reached: 409,
   idempotency_key_reused: 422,
   rate_limit: 429,
   insufficient_credits: 402,

@@ -58,10 +58,14 @@ export function replayOf(row: Row, hash: string): Response {
   });
 }
 
-/** Stores an answer below 500 for replay; releases the key on a 500 so a retry runs again. */
+/**
+ * Stores an answer below 500 for replay; releases the key on a 500 so a retry runs again, and on a
+ * 429 or 409 (a rate window or an account cap, lib/api/limits.ts): those pass, and the retry must
+ * then run rather than replay the refusal.
+ */
 export async function settleKey({ prisma }: Database, userId: string, key: string, response: Response): Promise<Response> {
   const where = { userId, key, state: 'running' };
-  if (response.status >= 500) {
+  if (response.status >= 500 || response.status === 429 || response.status === 409) {
     await prisma.idempotencyKey.deleteMany({ where });
     return response;
   }

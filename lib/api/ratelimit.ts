@@ -1,4 +1,5 @@
 import { ApiError } from './errors';
+import { rateStore } from './rate-store';
 
 const WINDOW_MS = 60_000;
 const SANDBOX_LIMIT = 1000;
@@ -24,24 +25,16 @@ export function uncountedRateHeaders(limit: number, now = Date.now()): RateHeade
   return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(limit), 'X-RateLimit-Reset': String(windowReset(now)) };
 }
 
-const windows = new Map<string, { start: number; count: number }>();
-
 /**
- * Production: a fixed one-minute window per key, counted in this process. Exceeding it throws the
- * 429 `rate_limit` error with Retry-After; otherwise returns the headers to send.
+ * Production: a fixed one-minute window per key, counted in the rate store (lib/api/rate-store.ts),
+ * so the headers hold across every server sharing it. Exceeding it throws the 429 `rate_limit`
+ * error with Retry-After; otherwise returns the headers to send.
  */
-export function takeRateLimit(subject: string, limit: number, now = Date.now()): RateHeaders {
-  const start = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  let window = windows.get(subject);
-  if (!window || window.start !== start) {
-    if (windows.size > 50_000) windows.clear();
-    window = { start, count: 0 };
-    windows.set(subject, window);
-  }
-  const reset = windowReset(now);
-  const headers = { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Reset': String(reset) };
-  if (window.count >= limit) {
-    const retryAfter = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
+export async function takeRateLimit(subject: string, limit: number, now = Date.now()): Promise<RateHeaders> {
+  const { count } = await (await rateStore()).hit(`key:${subject}`, WINDOW_MS, now);
+  const headers = { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Reset': String(windowReset(now)) };
+  if (count > limit) {
+    const retryAfter = secondsUntil(now, WINDOW_MS);
     throw new ApiError(
       'rate_limit',
       `Rate limit of ${limit} requests per minute exceeded. Retry in ${retryAfter} s.`,
@@ -49,6 +42,10 @@ export function takeRateLimit(subject: string, limit: number, now = Date.now()):
       { ...headers, 'X-RateLimit-Remaining': '0', 'Retry-After': String(retryAfter) },
     );
   }
-  window.count++;
-  return { ...headers, 'X-RateLimit-Remaining': String(limit - window.count) };
+  return { ...headers, 'X-RateLimit-Remaining': String(limit - count) };
+}
+
+/** Whole seconds (at least 1) until the fixed window of `windowMs` holding `now` ends. */
+export function secondsUntil(now: number, windowMs: number): number {
+  return Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
 }

@@ -3,6 +3,7 @@ import { authenticate, type Caller } from './auth';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
 import { withIdempotency } from './idempotency';
+import { takeCreation } from './limits';
 import { simulatedRateHeaders, takeRateLimit, uncountedRateHeaders, type RateHeaders } from './ratelimit';
 
 export interface ApiContext extends Caller {
@@ -19,6 +20,8 @@ export const DEFAULT_BODY_BYTES = 16 * 1024;
 export interface RouteOptions {
   /** the largest body this route reads (default DEFAULT_BODY_BYTES); a function is asked per request */
   maxBodyBytes?: number | (() => number);
+  /** the route creates rows (keys, webhooks, deliveries): counted in the account's creation rate, in both modes */
+  creates?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -28,7 +31,8 @@ export function isSandbox(request: Request): boolean {
 }
 
 /**
- * Every /v1 handler goes through here: authenticate, rate-limit, read the body within the route's
+ * Every /v1 handler goes through here: authenticate, rate-limit (production requests per key; in both
+ * modes, requests that create rows per account: lib/api/limits.ts), read the body within the route's
  * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, and
  * turn any thrown error into the one error envelope. Every response carries the X-RateLimit-*
  * headers. A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts).
@@ -39,7 +43,8 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
     try {
       const caller = await authenticate(request);
-      if (!sandbox) rate = takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
+      if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
+      if (options.creates) await takeCreation(caller.userId);
       const params = await segment.params;
       const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
       const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
 import { notFound } from '../api/errors';
+import { createCapped, type Tx } from '../api/limits';
 import { env } from '../env';
 import { isIdShaped, newId } from '../ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
@@ -24,12 +25,13 @@ export async function createWebhook(database: Database, userId: string, input: {
   const url = parseWebhookUrl(input.url);
   await resolvePublicAddress(url, env().EV_ALLOW_PRIVATE_NETWORKS);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const row = await database.prisma.webhook.create({
+  const cap = { what: 'webhooks', limit: env().EV_MAX_WEBHOOKS_PER_ACCOUNT, count: (tx: Tx) => tx.webhook.count({ where: { userId } }) };
+  const row = await createCapped(database, userId, cap, (tx) => tx.webhook.create({
     data: {
       id: newId('wh'), userId, url: url.toString(), secret, description: input.description ?? '',
       events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
     },
-  });
+  }));
   return { ...shape(row), secret };
 }
 

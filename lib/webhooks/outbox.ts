@@ -28,7 +28,13 @@ type Tx = Pick<Db, 'webhook' | 'webhookDelivery'>;
  * exists exactly when the state change it reports does. The dispatcher sends it.
  */
 export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, onlyWebhookId?: string): Promise<string[]> {
-  const hooks = await tx.webhook.findMany({ where: { userId, disabledAt: null, ...(onlyWebhookId ? { id: onlyWebhookId } : {}) } });
+  // At most the per-account cap of endpoints (the oldest), so one event's fan-out stays bounded even
+  // for an account that gathered more webhooks before the cap existed.
+  const hooks = await tx.webhook.findMany({
+    where: { userId, disabledAt: null, ...(onlyWebhookId ? { id: onlyWebhookId } : {}) },
+    orderBy: { createdAt: 'asc' },
+    take: env().EV_MAX_WEBHOOKS_PER_ACCOUNT,
+  });
   const ids: string[] = [];
   for (const hook of hooks) {
     const events = JSON.parse(hook.events) as string[];

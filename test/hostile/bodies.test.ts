@@ -164,7 +164,8 @@ describe('hostile bodies (sqlite)', () => {
     delete process.env.EV_MAX_BODY_BYTES;
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'false';
     resetEnvForTests();
-    ctx = await setup('sqlite');
+    // every case below is one refused creation request of one account: more than a minute's creation rate
+    ctx = await setup('sqlite', { EV_CREATE_RATE_PER_MINUTE: '10000' });
   });
   afterAll(async () => {
     if (previousLimit === undefined) delete process.env.EV_MAX_BODY_BYTES;

@@ -7,6 +7,6 @@ export const POST = apiRoute(async (_request, caller) => {
   const { name } = parseBody(caller.body, keyBody);
   const { key, info } = await createApiKey(caller.userId, name);
   return json({ ...info, key }, 201);
-}, { maxBodyBytes: 4096 });
+}, { maxBodyBytes: 4096, creates: true });
 
 export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listApiKeys(caller.userId) }));

@@ -7,6 +7,6 @@ import { createWebhook, listWebhooks } from '@/lib/webhooks/manage';
 export const POST = apiRoute(async (_request, caller) => {
   const body = parseBody(caller.body, webhookBody);
   return json(await createWebhook(await db(), caller.userId, body), 201);
-});
+}, { creates: true });
 
 export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listWebhooks(await db(), caller.userId) }));

@@ -2,6 +2,7 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { listQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/api/errors';
+import { takeJobLimits } from '@/lib/api/limits';
 import { db } from '@/lib/db/client';
 import { env } from '@/lib/env';
 import { parseBulkRequest } from '@/lib/jobs/bulk-request';
@@ -15,6 +16,7 @@ export const POST = apiRoute(async (_request, caller) => {
   // Triggers apply only to a request of one address (api-decisions.md).
   if (caller.sandbox && body.emails.length === 1) await applySandboxTrigger(body.emails[0]!);
   const bulk = { ...body, userId: caller.userId, sandbox: caller.sandbox };
+  await takeJobLimits(caller.userId, caller.sandbox, body.emails.length > INSTANT_LIMIT);
   const database = await db();
   if (body.emails.length <= INSTANT_LIMIT) return json(await submitInstant(database, bulk));
   const queued = await submitQueued(database, bulk);

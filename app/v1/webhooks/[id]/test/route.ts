@@ -2,6 +2,7 @@ import { apiRoute, json } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { sendTestEvent } from '@/lib/webhooks/manage';
 
-export const POST = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  json(await sendTestEvent(await db(), caller.userId, id, caller.sandbox)),
+export const POST = apiRoute<{ id: string }>(
+  async (_request, caller, { id }) => json(await sendTestEvent(await db(), caller.userId, id, caller.sandbox)),
+  { creates: true },
 );

@@ -2,6 +2,7 @@ import { apiRoute, json } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { replayDelivery } from '@/lib/webhooks/manage';
 
-export const POST = apiRoute<{ id: string; deliveryId: string }>(async (_request, caller, { id, deliveryId }) =>
-  json(await replayDelivery(await db(), caller.userId, id, deliveryId)),
+export const POST = apiRoute<{ id: string; deliveryId: string }>(
+  async (_request, caller, { id, deliveryId }) => json(await replayDelivery(await db(), caller.userId, id, deliveryId)),
+  { creates: true },
 );
