@@ -7,6 +7,7 @@
  *               deep-email-validator on the same list (issue 3)
  *   workers     3 worker processes vs 1 on PostgreSQL for the same I/O-bound job (issue 5)
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
+ *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -18,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
+import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
 import { runWorkersBench } from './workers';
 import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type DownloadResult } from './bulk';
@@ -26,7 +28,7 @@ import { sampleRss, startServer, treeRssMb, type BenchServer } from './server';
 import { checkSyntax } from '../lib/verifier/syntax';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'ratelimit'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -226,6 +228,17 @@ async function soakBench() {
   }
 }
 
+async function rateLimitBench() {
+  const ms = quick ? 1_500 : 4_000;
+  console.log(`\n[8] rate stores: GET /v1/account through its handler in this process, concurrency 10, ${ms / 1000} s per mode, production (counted) and sandbox (not)`);
+  const figures = await runRateLimitBench(ms, (line) => console.log(line));
+  results.rateLimit = figures;
+  for (const f of figures) {
+    row(`rate store ${f.dialect}/${f.store}: production req/s (p99 ms) / sandbox req/s / one hit µs`,
+      `${fmt(f.productionRps, 0)} (${fmt(f.productionP99Ms, 2)}) / ${fmt(f.sandboxRps, 0)} / ${fmt(f.hitUs, 0)}`);
+  }
+}
+
 async function main() {
   const started = new Date();
   console.log(`email-verifier bench${quick ? ' (--quick)' : ''}: ${[...sections].join(', ')}`);
@@ -244,6 +257,7 @@ async function main() {
   await section('production', productionBench);
   await section('workers', workersBench);
   await section('soak', soakBench);
+  await section('ratelimit', rateLimitBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { db } from '../db/client';
 import { q } from '../db/sql';
@@ -36,32 +37,83 @@ function memoryStore(): RateStore {
   };
 }
 
-const PRUNE_EVERY_MS = 60_000;
+/** Adds `n` hits to one window of a shared store and answers the window's new total. */
+type AddHits = (subject: string, start: number, windowMs: number, n: number) => Promise<number>;
 
 /**
- * The deployment's database: one atomic upsert per hit on `rate_windows`, so every web server on one
- * PostgreSQL counts the same window. Expired rows are deleted at most once a minute per process.
+ * Hits on one window that arrive while its previous write is in flight wait and go as one write of
+ * `+n`; the total it answers hands each of them its own place (T-n+1 … T), so every count is still
+ * exact. Without this, a process's concurrent requests of one key queue on the same row (or key) one
+ * round trip after the other (bench/ratelimit.ts).
+ */
+function coalesced(name: RateStore['name'], add: AddHits): RateStore {
+  const waiting = new Map<string, { subject: string; start: number; windowMs: number; hits: Array<{ resolve(count: number): void; reject(error: unknown): void }> }>();
+  const inFlight = new Set<string>();
+  const flush = (id: string) => {
+    const batch = waiting.get(id);
+    if (!batch) return;
+    waiting.delete(id);
+    inFlight.add(id);
+    add(batch.subject, batch.start, batch.windowMs, batch.hits.length).then(
+      (total) => batch.hits.forEach((hit, i) => hit.resolve(total - batch.hits.length + 1 + i)),
+      (error) => batch.hits.forEach((hit) => hit.reject(error)),
+    ).finally(() => {
+      inFlight.delete(id);
+      flush(id);
+    });
+  };
+  return {
+    name,
+    hit(subject, windowMs, now) {
+      const start = windowStart(now, windowMs);
+      const id = `${subject}\n${start}`;
+      return new Promise<WindowCount>((resolve, reject) => {
+        let batch = waiting.get(id);
+        if (!batch) waiting.set(id, (batch = { subject, start, windowMs, hits: [] }));
+        batch.hits.push({ resolve: (count) => resolve({ count, resetAt: start + windowMs }), reject });
+        if (!inFlight.has(id)) flush(id);
+      });
+    },
+  };
+}
+
+const PRUNE_EVERY_MS = 60_000;
+const UPSERT = `INSERT INTO "rate_windows" ("subject", "window_start", "count", "expires_at") VALUES (?, ?, ?, ?)
+  ON CONFLICT ("subject", "window_start") DO UPDATE SET "count" = "rate_windows"."count" + excluded."count" RETURNING "count"`;
+
+/**
+ * The deployment's database: an atomic upsert on `rate_windows`, so every web server on one
+ * PostgreSQL counts the same window. On PostgreSQL through a small pool of its own: through Prisma
+ * the same statement costs several times more and queues behind the request's own queries
+ * (bench/ratelimit.ts). Expired rows are deleted at most once a minute per process.
  */
 function databaseStore(): RateStore {
   let prunedAt = 0;
-  return {
-    name: 'database',
-    async hit(subject, windowMs, now) {
-      const { prisma, dialect } = await db();
-      const start = windowStart(now, windowMs);
-      const rows = await prisma.$queryRawUnsafe<{ count: number | bigint }[]>(
-        q(dialect, `INSERT INTO "rate_windows" ("subject", "window_start", "count", "expires_at") VALUES (?, ?, 1, ?)
-          ON CONFLICT ("subject", "window_start") DO UPDATE SET "count" = "rate_windows"."count" + 1 RETURNING "count"`),
-        subject, start, start + windowMs,
-      );
-      if (now - prunedAt > PRUNE_EVERY_MS) {
-        prunedAt = now;
-        prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM "rate_windows" WHERE "expires_at" < ?'), now)
-          .catch((error: unknown) => console.error('[rate] pruning rate_windows failed', error));
-      }
-      return { count: Number(rows[0]!.count), resetAt: start + windowMs };
-    },
+  let pool: { url: string; pool: pg.Pool } | undefined;
+  const poolFor = (url: string) => {
+    if (pool?.url !== url) {
+      void pool?.pool.end().catch(() => undefined);
+      const created = new pg.Pool({ connectionString: url, max: 4 });
+      created.on('error', (error) => console.error('[rate] postgres', error.message));
+      pool = { url, pool: created };
+    }
+    return pool.pool;
   };
+  return coalesced('database', async (subject, start, windowMs, n) => {
+    const database = await db();
+    const now = Date.now();
+    if (now - prunedAt > PRUNE_EVERY_MS) {
+      prunedAt = now;
+      database.prisma.$executeRawUnsafe(q(database.dialect, 'DELETE FROM "rate_windows" WHERE "expires_at" < ?'), now)
+        .catch((error: unknown) => console.error('[rate] pruning rate_windows failed', error));
+    }
+    if (database.dialect === 'postgres') {
+      const result = await poolFor(database.url).query<{ count: number }>(q('postgres', UPSERT), [subject, start, n, start + windowMs]);
+      return result.rows[0]!.count;
+    }
+    const rows = await database.prisma.$queryRawUnsafe<{ count: number | bigint }[]>(UPSERT, subject, start, n, start + windowMs);
+    return Number(rows[0]!.count);
+  });
 }
 
 /**
@@ -71,7 +123,7 @@ function databaseStore(): RateStore {
  * library's insurance limiter counts in this process instead of failing requests.
  */
 function redisStore(url: string): RateStore {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, lazyConnect: false });
+  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 });
   client.on('error', (error) => console.error('[rate] redis', error.message));
   const limiters = new Map<number, RateLimiterRedis>();
   const limiterFor = (windowMs: number) => {
@@ -87,20 +139,14 @@ function redisStore(url: string): RateStore {
     }
     return limiter;
   };
-  return {
-    name: 'redis',
-    async hit(subject, windowMs, now) {
-      const start = windowStart(now, windowMs);
-      let answer: RateLimiterRes;
-      try {
-        answer = await limiterFor(windowMs).consume(`${subject}:${start}`);
-      } catch (error) {
-        if (!(error instanceof RateLimiterRes)) throw error;
-        answer = error;
-      }
-      return { count: answer.consumedPoints, resetAt: start + windowMs };
-    },
-  };
+  return coalesced('redis', async (subject, start, windowMs, n) => {
+    try {
+      return (await limiterFor(windowMs).consume(`${subject}:${start}`, n)).consumedPoints;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return error.consumedPoints;
+      throw error;
+    }
+  });
 }
 
 const holder = globalThis as unknown as { __evRateStores?: Map<string, RateStore> };

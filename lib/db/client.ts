@@ -15,6 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   prisma: Db;
   dialect: Dialect;
+  /** the URL it was opened from (a store that needs its own connections opens them here) */
+  url: string;
   /**
    * SQLite only: a second, direct connection to the same file for bulk writes. Through the Prisma
    * adapter a 22-column insert manages about 33k rows/s; prepared statements here about 150k.
@@ -69,7 +71,7 @@ export async function openDatabase(url: string): Promise<Database> {
     await prisma.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
   await applyMigrations(prisma, dialect);
-  if (dialect === 'postgres') return { prisma, dialect };
+  if (dialect === 'postgres') return { prisma, dialect, url };
   const bulk = new BetterSqlite3(sqliteFile(url), { timeout: 10_000 });
   bulk.pragma('journal_mode = WAL');
   bulk.pragma('synchronous = NORMAL');
@@ -81,7 +83,7 @@ export async function openDatabase(url: string): Promise<Database> {
     if (bulk.open) bulk.close();
     await disconnect();
   };
-  return { prisma, dialect, bulk, writeLock: lock };
+  return { prisma, dialect, url, bulk, writeLock: lock };
 }
 
 const holder = globalThis as unknown as { __evDb?: Promise<Database> };

@@ -223,6 +223,17 @@ describe.each(CLUSTERS)('two server instances on $dialect, rate store $store', (
     }
   });
 
+  it('hands concurrent requests on both each their own place in the window', async () => {
+    await freshMinute();
+    const { key } = await newAccountKey();
+    const answers = await Promise.all(Array.from({ length: 14 }, (_, n) =>
+      n % 2 === 0 ? call(account.GET, { key, sandbox: false }) : httpCall(other.port, '/v1/account', { key, sandbox: false })));
+    const served = answers.filter((a) => a.status === 200);
+    expect(served).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(4);
+    expect(served.map((a) => Number(a.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('counts an account\'s sandbox creations across both', async () => {
     await freshMinute();
     const { key } = await newAccountKey();
