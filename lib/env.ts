@@ -66,6 +66,8 @@ const schema = z.object({
   EV_WEBHOOK_CONCURRENCY: int.default(16),
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
+}).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
+  path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',
 });
 
 export type Env = z.infer<typeof schema>;

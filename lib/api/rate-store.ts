@@ -160,7 +160,6 @@ export async function rateStore(): Promise<RateStore> {
   const { EV_RATE_LIMIT_STORE: wanted, EV_REDIS_URL: redisUrl } = env();
   let kind: string = wanted;
   if (wanted === 'auto') kind = redisUrl ? 'redis' : (await db()).dialect === 'postgres' ? 'database' : 'memory';
-  if (kind === 'redis' && !redisUrl) throw new Error('EV_RATE_LIMIT_STORE=redis needs EV_REDIS_URL');
   const id = kind === 'redis' ? `redis ${redisUrl}` : kind;
   const stores = (holder.__evRateStores ??= new Map());
   let store = stores.get(id);

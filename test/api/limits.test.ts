@@ -7,6 +7,8 @@ import * as keys from '@/app/v1/keys/route';
 import * as keyById from '@/app/v1/keys/[id]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as webhookById from '@/app/v1/webhooks/[id]/route';
+import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
+import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
 import { createApiKey, ensureAccount } from '@/lib/accounts';
 import { newId } from '@/lib/ids';
 import { DIALECTS } from '../databases';
@@ -73,6 +75,24 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
     // another account is not affected
     const other = await newAccountKey();
     expect((await call(keys.POST, { key: other.key, body: { name: 'x' } })).status).toBe(201);
+  });
+
+  it('counts webhook test and replay deliveries in the creation rate', async () => {
+    await freshMinute();
+    const { key } = await newAccountKey();
+    const created = await call(webhooks.POST, { key, body: hook(1) });
+    const params = { id: created.json.id };
+    const tests = [];
+    for (let n = 0; n < 4; n++) tests.push(await call(webhookTest.POST, { key, method: 'POST', params }));
+    expect(tests.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const replayed = await call(replay.POST, { key, method: 'POST', params: { ...params, deliveryId: tests[0]!.json.delivery_id } });
+    expect(replayed.status).toBe(200);
+    const refused = [
+      await call(webhookTest.POST, { key, method: 'POST', params }),
+      await call(replay.POST, { key, method: 'POST', params: { ...params, deliveryId: tests[0]!.json.delivery_id } }),
+    ];
+    expect(refused.map((r) => [r.status, r.json.error])).toEqual([[429, 'rate_limit'], [429, 'rate_limit']]);
+    expect(await ctx.database.prisma.webhookDelivery.count({ where: { webhookId: params.id } })).toBe(5);
   });
 
   it('caps webhooks per account with 409 limit_reached, freed by a delete', async () => {
