@@ -55,7 +55,7 @@ export async function createCapped<T>(
 ): Promise<T> {
   return prisma.$transaction(async (tx) => {
     if (dialect === 'postgres') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `cap:${cap.what}:${userId}`);
-    else await tx.$executeRawUnsafe('UPDATE "users" SET "id" = "id" WHERE "id" = ?', userId); // takes the write lock now
+    else await tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', userId); // takes the write lock now, not at the INSERT
     if ((await cap.count(tx)) >= cap.limit) {
       throw new ApiError('limit_reached', `This account already has the most ${cap.what} allowed (${cap.limit}). Delete one first.`, { limit: cap.limit });
     }
