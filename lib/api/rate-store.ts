@@ -123,8 +123,24 @@ function databaseStore(): RateStore {
  * library's insurance limiter counts in this process instead of failing requests.
  */
 function redisStore(url: string): RateStore {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 });
-  client.on('error', (error) => console.error('[rate] redis', error.message));
+  // No offline queue: while Redis is down a hit fails at once and the insurance limiter answers,
+  // instead of every request waiting out the reconnection attempts.
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  let down = false;
+  client.on('error', (error) => {
+    if (!down) console.error(`[rate] redis unreachable, counting in this process meanwhile: ${error.message}`);
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down) console.error('[rate] redis reachable again');
+    down = false;
+  });
+  // The first hits wait for the first connection (or its failure), so a starting server counts in Redis.
+  const connected = Promise.race([
+    new Promise((resolve) => client.once('ready', resolve)),
+    new Promise((resolve) => client.once('error', resolve)),
+    new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+  ]);
   const limiters = new Map<number, RateLimiterRedis>();
   const limiterFor = (windowMs: number) => {
     let limiter = limiters.get(windowMs);
@@ -140,6 +156,7 @@ function redisStore(url: string): RateStore {
     return limiter;
   };
   return coalesced('redis', async (subject, start, windowMs, n) => {
+    await connected;
     try {
       return (await limiterFor(windowMs).consume(`${subject}:${start}`, n)).consumedPoints;
     } catch (error) {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as account from '@/app/v1/account/route';
@@ -269,5 +271,27 @@ describe.each(CLUSTERS)('two server instances on $dialect, rate store $store', (
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ error: 'rate_limit', limit: 4 });
     expect((await call(keys.POST, { key, body: { name: 'over' } })).status).toBe(429);
+  });
+});
+
+describe('Redis unreachable', () => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    // a port nothing listens on: connections are refused at once
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    ctx = await setup('sqlite', { EV_RATE_LIMIT_PER_MINUTE: '3', EV_REDIS_URL: `redis://127.0.0.1:${port}` });
+  });
+  afterAll(async () => ctx.teardown());
+
+  it('serves requests and still limits them, counted in this process', async () => {
+    await freshMinute();
+    const statuses = [];
+    for (let n = 0; n < 4; n++) statuses.push((await call(account.GET, { key: ctx.key, sandbox: false })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
   });
 });
