@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { db } from '../db/client';
+import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
 import { env } from '../env';
 
@@ -81,6 +81,11 @@ const PRUNE_EVERY_MS = 60_000;
 const UPSERT = `INSERT INTO "rate_windows" ("subject", "window_start", "count", "expires_at") VALUES (?, ?, ?, ?)
   ON CONFLICT ("subject", "window_start") DO UPDATE SET "count" = "rate_windows"."count" + excluded."count" RETURNING "count"`;
 
+/** Deletes the windows that ended before `now`. */
+export function pruneRateWindows({ prisma, dialect }: Database, now: number): Promise<number> {
+  return prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM "rate_windows" WHERE "expires_at" < ?'), now);
+}
+
 /**
  * The deployment's database: an atomic upsert on `rate_windows`, so every web server on one
  * PostgreSQL counts the same window. On PostgreSQL through a small pool of its own: through Prisma
@@ -104,8 +109,7 @@ function databaseStore(): RateStore {
     const now = Date.now();
     if (now - prunedAt > PRUNE_EVERY_MS) {
       prunedAt = now;
-      database.prisma.$executeRawUnsafe(q(database.dialect, 'DELETE FROM "rate_windows" WHERE "expires_at" < ?'), now)
-        .catch((error: unknown) => console.error('[rate] pruning rate_windows failed', error));
+      pruneRateWindows(database, now).catch((error: unknown) => console.error('[rate] pruning rate_windows failed', error));
     }
     if (database.dialect === 'postgres') {
       const result = await poolFor(database.url).query<{ count: number }>(q('postgres', UPSERT), [subject, start, n, start + windowMs]);

@@ -12,6 +12,8 @@ import * as webhookById from '@/app/v1/webhooks/[id]/route';
 import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
 import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
 import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { pruneRateWindows } from '@/lib/api/rate-store';
+import { resetEnvForTests } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { DIALECTS } from '../databases';
 import { call, setup, type Call } from './harness';
@@ -152,6 +154,25 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
     expect([trigger.status, trigger.json.retry_after]).toEqual([429, 60]);
     const jobs = await call(bulk.GET, { key });
     expect(jobs.json.data).toHaveLength(3);
+  });
+
+  it('counts windows in rate_windows with the database store, and prunes the ended ones', async () => {
+    process.env.EV_RATE_LIMIT_STORE = 'database';
+    resetEnvForTests();
+    try {
+      const { userId, key } = await newAccountKey();
+      expect((await call(keys.POST, { key, body: { name: 'a' } })).status).toBe(201);
+      const rows = await ctx.database.prisma.rateWindow.findMany({ where: { subject: `create:${userId}` } });
+      expect(rows.map((r) => [r.count, Number(r.expiresAt - r.windowStart)])).toEqual([[1, 60_000]]);
+      const now = Date.now();
+      await ctx.database.prisma.rateWindow.create({ data: { subject: 'ended', windowStart: BigInt(now - 120_000), count: 5, expiresAt: BigInt(now - 60_000) } });
+      expect(await pruneRateWindows(ctx.database, now)).toBe(1);
+      expect(await ctx.database.prisma.rateWindow.count({ where: { subject: 'ended' } })).toBe(0);
+      expect(await ctx.database.prisma.rateWindow.count({ where: { subject: `create:${userId}` } })).toBe(1);
+    } finally {
+      delete process.env.EV_RATE_LIMIT_STORE;
+      resetEnvForTests();
+    }
   });
 
   it('bounds the fan-out of one job completion by the webhook cap, even past it', async () => {
