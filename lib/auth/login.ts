@@ -33,7 +33,7 @@ export async function signInWithPassword(email: string, password: string, addres
   }
   const signedIn = await authenticatePassword(email, password);
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
-  return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id)) ?? 0 };
+  return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
 
 /** Sign-up, at most EV_SIGNUPS_PER_IP per client address in EV_SIGNUP_WINDOW_MS. */

@@ -43,7 +43,7 @@ export async function authRoute(request: Request, segments: string[]): Promise<R
   }
 }
 
-/** A form or JSON object of strings (all next-auth reads); anything else is a 400 before next-auth sees it. */
+/** A form or a JSON object of strings (what next-auth reads); anything else is a 400 before next-auth sees it. */
 function parseAuthBody(request: Request, bytes: Buffer): Record<string, string> {
   if (bytes.length === 0) return {};
   const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
@@ -56,7 +56,8 @@ function parseAuthBody(request: Request, bytes: Buffer): Record<string, string> 
     } catch {
       throw invalidRequest('body', 'The request body is not valid JSON.');
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    // Every field next-auth reads is a string, except the `data` of a session update.
+    if (!value || typeof value !== 'object' || Array.isArray(value) || Object.entries(value).some(([k, v]) => typeof v !== 'string' && k !== 'data')) {
       throw invalidRequest('body', 'The request body must be an object of string fields.');
     }
     return value as Record<string, string>;

@@ -22,23 +22,32 @@ export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 // session stops working within this time on other processes (at once in the one that revoked it).
 const VERSION_CACHE_MS = 2_000;
 const versions = new Map<string, { version: number | null; until: number }>();
+// Bumps made by this process: a read that started before one must not cache what it read.
+let bumps = 0;
 
-export async function sessionVersion(userId: string): Promise<number | null> {
+export async function sessionVersion(userId: string, { fresh = false } = {}): Promise<number | null> {
   const now = Date.now();
   const hit = versions.get(userId);
-  if (hit && hit.until > now) return hit.version;
+  if (hit && hit.until > now && !fresh) return hit.version;
+  const before = bumps;
   const { prisma } = await db();
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { sessionVersion: true } });
-  if (versions.size > 10_000) versions.clear();
-  versions.set(userId, { version: user?.sessionVersion ?? null, until: now + VERSION_CACHE_MS });
-  return user?.sessionVersion ?? null;
+  const version = user?.sessionVersion ?? null;
+  if (before === bumps) {
+    if (versions.size > 10_000) versions.clear();
+    versions.set(userId, { version, until: now + VERSION_CACHE_MS });
+  }
+  return version;
 }
 
 /** Whether a session token still stands: its user exists and its version is the current one. */
 export async function sessionIsCurrent(token: Pick<JWT, 'sub' | 'sv'>): Promise<boolean> {
   if (!token.sub) return false;
-  const current = await sessionVersion(token.sub);
-  return current !== null && current === (typeof token.sv === 'number' ? token.sv : 0);
+  const sv = typeof token.sv === 'number' ? token.sv : 0;
+  let current = await sessionVersion(token.sub);
+  // A token newer than the cached version was issued after a bump this process has not seen yet.
+  if (current !== null && sv > current) current = await sessionVersion(token.sub, { fresh: true });
+  return current !== null && current === sv;
 }
 
 /** Signs out every session of the user; returns the new version. */
@@ -50,6 +59,7 @@ export async function revokeSessions(userId: string): Promise<number> {
 }
 
 export function forgetSessionVersion(userId: string): void {
+  bumps++;
   versions.delete(userId);
 }
 

@@ -380,6 +380,16 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
+    it('a session issued after a revocation this process has not seen yet works at once (no stale cache)', async () => {
+      const email = await newUser();
+      const session = (await signIn(email, 'correct horse', { ip: nextIp() })).session!;
+      expect((await v1(account.GET, '/v1/account', { headers: { cookie: session } })).status).toBe(200); // caches the version
+      await ctx.database.prisma.user.update({ where: { email }, data: { sessionVersion: { increment: 1 } } });
+      const fresh = (await signIn(email, 'correct horse', { ip: nextIp() })).session!;
+      expect((await v1(account.GET, '/v1/account', { headers: { cookie: fresh } })).status).toBe(200);
+      expect((await v1(account.GET, '/v1/account', { headers: { cookie: session } })).status).toBe(401);
+    });
+
     it('changing the password needs the current one, keeps this session and signs out the others', async () => {
       const email = await newUser();
       const a = (await signIn(email, 'correct horse', { ip: nextIp() })).session!;
