@@ -7,6 +7,7 @@
  *               deep-email-validator on the same list (issue 3)
  *   workers     3 worker processes vs 1 on PostgreSQL for the same I/O-bound job (issue 5)
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
+ *   bodies      peak RSS of `next start` taking a 1M-row CSV upload and hostile bodies of its size
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
 import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
+import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
 import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type DownloadResult } from './bulk';
 import { load, merge, request, staleSocketRetries, type LoadResult, type RequestSpec } from './load';
@@ -28,7 +30,7 @@ import { sampleRss, startServer, treeRssMb, type BenchServer } from './server';
 import { checkSyntax } from '../lib/verifier/syntax';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'ratelimit'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -215,7 +217,8 @@ async function workersBench() {
 async function soakBench() {
   const seconds = quick ? 60 : 600;
   console.log(`\n[7] soak: ${seconds} s of steady mixed load on next start (singles, /v1/verify, instant and 5,000-address jobs with downloads, history)`);
-  const server = await startServer();
+  // its one account submits more sandbox jobs than the abuse limits (lib/api/limits.ts) let a user
+  const server = await startServer({ env: { EV_SANDBOX_JOBS_PER_HOUR: '1000000', EV_CREATE_RATE_PER_MINUTE: '1000000' } });
   try {
     const r = await runSoak(server, seconds * 1000, (line) => console.log(line));
     results.soak = r;
@@ -230,13 +233,22 @@ async function soakBench() {
 
 async function rateLimitBench() {
   const ms = quick ? 2_000 : 6_000;
-  console.log(`\n[8] rate stores: GET /v1/account through its handler in this process, concurrency 10, ${ms / 1000} s per store in alternating slices`);
+  console.log(`\n[9] rate stores: GET /v1/account through its handler in this process, concurrency 10, ${ms / 1000} s per store in alternating slices`);
   const figures = await runRateLimitBench(ms, (line) => console.log(line));
   results.rateLimit = figures;
   for (const f of figures) {
     const what = f.store === 'none' ? 'sandbox, not counted' : `production, ${f.store} store`;
     row(`rate: ${f.dialect} ${what}: req/s (p99 ms)${f.store === 'none' ? '' : ' / one hit µs'}`,
       `${fmt(f.rps, 0)} (${fmt(f.p99Ms, 2)})${f.store === 'none' ? '' : ` / ${fmt(f.hitUs, 0)}`}`);
+  }
+}
+
+async function bodiesBench() {
+  console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
+  const r = await runBodiesBench((line) => console.log(line));
+  results.bodies = r;
+  for (const body of r) {
+    row(`bodies: ${body.kind} (${fmt(body.bodyMb, 0)} MB): status, peak RSS MB`, `${body.status}, ${fmt(body.peakRssMb, 0)}`, 'peak ≤ 900 MB', body.peakRssMb <= 900);
   }
 }
 
@@ -258,6 +270,7 @@ async function main() {
   await section('production', productionBench);
   await section('workers', workersBench);
   await section('soak', soakBench);
+  await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
