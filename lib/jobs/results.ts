@@ -18,7 +18,8 @@ export interface Recorded {
 }
 
 export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
-  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence });
+  // sub_reason and mailbox_provider ride in the details JSON: no column, no migration
+  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider });
   return [
     r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
     verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,

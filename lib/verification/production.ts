@@ -9,8 +9,9 @@ let resolver: DnsResolver | undefined;
 // A 421 from an MX host is respected by every verifier of this process (jobs and single checks).
 const backoffUntil = new Map<string, number>();
 
-function dns(): DnsResolver {
-  resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS) });
+/** The process's resolver (also asked by the egress check whether it can be believed). */
+export function dns(): DnsResolver {
+  resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS), canaries: parseDnsServers(env().EV_DNS_CANARIES) });
   return resolver;
 }
 

@@ -3,6 +3,7 @@ import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
+import { mailboxProviderOf } from './providers';
 import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
@@ -73,10 +74,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
 
     try {
       facts.route = await untilAborted(deps.dns.mailRoute(syntax.asciiDomain), signal);
+      if (facts.route.kind === 'nxdomain') await distrustDenial(`${syntax.asciiDomain}: NXDOMAIN`);
       if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return answer();
       const hosts = facts.route.hosts;
       const mxKey = hosts[0].exchange;
       facts.mxHost = mxKey;
+      facts.mailboxProvider = mailboxProviderOf(hosts.map((h) => h.exchange));
 
       const waitMs = backoffLeft(mxKey);
       if (waitMs > 0) return backedOff(waitMs);
@@ -88,6 +91,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilAborted(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       facts.smtp = smtp;
+      if (smtp.mxUnresolvable) {
+        facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
+        facts.dnsProblem = { kind: 'mx_unresolvable', detail: smtp.mxUnresolvable };
+        await distrustDenial(smtp.mxUnresolvable);
+        return answer();
+      }
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
       if (smtp.meaning === 'backoff') {
         const backoffMs = deps.backoffMs ?? 120_000;
@@ -101,6 +110,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (error instanceof DeadlinePassed) facts.timedOut = true;
       else facts.smtp = null;
       return answer();
+    }
+
+    /** A verdict about to rest on NXDOMAIN: believe it only from a resolver that knows the canaries. */
+    async function distrustDenial(what: string): Promise<void> {
+      const health = deps.dns.health ? await untilAborted(deps.dns.health(), signal) : { lying: false as const };
+      if (health.lying) facts.dnsProblem = { kind: 'resolver_unreliable', detail: `${what}, but ${health.detail}` };
     }
 
     function backedOff(waitMs: number): VerifyOutcome {
@@ -136,23 +151,33 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, signal?: AbortSignal): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
-    for (const host of hosts.slice(0, deps.maxMxHosts ?? 2)) {
+    // host names that do not resolve cost no attempt; MTAs skip them the same way (RFC 5321 5.1)
+    const unresolved: string[] = [];
+    for (const host of hosts) {
+      if (result.attempts >= (deps.maxMxHosts ?? 2)) break;
       const resolved = await deps.dns.addresses(host.exchange);
-      const ips = resolved.ok ? resolved.ips : [];
-      const usable = deps.allowPrivateNetworks ? ips : ips.filter((ip) => !isPrivateAddress(ip));
+      if (!resolved.ok) {
+        unresolved.push(`${host.exchange}: ${resolved.error === 'ENOTFOUND' ? 'NXDOMAIN' : resolved.error === 'ENODATA' ? 'no address records' : resolved.error}`);
+        if (resolved.error === 'ENOTFOUND' || resolved.error === 'ENODATA') continue;
+        result.failure = 'no_connect';
+        continue;
+      }
+      const usable = deps.allowPrivateNetworks ? resolved.ips : resolved.ips.filter((ip) => !isPrivateAddress(ip));
       if (usable.length === 0) {
-        if (ips.length > 0) result.failure = 'refused_private';
+        result.failure = 'refused_private';
         continue;
       }
       result.attempts++;
       const probe = await probeMailbox({
-        ...deps.smtp, ip: usable[0], recipient: address, signal,
+        ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
         catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
       if (probe.failure === 'no_connect') continue;
       result.failure = probe.failure;
       result.detail = probe.detail ?? null;
       result.reply = probe.reply;
+      result.stage = probe.stage;
+      result.tls = probe.tls;
       result.meaning = probe.reply ? classifyReply(probe.reply, probe.stage) : null;
       if (probe.catchAllReply) {
         const meaning = classifyReply(probe.catchAllReply, 'rcpt');
@@ -161,6 +186,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       }
       return result;
     }
+    // every host name is denied by DNS (NXDOMAIN or no address): no MTA can deliver here
+    const denied = unresolved.filter((u) => /NXDOMAIN|no address records/.test(u));
+    if (result.attempts === 0 && denied.length === hosts.length) result.mxUnresolvable = denied.join('; ');
+    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect') result.detail = unresolved.join('; ');
     return result;
   }
 
