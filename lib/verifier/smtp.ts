@@ -122,8 +122,9 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
     stage = 'rcpt';
     const rcpt = await session.command(`RCPT TO:<${options.recipient}>`);
     let catchAllReply: SmtpReply | null = null;
-    // Only an accepted address needs the catch-all question: a rejected one is rejected anyway.
-    if (rcpt.code >= 200 && rcpt.code < 300 && options.catchAllProbe) {
+    // The made-up address is asked after any definite answer: a rejected address needs no
+    // catch-all answer itself, but the other addresses of its domain (waiting in verify.ts) do.
+    if ((rcpt.code < 300 || rcpt.code >= 500) && options.catchAllProbe) {
       catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
       // one recipient per transaction: ask the made-up address in a transaction of its own
       if (isTooManyRecipients(catchAllReply) && (await session.command('RSET')).code === 250 &&
