@@ -92,6 +92,19 @@ describe('DNS as it is out there', () => {
     expect(verdict.evidence).toMatchObject({ attempts: 0, smtp_failure: null, dns_failure: 'mx.gone.dangling.test: NXDOMAIN; mx2.gone.dangling.test: NXDOMAIN' });
   });
 
+  it('follows an MX host name that is a CNAME, and skips a dead host of equal preference', async () => {
+    expect((await verifier().verify('nobody@cnamed.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: { mx_host: 'mx-alias.cnamed.test' } });
+    const { verdict } = await verifier().verify('nobody@halfdead.test');
+    expect(verdict).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: { smtp_code: 554 } });
+    expect(verdict.evidence!.attempts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers SERVFAIL with unknown/dns_failure, never invalid', async () => {
+    const { verdict } = await verifier().verify('someone@servfail.test');
+    expect(verdict).toMatchObject({ status: 'unknown', valid: true, sub_reason: 'dns_failure', details: { domain_exists: false } });
+    expect(verdict.evidence?.dns_failure).toMatch(/^E[A-Z]+$/);
+  });
+
   it('keeps NXDOMAIN from a resolver that knows the canaries: invalid_domain', async () => {
     expect((await verifier().verify('x@nosuchdomain.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'invalid_domain' });
   });

@@ -38,7 +38,10 @@ export const REAL_WORLD_SERVERS: Record<string, { mx: string; script: SmtpScript
 };
 
 export interface RealWorldPeers {
-  /** dnsmasq with every <name>.test domain, canary.test and dangling.test (MX hosts that do not exist) */
+  /**
+   * dnsmasq with every <name>.test domain, canary.test, dangling.test (MX hosts that do not exist),
+   * cnamed.test (MX through a CNAME), halfdead.test (equal preference, one dead) and servfail.test
+   */
   dns: DnsPeer;
   /** dnsmasq that denies every name under com, net and test (a lying resolver) */
   lying: DnsPeer;
@@ -53,6 +56,13 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
     'host-record=canary.test,127.0.0.1',
     'mx-host=dangling.test,mx.gone.dangling.test,10',
     'mx-host=dangling.test,mx2.gone.dangling.test,20',
+    // an MX host name that is a CNAME (RFC 5321 5.1 says it should not be; it works everywhere)
+    'mx-host=cnamed.test,mx-alias.cnamed.test,10', 'cname=mx-alias.cnamed.test,mta5.am0.yahoodns.net',
+    // two MX hosts of equal preference, one of them dead (nothing listens on 127.0.2.250)
+    'mx-host=halfdead.test,mx-dead.halfdead.test,10', 'host-record=mx-dead.halfdead.test,127.0.2.250',
+    'mx-host=halfdead.test,mta5.am0.yahoodns.net,10',
+    // an upstream that does not exist: dnsmasq answers SERVFAIL / REFUSED
+    'server=/servfail.test/127.0.0.1#9',
   ];
   const servers: Record<string, ScriptedSmtp> = {};
   let port = 0;
