@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import { startDnsmasq, type DnsPeer } from './dnsmasq';
 import { startScriptedSmtp, testCertificate, type ScriptedSmtp, type SmtpScript } from './scripted-smtp';
 
@@ -61,9 +62,17 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
     // two MX hosts of equal preference, one of them dead (nothing listens on 127.0.2.250)
     'mx-host=halfdead.test,mx-dead.halfdead.test,10', 'host-record=mx-dead.halfdead.test,127.0.2.250',
     'mx-host=halfdead.test,mta5.am0.yahoodns.net,10',
-    // an upstream that does not exist: dnsmasq answers SERVFAIL / REFUSED
-    'server=/servfail.test/127.0.0.1#9',
   ];
+  // an upstream that answers every query with SERVFAIL (RCODE 2), which dnsmasq passes on
+  const servfail = dgram.createSocket('udp4');
+  servfail.on('message', (query, peer) => {
+    const answer = Buffer.from(query);
+    answer[2] = 0x81; // QR, opcode 0, RD
+    answer[3] = 0x82; // RA, RCODE 2 SERVFAIL
+    servfail.send(answer, peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => servfail.bind(0, '127.0.0.1', resolve));
+  zone.push(`server=/servfail.test/127.0.0.1#${servfail.address().port}`);
   const servers: Record<string, ScriptedSmtp> = {};
   let port = 0;
   let n = 1;
@@ -81,6 +90,7 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
       await Promise.all(Object.values(servers).map((s) => s.stop()));
       await dns.stop();
       await lying.stop();
+      servfail.close();
     },
   };
 }
