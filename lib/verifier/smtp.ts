@@ -67,7 +67,7 @@ class ProbeFailure extends Error {
  * One polite SMTP conversation: banner (however long the server pauses before it, up to the
  * command timeout, and however many lines it has), EHLO (HELO if refused), STARTTLS when offered
  * and EHLO again, MAIL FROM, RCPT TO the address, RCPT TO a made-up address for catch-all
- * detection, then RSET and QUIT. Never DATA.
+ * detection, then QUIT. Never DATA.
  * The caller passes an IP it has checked, never a name, so DNS cannot swap the target.
  * A failed TLS handshake is retried once in plain text on a new connection, as MTAs do; a server
  * that insists on TLS then says so ("530 5.7.0 Must issue a STARTTLS command first").
@@ -314,10 +314,14 @@ class Session {
     }
   }
 
-  /** RSET and QUIT without waiting for the answers: the verdict is known, this is only manners. */
+  /**
+   * QUIT without waiting for the answer: the verdict is known, this is only manners. QUIT alone
+   * (it ends any transaction): "RSET\r\nQUIT" in one write is pipelining, which postscreen's
+   * after-220 test punishes in a server that did not offer it ("COMMAND PIPELINING after RSET").
+   */
   goodbye(): void {
     if (this.closed) return;
-    this.socket.end('RSET\r\nQUIT\r\n');
+    this.socket.end('QUIT\r\n');
     // a server that never closes its side must not keep the socket alive
     setTimeout(() => this.socket.destroy(), 2000).unref();
   }

@@ -146,7 +146,9 @@ function decideShape(facts: Facts): Shape {
     case 'rejected': return { ...UNDELIVERABLE, reason: 'rejected_email', confidence: 95 };
     // the mailbox exists; mail bounces until its owner empties it (often an abandoned one)
     case 'full': return { reason: 'low_quality', status: 'risky', valid: true, deliverable: false, risk: 'medium', score: 50, confidence: 70, subReason: 'mailbox_full' };
-    case 'transient': return unavailable((smtp.stage ?? 'rcpt') === 'rcpt' ? 'greylisted' : 'try_again_later');
+    // X.3.x is the mail system, not a greylist: postscreen answers RCPT from a client that just
+    // passed its after-220 tests "450 4.3.2 Service currently unavailable" (come back, you are known now)
+    case 'transient': return unavailable((smtp.stage ?? 'rcpt') === 'rcpt' && !smtp.reply?.enhanced?.startsWith('4.3.') ? 'greylisted' : 'try_again_later');
     case 'backoff': return unavailable('throttled');
     case 'blocked': return unavailable(!smtp.reply ? 'blocked_by_policy' : smtp.reply.enhanced === '5.6.7' ? 'smtputf8_unsupported' : blockKind(smtp.reply));
     case 'accepted': break;
