@@ -99,6 +99,11 @@ describe('DNS as it is out there', () => {
     expect(verdict.evidence!.attempts).toBeGreaterThanOrEqual(1);
   });
 
+  it('reaches an MX host that has only an AAAA record', async () => {
+    expect((await verifier().verify('alice@v6only.test')).verdict).toMatchObject({ status: 'deliverable', evidence: { mx_host: 'mx.v6only.test', smtp_code: 250 } });
+    expect((await verifier().verify('bob@v6only.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'rejected_email' });
+  });
+
   it('answers SERVFAIL with unknown/dns_failure, never invalid', async () => {
     const { verdict } = await verifier().verify('someone@servfail.test');
     expect(verdict).toMatchObject({ status: 'unknown', valid: true, sub_reason: 'dns_failure', details: { domain_exists: false } });

@@ -41,7 +41,8 @@ export const REAL_WORLD_SERVERS: Record<string, { mx: string; script: SmtpScript
 export interface RealWorldPeers {
   /**
    * dnsmasq with every <name>.test domain, canary.test, dangling.test (MX hosts that do not exist),
-   * cnamed.test (MX through a CNAME), halfdead.test (equal preference, one dead) and servfail.test
+   * cnamed.test (MX through a CNAME), halfdead.test (equal preference, one dead), v6only.test (an
+   * AAAA-only MX host on ::1) and servfail.test
    */
   dns: DnsPeer;
   /** dnsmasq that denies every name under com, net and test (a lying resolver) */
@@ -82,6 +83,10 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
     servers[name] = server;
     zone.push(`mx-host=${name}.test,${mx},10`, `host-record=${mx},${server.host}`);
   }
+  // an MX host with only an AAAA record, served on ::1
+  const v6 = await startScriptedSmtp({ rcpt: (a) => (a.startsWith('alice@') ? '250 2.1.5 Ok' : `550 5.1.1 <${a}>: Recipient address rejected: User unknown`) }, { host: '::1', port });
+  servers.v6only = v6;
+  zone.push('mx-host=v6only.test,mx.v6only.test,10', 'host-record=mx.v6only.test,::1');
   const dns = await startDnsmasq(zone);
   const lying = await startDnsmasq([], ['com', 'net', 'test']);
   return {
