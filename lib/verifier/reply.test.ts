@@ -51,6 +51,12 @@ describe('classifyReply on replies real servers send', () => {
       '550 5.7.606 Access denied, banned sending IP [192.0.2.1]',
       '553 Recipient address rejected: your IP has a poor reputation',
       '550 Message rejected due to local policy',
+      // Yahoo: "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list"
+      "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list; see https://postmaster.yahooinc.com/error-codes",
+      // Microsoft: "550 5.7.1 Unfortunately, messages from [x] weren't sent ... on our block list (S3150)"
+      "550 5.7.1 Unfortunately, messages from [192.0.2.1] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150).",
+      // Gmail: "550-5.7.1 [x] Our system has detected that this message is likely unsolicited mail"
+      '550 5.7.1 [192.0.2.1] Our system has detected that this message is likely unsolicited mail.',
     ];
     for (const line of aboutUs) expect([line, meaning([line])]).toEqual([line, 'blocked']);
     expect(blockKind(parseReply(['530 5.7.0 Must issue a STARTTLS command first']))).toBe('tls_required');
@@ -68,6 +74,8 @@ describe('classifyReply on replies real servers send', () => {
   it("keeps postscreen's first-connection refusal a come-back-later", () => {
     expect(meaning(['450 4.3.2 Service currently unavailable'], 'banner')).toBe('transient');
     expect(meaning(['421 4.3.2 Service currently unavailable'], 'banner')).toBe('backoff');
+    // Yahoo's volume deferral: "421 4.7.0 [TSS04] Messages from x temporarily deferred due to unexpected volume or user complaints"
+    expect(meaning(['421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints'])).toBe('backoff');
   });
 
   it('recognises a per-transaction recipient limit', () => {
