@@ -19,7 +19,7 @@ export interface Recorded {
 
 export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
   // sub_reason and mailbox_provider ride in the details JSON: no column, no migration
-  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider });
+  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider, normalized_email: verdict.normalized_email });
   return [
     r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
     verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,

@@ -4,6 +4,7 @@ import type { Verdict } from '../verifier/types';
 export function singleResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
   return {
     email: verdict.email,
+    normalized_email: verdict.normalized_email,
     valid: verdict.valid,
     deliverable: verdict.deliverable,
     risk_level: verdict.risk_level,

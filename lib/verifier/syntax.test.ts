@@ -101,4 +101,10 @@ describe('checkSyntax', () => {
     expect(checkSyntax('a@exa\uD83Dmple.com').ok).toBe(false);
     expect(checkSyntax('a\uD83D\uDE00b@example.com').ok).toBe(true); // a real pair (U+1F600)
   });
+
+  it('gives one normalized spelling per mailbox: NFC local part, UTS #46 domain in U-labels', () => {
+    expect(checkSyntax('Jo\u0308hn@EXÄMPLE.com')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
+    expect(checkSyntax('J\u00f6hn@xn--exmple-cua.COM')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
+    expect(checkSyntax('Alice@Example.TEST')).toMatchObject({ ok: true, normalized: 'Alice@example.test', address: 'Alice@example.test' });
+  });
 });

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { parse } from 'smtp-address-parser';
 
 /**
@@ -15,7 +15,11 @@ import { parse } from 'smtp-address-parser';
  *   user@192.168.0.1 is an IP address written without brackets.
  */
 export type SyntaxResult =
-  | { ok: true; local: string; domain: string; asciiDomain: string; address: string }
+  | {
+    ok: true; local: string; domain: string; asciiDomain: string; address: string;
+    /** one spelling per mailbox: local part in Unicode NFC (case kept: it is the server's), domain as UTS #46 maps it, in U-labels */
+    normalized: string;
+  }
   | { ok: false; reason: string };
 
 // Plain ASCII dot-atom: the shape of nearly every real address, so it skips the PEG parser
@@ -57,7 +61,10 @@ export function checkSyntax(email: string): SyntaxResult {
   if (/^[0-9]+$/.test(labels[labels.length - 1])) return fail('numeric top-level domain');
   if (localOctets + 1 + asciiDomain.length > 254) return fail('address longer than 254 octets');
 
-  return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}` };
+  // RFC 6530 10.1: compare internationalized addresses in NFC; the domain's mapping (UTS #46) already
+  // lower-cased and normalized it on the way to A-labels, so its U-labels are canonical too
+  const normalized = `${local.normalize('NFC')}@${domainToUnicode(asciiDomain) || asciiDomain}`;
+  return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}`, normalized };
 }
 
 function fail(reason: string): SyntaxResult {

@@ -76,6 +76,8 @@ export interface Evidence {
 /** One verified address: everything the single, /v1/verify, bulk and CSV shapes are cut from. */
 export interface Verdict {
   email: string;
+  /** the address in one spelling per mailbox (syntax.ts `normalized`); null when it is not an address */
+  normalized_email: string | null;
   valid: boolean;
   deliverable: boolean;
   risk_level: RiskLevel;

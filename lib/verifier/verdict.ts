@@ -65,6 +65,7 @@ export function decideVerdict(facts: Facts): Verdict {
   const provider = syntax.ok ? syntax.asciiDomain : facts.email.slice(facts.email.lastIndexOf('@') + 1).toLowerCase();
   return {
     email: facts.email,
+    normalized_email: syntax.ok ? syntax.normalized : null,
     valid: shape.valid,
     deliverable: shape.deliverable,
     risk_level: shape.risk,

@@ -46,10 +46,12 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
   const check = (email: string) => call(single.POST, { key: ctx.key, sandbox: false, body: { email } });
 
   it('answers single checks with the mailbox provider and sub_reason, and keeps both in the cache', async () => {
-    expect((await check('nobody@yahoo.test')).json).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', sub_reason: null, provider: 'yahoo.test', mailbox_provider: 'yahoo' });
+    expect((await check('nobody@YAHOO.test')).json).toMatchObject({
+      email: 'nobody@YAHOO.test', normalized_email: 'nobody@yahoo.test', status: 'undeliverable', reason: 'rejected_email', sub_reason: null, provider: 'yahoo.test', mailbox_provider: 'yahoo',
+    });
     const full = await check('full@gmail.test');
     expect(full.json).toMatchObject({ status: 'risky', sub_reason: 'mailbox_full', mailbox_provider: 'google', cached: false });
-    expect((await check('full@gmail.test')).json).toMatchObject({ status: 'risky', sub_reason: 'mailbox_full', mailbox_provider: 'google', cached: true });
+    expect((await check('full@gmail.test')).json).toMatchObject({ status: 'risky', sub_reason: 'mailbox_full', mailbox_provider: 'google', normalized_email: 'full@gmail.test', cached: true });
     expect((await check('anyone@mimecast.test')).json).toMatchObject({ status: 'unknown', sub_reason: 'provider_unverifiable', mailbox_provider: 'mimecast' });
     expect((await check('alice@tls.test')).json).toMatchObject({ status: 'deliverable', evidence: { tls: true } });
   });
