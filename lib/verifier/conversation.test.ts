@@ -75,3 +75,27 @@ describe('greet pauses, banners and recipient limits', () => {
     await server.stop();
   });
 });
+
+describe('STARTTLS against a server that stalls the handshake', () => {
+  it('ends at the conversation deadline as a time-out, without a second try in plain text', async () => {
+    const net = await import('node:net');
+    let connections = 0;
+    // offers STARTTLS, says 220, then never answers the ClientHello
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.on('error', () => {});
+      socket.write('220 mx.stall.test ESMTP\r\n');
+      socket.once('data', () => {
+        socket.write('250-mx.stall.test\r\n250 STARTTLS\r\n');
+        socket.once('data', () => socket.write('220 2.0.0 Ready to start TLS\r\n'));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const started = Date.now();
+    const result = await probeMailbox({ ...base((server.address() as import('node:net').AddressInfo).port), commandTimeoutMs: 5000, conversationTimeoutMs: 700 });
+    expect(result).toMatchObject({ failure: 'timeout', detail: 'the conversation took longer than 700 ms' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(connections).toBe(1);
+    server.close();
+  });
+});

@@ -102,7 +102,7 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
       const ready = await session.command('STARTTLS');
       // a refused STARTTLS leaves the session in plain text (RFC 3207 4); go on without it
       if (ready.code === 220) {
-        socket = await upgrade(session.detach(), options);
+        socket = await upgrade(session.detach(), options, (secure) => (socket = secure)); // stop() must reach the handshake
         secure = true;
         session = new Session(socket, options.commandTimeoutMs, session.bytesReceived);
         helo = await session.command(`EHLO ${options.heloName}`); // RFC 3207 4.2: forget what was said before
@@ -142,9 +142,10 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
       return { failure: null, stage: at, reply, catchAllReply: null, tls: secure };
     }
   } catch (error) {
-    const known = error instanceof ProbeFailure && (error.failure === 'protocol' || error.failure === 'tls');
-    const failure = known ? error.failure : options.signal?.aborted || overran ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
-    const detail = known || !overran
+    // a handshake cut short by the deadline is a time-out, not a TLS failure worth a plain-text retry
+    const protocol = error instanceof ProbeFailure && error.failure === 'protocol';
+    const failure = protocol ? 'protocol' : options.signal?.aborted || overran ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
+    const detail = protocol || !overran
       ? (error instanceof ProbeFailure ? error.detail : undefined)
       : `the conversation took longer than ${conversationMs} ms`;
     return { failure, stage, reply: null, catchAllReply: null, tls: secure, ...(detail === undefined ? {} : { detail }) };
@@ -166,14 +167,32 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
  * MTAs (RFC 3207, Postfix smtp_tls_security_level=may) encrypts without authenticating, and most
  * MX certificates would fail a check anyway. Old protocol versions are allowed for the same reason.
  */
-function upgrade(socket: net.Socket, options: ProbeOptions): Promise<tls.TLSSocket> {
+function upgrade(socket: net.Socket, options: ProbeOptions, started: (secure: tls.TLSSocket) => void): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const servername = options.mxHost && !net.isIP(options.mxHost) ? options.mxHost : undefined;
     const secure = tls.connect({ socket, servername, rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
-    const fail = (detail: string) => { clearTimeout(timer); secure.destroy(); reject(new ProbeFailure('tls', detail)); };
+    started(secure);
+    let settled = false;
+    const fail = (detail: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      secure.destroy();
+      reject(new ProbeFailure('tls', detail));
+    };
     const timer = setTimeout(() => fail('TLS handshake timed out'), options.commandTimeoutMs);
-    secure.once('secureConnect', () => { clearTimeout(timer); secure.removeAllListeners('error'); resolve(secure); });
-    secure.once('error', (error: Error) => fail(`TLS handshake failed: ${error.message}`));
+    const onError = (error: Error) => fail(`TLS handshake failed: ${error.message}`);
+    const onClose = () => fail('TLS handshake failed: the connection closed');
+    // until the Session takes over, errors still land here (fail ignores them once settled)
+    secure.on('error', onError);
+    secure.once('close', onClose);
+    secure.once('secureConnect', () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      secure.off('close', onClose);
+      resolve(secure);
+    });
   });
 }
 
