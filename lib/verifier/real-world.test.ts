@@ -108,6 +108,9 @@ describe('DNS as it is out there', () => {
     const { verdict } = await verifier().verify('someone@servfail.test');
     expect(verdict).toMatchObject({ status: 'unknown', valid: true, sub_reason: 'dns_failure', details: { domain_exists: false } });
     expect(verdict.evidence?.dns_failure).toBe('ESERVFAIL');
+    // the MX record is there, but its host name cannot be looked up: still DNS's failure
+    const host = (await verifier().verify('someone@mxfail.test')).verdict;
+    expect(host).toMatchObject({ status: 'unknown', reason: 'no_connect', sub_reason: 'dns_failure', evidence: { attempts: 0, dns_failure: 'mx.servfail.test: ESERVFAIL' } });
   });
 
   it('keeps NXDOMAIN from a resolver that knows the canaries: invalid_domain', async () => {

@@ -31,10 +31,11 @@ export interface SmtpFacts {
   /** what the deciding reply meant; null when the server gave no reply */
   meaning: ReplyMeaning | null;
   /**
-   * why there was no reply: refused_private = the MX resolves to a private address; protocol = the
+   * why there was no reply: refused_private = the MX resolves to a private address; dns = no MX
+   * host name could be looked up (SERVFAIL, time-out); protocol = the
    * server broke a limit of SMTP_LIMITS (lib/verifier/smtp.ts) and the conversation was cut off
    */
-  failure: 'no_connect' | 'timeout' | 'dropped' | 'protocol' | 'tls' | 'refused_private' | null;
+  failure: 'no_connect' | 'timeout' | 'dropped' | 'protocol' | 'tls' | 'refused_private' | 'dns' | null;
   /** what went wrong, when known ("a reply of more than 100 lines") */
   detail?: string | null;
   reply: SmtpReply | null;
@@ -97,7 +98,7 @@ export function decideVerdict(facts: Facts): Verdict {
       smtp_failure: smtp?.failure ? (smtp.detail ? `${smtp.failure}: ${smtp.detail}` : smtp.failure) : null,
       attempts: smtp?.attempts ?? 0,
       tls: smtp?.tls ?? false,
-      dns_failure: facts.dnsProblem?.detail ?? (route.kind === 'unknown' ? route.error : null),
+      dns_failure: facts.dnsProblem?.detail ?? (route.kind === 'unknown' ? route.error : smtp?.failure === 'dns' ? smtp.detail ?? null : null),
     },
   };
 }
@@ -141,6 +142,7 @@ function decideShape(facts: Facts): Shape {
     case 'dropped': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'connection_dropped' };
     case 'protocol': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'protocol_error' };
     case 'tls': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'tls_failed' };
+    case 'dns': return { ...UNKNOWN, reason: 'no_connect', subReason: 'dns_failure' };
   }
   const unavailable = (subReason: SubReason): Shape => ({ ...UNKNOWN, reason: 'unavailable_smtp', subReason });
   switch (smtp.meaning) {

@@ -158,8 +158,6 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       const resolved = await deps.dns.addresses(host.exchange);
       if (!resolved.ok) {
         unresolved.push(`${host.exchange}: ${resolved.error === 'ENOTFOUND' ? 'NXDOMAIN' : resolved.error === 'ENODATA' ? 'no address records' : resolved.error}`);
-        if (resolved.error === 'ENOTFOUND' || resolved.error === 'ENODATA') continue;
-        result.failure = 'no_connect';
         continue;
       }
       const usable = deps.allowPrivateNetworks ? resolved.ips : resolved.ips.filter((ip) => !isPrivateAddress(ip));
@@ -172,7 +170,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
         catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
-      if (probe.failure === 'no_connect') continue;
+      if (probe.failure === 'no_connect') {
+        result.detail = probe.detail ?? null;
+        continue;
+      }
       result.failure = probe.failure;
       result.detail = probe.detail ?? null;
       result.reply = probe.reply;
@@ -189,7 +190,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     // every host name is denied by DNS (NXDOMAIN or no address): no MTA can deliver here
     const denied = unresolved.filter((u) => /NXDOMAIN|no address records/.test(u));
     if (result.attempts === 0 && denied.length === hosts.length) result.mxUnresolvable = denied.join('; ');
-    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect') result.detail = unresolved.join('; ');
+    // no host could even be looked up (SERVFAIL, time-out): DNS failed, not the domain
+    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect') Object.assign(result, { failure: 'dns', detail: unresolved.join('; ') });
     return result;
   }
 

@@ -74,6 +74,8 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
   });
   await new Promise<void>((resolve) => servfail.bind(0, '127.0.0.1', resolve));
   zone.push(`server=/servfail.test/127.0.0.1#${servfail.address().port}`);
+  // a domain whose only MX host name lies in that failing zone
+  zone.push('mx-host=mxfail.test,mx.servfail.test,10');
   const servers: Record<string, ScriptedSmtp> = {};
   let port = 0;
   let n = 1;
