@@ -87,8 +87,15 @@ export function VerdictCard({ result }: { result: SingleResult }) {
             <Fact label="Mail server" value={evidence?.mx_host} />
             <Fact label="SMTP reply" value={evidence?.smtp_code != null ? `${evidence.smtp_code}${evidence.smtp_enhanced_code ? ` ${evidence.smtp_enhanced_code}` : ''}` : null} />
             <Fact label="Attempts" value={evidence?.attempts} />
+            <Fact label="STARTTLS" value={evidence ? (evidence.tls ? 'yes' : 'no') : null} />
             <Fact label="Response time" value={`${result.response_time} ms`} />
             <Fact label="From cache" value={result.cached ? 'yes' : 'no'} />
+            {evidence?.dns_failure && (
+              <div className="sm:col-span-2">
+                <dt className="text-xs text-slate-500">DNS said</dt>
+                <dd className="mt-0.5 break-words font-mono text-xs text-slate-800">{evidence.dns_failure}</dd>
+              </div>
+            )}
             {evidence?.smtp_failure && (
               <div className="sm:col-span-2">
                 <dt className="text-xs text-slate-500">Conversation ended without an answer</dt>
