@@ -51,7 +51,7 @@ interface Fixture { jobId: string; uploadJobId: string | null; key: string }
 
 async function build(database: Database, userId: string, jobId: string, count: number, upload: boolean) {
   const emails = Array.from({ length: count }, (_, i) => address(i));
-  const rows = upload ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]) : undefined;
+  const rows = upload ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]).map((row) => JSON.stringify(row)) : undefined;
   const columns = upload ? JSON.stringify({ columns: ['name', 'email', 'company'], filename: 'list.csv' }) : null;
   await insertQueuedJob(database, {
     id: jobId, userId, sandbox: true, status: 'queued', totalEmails: count, validEmails: count, invalidEmails: 0, columns,

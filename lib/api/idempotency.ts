@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
-import { env } from '../env';
-import { readBytes } from './body';
 import { ApiError, errorResponse } from './errors';
 
 /**
@@ -73,27 +71,25 @@ export async function settleKey({ prisma }: Database, userId: string, key: strin
 }
 
 /**
- * Runs `handler` under the request's Idempotency-Key, if any. The body is buffered once (within the
- * largest body limit; the handler applies its own) so it can be hashed and still be read by the handler.
+ * Runs `handler` under the request's Idempotency-Key, if any, hashing the body apiRoute has read
+ * (within the route's own limit).
  */
 export async function withIdempotency(
   request: Request,
+  body: Buffer,
   userId: string,
   sandbox: boolean,
-  handler: (request: Request) => Promise<Response>,
+  handler: () => Promise<Response>,
 ): Promise<Response> {
   const key = idempotencyKeyOf(request);
-  if (key === null) return handler(request);
-  const body = await readBytes(request, env().EV_MAX_BODY_BYTES);
+  if (key === null) return handler();
   const hash = requestHash(request, sandbox, body);
   const database = await db();
   const held = await claimKey(database, userId, key, hash);
   if (held) return replayOf(held, hash);
   let response: Response;
   try {
-    // Buffer.concat's result is backed by a plain ArrayBuffer; passing it avoids a second copy.
-    const buffered = new Request(request.url, { method: request.method, headers: request.headers, body: body.length ? (body as Uint8Array<ArrayBuffer>) : null });
-    response = await handler(buffered);
+    response = await handler();
   } catch (error) {
     response = errorResponse(error);
   }

@@ -1,30 +1,185 @@
+import { isUtf8 } from 'node:buffer';
+import { Tokenizer, TokenType } from '@streamparser/json';
 import { ApiError, invalidRequest } from '../api/errors';
 import { validate } from '../api/body';
 import { bulkBody } from '../api/schemas';
 import { env } from '../env';
 
 /**
- * Validates a bulk body: size limit first (413), then shape (400). Addresses come as `emails`, or
- * from `rows` and `email_column` (an uploaded CSV, sent once); rows must match emails one to one.
+ * Reads a bulk body token by token and builds only what the API takes: `emails` (strings),
+ * `rows` (arrays of strings), `columns` (strings), `email_column` and `filename`. The first token
+ * out of that shape ends the read with 400, and the address count is checked as the list grows
+ * (413 once it passes EV_MAX_BULK_EMAILS), so no body makes more than its own addresses in memory:
+ * `{"emails":[{},{},...]}` or a thousand nested brackets stop at their first token, where
+ * JSON.parse would have built millions of objects first.
  */
-export function parseBulkRequest(input: unknown) {
-  const given = input as { emails?: unknown; rows?: unknown } | null;
-  const list = Array.isArray(given?.emails) ? given.emails : Array.isArray(given?.rows) ? given.rows : null;
+export function readBulkBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');
   const max = env().EV_MAX_BULK_EMAILS;
-  if (list && list.length > max) {
-    throw new ApiError('too_many_emails', `A bulk request may hold at most ${max} emails; this one has ${list.length}.`, { limit: max });
+  const result: Record<string, unknown> = {};
+  let where: Where = 'start';
+  let key = '';
+  let list: unknown[] = [];
+  let row: string[] = [];
+  let failure: ApiError | null = null;
+  const fail = (error: ApiError): never => { failure = error; throw error; };
+  // the param names the offending element as zod would: emails.3, rows.2, rows.2.5
+  const wrongType = (...at: number[]) => {
+    const param = [key, ...at].join('.');
+    return fail(invalidRequest(param, `${param}: ${EXPECTED[key]}`));
+  };
+  let skipDepth = 0; // inside the value of a field the API does not take: ignored, however deep
+  const notJson = () => fail(invalidRequest('body', 'The request body is not valid JSON.'));
+  // after a value: a comma and more, or the end of its container
+  const next = (token: TokenType, more: Where, close: TokenType, closed: Where) => {
+    if (token === TokenType.COMMA) where = more;
+    else if (token === close) where = closed;
+    else notJson();
+  };
+
+  const tokenizer = new Tokenizer();
+  tokenizer.onToken = ({ token, value }) => {
+    switch (where) {
+      case 'start':
+        if (token !== TokenType.LEFT_BRACE) fail(invalidRequest('body', 'The request body must be a JSON object.'));
+        where = 'first-key';
+        return;
+      case 'first-key':
+        if (token === TokenType.RIGHT_BRACE) { where = 'done'; return; }
+      // falls through: a key
+      case 'key':
+        if (token !== TokenType.STRING) notJson();
+        key = value as string;
+        where = 'colon';
+        return;
+      case 'colon':
+        if (token !== TokenType.COLON) notJson();
+        where = 'value';
+        return;
+      case 'value':
+        if (!Object.hasOwn(EXPECTED, key)) {
+          // another field: skipped without building it (and never stored: no __proto__ games)
+          if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) { skipDepth = 1; where = 'skip'; }
+          else where = 'after-value';
+        } else if (key === 'emails' || key === 'rows' || key === 'columns') {
+          if (token !== TokenType.LEFT_BRACKET) wrongType();
+          list = [];
+          result[key] = list;
+          where = 'first-item';
+        } else if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+          wrongType(); // email_column and filename are single values
+        } else {
+          result[key] = value;
+          where = 'after-value';
+        }
+        return;
+      case 'skip':
+        if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) skipDepth++;
+        else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) skipDepth--;
+        if (skipDepth === 0) where = 'after-value';
+        return;
+      case 'after-value':
+        next(token, 'key', TokenType.RIGHT_BRACE, 'done');
+        return;
+      case 'first-item':
+        if (token === TokenType.RIGHT_BRACKET) { where = 'after-value'; return; }
+      // falls through: an element
+      case 'list':
+        if (list.length >= (key === 'columns' ? 1000 : max)) {
+          if (key === 'columns') fail(invalidRequest('columns', 'columns: at most 1000 columns'));
+          fail(new ApiError('too_many_emails', `A bulk request may hold at most ${max} emails; this one has more.`, { limit: max }));
+        }
+        if (key === 'rows') {
+          if (token !== TokenType.LEFT_BRACKET) wrongType(list.length);
+          row = [];
+          where = 'first-cell';
+          return;
+        }
+        if (token !== TokenType.STRING) wrongType(list.length);
+        list.push(value);
+        where = 'after-item';
+        return;
+      case 'after-item':
+        next(token, 'list', TokenType.RIGHT_BRACKET, 'after-value');
+        return;
+      case 'first-cell':
+        if (token === TokenType.RIGHT_BRACKET) { list.push('[]'); where = 'after-item'; return; }
+      // falls through: a cell
+      case 'row':
+        if (token !== TokenType.STRING || row.length >= 1000) wrongType(list.length, row.length);
+        row.push(value as string);
+        where = 'after-cell';
+        return;
+      case 'after-cell':
+        next(token, 'row', TokenType.RIGHT_BRACKET, 'after-item');
+        // a row is kept as its JSON text (what job_items stores): one string, not an array of many
+        if ((where as Where) === 'after-item') list.push(JSON.stringify(row));
+        return;
+      case 'done':
+        notJson();
+    }
+  };
+  // JSON.parse of the UTF-8 text would fail on a byte order mark; invalid UTF-8 becomes U+FFFD as
+  // Buffer#toString makes it (the tokenizer's own decoder refuses it)
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) notJsonBody();
+  const text = isUtf8(bytes) ? bytes : Buffer.from(bytes.toString('utf8'));
+  try {
+    tokenizer.write(text);
+    tokenizer.end();
+  } catch (error) {
+    throw failure ?? invalidRequest('body', `The request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
   }
-  const body = validate(bulkBody, input);
+  if ((where as Where) !== 'done') throw invalidRequest('body', 'The request body is not valid JSON.');
+  return result;
+}
+
+/** Where the next token goes: the top object's keys and values, a list's elements, a row's cells. */
+type Where = 'start' | 'first-key' | 'key' | 'colon' | 'value' | 'after-value' | 'first-item' | 'list' | 'after-item'
+  | 'first-cell' | 'row' | 'after-cell' | 'skip' | 'done';
+
+function notJsonBody(): never {
+  throw invalidRequest('body', 'The request body is not valid JSON.');
+}
+
+const EXPECTED: Record<string, string> = {
+  emails: 'expected an array of strings',
+  rows: 'expected an array of arrays of strings (at most 1000 cells each)',
+  columns: 'expected an array of strings',
+  email_column: 'expected a number',
+  filename: 'expected a string',
+};
+
+/** What a bulk request holds once read: the addresses, and an upload's rows as JSON text each. */
+export interface BulkBody {
+  emails: string[];
+  /** each row's cells as JSON text (an array of strings), one per email, in order */
+  rows?: string[];
+  columns?: string[];
+  filename?: string;
+}
+
+const scalars = bulkBody.pick({ email_column: true, filename: true });
+
+/**
+ * Validates a bulk body: size limit first (413, while it streamed in), then shape (400). Addresses
+ * come as `emails`, or from `rows` and `email_column` (an uploaded CSV, sent once); rows must match
+ * emails one to one.
+ */
+export function parseBulkRequest(bytes: Buffer): BulkBody {
+  const body = readBulkBody(bytes) as { emails?: string[]; rows?: string[]; columns?: string[]; email_column?: unknown; filename?: unknown };
+  const { email_column: column, filename } = validate(scalars, { email_column: body.email_column, filename: body.filename });
+  if (body.emails?.length === 0) throw invalidRequest('emails', 'emails: must hold at least one address');
+  if (body.rows?.length === 0) throw invalidRequest('rows', 'rows: must hold at least one row');
   if (body.rows && !body.columns) throw invalidRequest('columns', 'columns (the header of rows) is required with rows.');
   let emails = body.emails;
   if (!emails) {
-    const column = body.email_column;
     if (!body.rows || column === undefined) throw invalidRequest('emails', 'emails: required (or rows with columns and email_column).');
     if (column >= body.columns!.length) throw invalidRequest('email_column', 'email_column must be the index of one of columns.');
-    emails = body.rows.map((row) => row[column] ?? '');
+    // the reader wrote each row itself, so parsing one back is safe and small
+    emails = body.rows.map((row) => (JSON.parse(row) as string[])[column] ?? '');
   }
   if (body.rows && body.rows.length !== emails.length) {
     throw invalidRequest('rows', 'rows must hold one entry per email, in the same order.');
   }
-  return { emails: emails.map((email) => email.trim()), rows: body.rows, columns: body.columns, filename: body.filename };
+  return { emails: emails.map((email) => email.trim()), rows: body.rows, columns: body.columns, filename };
 }

@@ -148,7 +148,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
         columns: withUpload ? JSON.stringify({ columns: uploadColumns, filename: 'list.csv' }) : null,
       },
     });
-    await insertJobItems(database.prisma, dialect, jobId, emails, rows);
+    await insertJobItems(database.prisma, dialect, jobId, emails, rows?.map((row) => JSON.stringify(row)));
     const verifications = emails.map((email, idx) => {
       const flags = idx % 128;
       const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(flags & (1 << CSV_FLAGS.indexOf(name)));

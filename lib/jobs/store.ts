@@ -19,9 +19,9 @@ export interface ChunkClaim {
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row'];
 const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
-function itemRows(jobId: string, emails: string[], rows?: string[][], from = 0, to = emails.length): unknown[][] {
+function itemRows(jobId: string, emails: string[], rows?: string[], from = 0, to = emails.length): unknown[][] {
   const out: unknown[][] = [];
-  for (let idx = from; idx < to; idx++) out.push([jobId, idx, emails[idx], rows ? JSON.stringify(rows[idx] ?? []) : null]);
+  for (let idx = from; idx < to; idx++) out.push([jobId, idx, emails[idx], rows ? rows[idx] ?? '[]' : null]);
   return out;
 }
 
@@ -35,7 +35,7 @@ function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][]
   return values;
 }
 
-export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[][]) {
+export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[]) {
   await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, emails, rows));
 }
 
@@ -57,7 +57,7 @@ export interface NewJob {
  * Writes a queued job with its items and chunks atomically: nothing half-written is ever visible.
  * SQLite goes through the direct connection (one transaction), PostgreSQL through Prisma.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[][] | undefined, chunkSize: number) {
+export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[] | undefined, chunkSize: number) {
   const chunks = chunkRows(job.id, emails.length, chunkSize);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {

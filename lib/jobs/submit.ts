@@ -17,8 +17,8 @@ export interface BulkRequest {
   userId: string;
   sandbox: boolean;
   emails: string[];
-  /** Original CSV rows and header, kept for the download. */
-  rows?: string[][];
+  /** Original CSV rows (each an array of strings as JSON text) and header, kept for the download. */
+  rows?: string[];
   columns?: string[];
   filename?: string;
 }

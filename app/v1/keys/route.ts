@@ -3,10 +3,10 @@ import { apiRoute, json } from '@/lib/api/route';
 import { keyBody } from '@/lib/api/schemas';
 import { createApiKey, listApiKeys } from '@/lib/accounts';
 
-export const POST = apiRoute(async (request, caller) => {
-  const { name } = await parseBody(request, keyBody, 4096);
+export const POST = apiRoute(async (_request, caller) => {
+  const { name } = parseBody(caller.body, keyBody);
   const { key, info } = await createApiKey(caller.userId, name);
   return json({ ...info, key }, 201);
-});
+}, { maxBodyBytes: 4096 });
 
 export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listApiKeys(caller.userId) }));

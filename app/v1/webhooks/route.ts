@@ -4,8 +4,8 @@ import { webhookBody } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { createWebhook, listWebhooks } from '@/lib/webhooks/manage';
 
-export const POST = apiRoute(async (request, caller) => {
-  const body = await parseBody(request, webhookBody, 16 * 1024);
+export const POST = apiRoute(async (_request, caller) => {
+  const body = parseBody(caller.body, webhookBody);
   return json(await createWebhook(await db(), caller.userId, body), 201);
 });
 

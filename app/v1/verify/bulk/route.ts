@@ -1,4 +1,4 @@
-import { readJson, parseQuery } from '@/lib/api/body';
+import { parseQuery } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { listQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/api/errors';
@@ -10,8 +10,8 @@ import { decodeCursor, listJobs } from '@/lib/jobs/queries';
 import { INSTANT_LIMIT, submitInstant, submitQueued } from '@/lib/jobs/submit';
 import { applySandboxTrigger } from '@/lib/verification/triggers';
 
-export const POST = apiRoute(async (request, caller) => {
-  const body = parseBulkRequest(await readJson(request, env().EV_MAX_BODY_BYTES));
+export const POST = apiRoute(async (_request, caller) => {
+  const body = parseBulkRequest(caller.body);
   // Triggers apply only to a request of one address (api-decisions.md).
   if (caller.sandbox && body.emails.length === 1) await applySandboxTrigger(body.emails[0]!);
   const bulk = { ...body, userId: caller.userId, sandbox: caller.sandbox };
@@ -20,7 +20,7 @@ export const POST = apiRoute(async (request, caller) => {
   const queued = await submitQueued(database, bulk);
   pokeWorker();
   return json(queued);
-});
+}, { maxBodyBytes: () => env().EV_MAX_BODY_BYTES });
 
 export const GET = apiRoute(async (request, caller) => {
   const query = parseQuery(request, listQuery);

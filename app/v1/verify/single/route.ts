@@ -6,7 +6,7 @@ import { singleResult } from '@/lib/verification/shape';
 import { verifySingle } from '@/lib/verification/single';
 
 export const POST = apiRoute(async (request, caller) => {
-  const { email } = await parseBody(request, emailBody, 64 * 1024);
+  const { email } = parseBody(caller.body, emailBody);
   const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email);
   return json(singleResult(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox));
-});
+}, { maxBodyBytes: 64 * 1024 });
