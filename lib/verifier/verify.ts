@@ -8,7 +8,8 @@ import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
 import { suggestCorrection } from './suggest';
-import type { Verifier, VerifyOutcome } from './types';
+import { checkSyntax } from './syntax';
+import type { Verdict, Verifier, VerifyOutcome } from './types';
 import { decideVerdict, initialFacts, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
@@ -57,8 +58,39 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
   const backoffUntil = deps.backoffUntil ?? new Map<string, number>();
+  // Duplicates of a list (one mailbox however it is spelled: normalized_email) are asked once per
+  // verifier. Only answers are kept, never an unknown (a retry must ask again), and only the
+  // latest DUPLICATES_KEPT, so a job verifier stays small.
+  const answered = new Map<string, Verdict>();
+  const asking = new Map<string, Promise<VerifyOutcome>>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
+    const syntax = checkSyntax(email);
+    if (!syntax.ok) return verifyOnce(email, options);
+    const key = syntax.normalized;
+    const known = answered.get(key);
+    if (known) return { verdict: { ...known, email } };
+    const pending = asking.get(key);
+    if (pending) {
+      const shared = await pending;
+      if (shared.verdict.status !== 'unknown') return { verdict: { ...shared.verdict, email } };
+      return verifyOnce(email, options); // its deadline or its retry may differ: ask for this one
+    }
+    const work = verifyOnce(email, options);
+    asking.set(key, work);
+    try {
+      const outcome = await work;
+      if (outcome.verdict.status !== 'unknown' && outcome.retryAfterMs === undefined) {
+        answered.set(key, outcome.verdict);
+        if (answered.size > DUPLICATES_KEPT) answered.delete(answered.keys().next().value!);
+      }
+      return outcome;
+    } finally {
+      asking.delete(key);
+    }
+  }
+
+  async function verifyOnce(email: string, options: { signal?: AbortSignal }): Promise<VerifyOutcome> {
     const { signal } = options;
     const facts = initialFacts(email);
     const answer = (retryAfterMs?: number): VerifyOutcome =>
@@ -197,6 +229,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
 
   return { verify };
 }
+
+const DUPLICATES_KEPT = 1000;
 
 class DeadlinePassed extends Error {}
 
