@@ -15,7 +15,7 @@ export function dns(): DnsResolver {
   return resolver;
 }
 
-export function newProductionVerifier(): Verifier {
+export function newProductionVerifier(options: { reuseAnswers?: boolean } = {}): Verifier {
   const config = env();
   return createVerifier({
     dns: dns(),
@@ -34,6 +34,7 @@ export function newProductionVerifier(): Verifier {
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
     backoffUntil,
+    reuseAnswers: options.reuseAnswers ?? false,
   });
 }
 
@@ -58,7 +59,7 @@ export function jobVerifier(jobId: string): Verifier {
   let verifier = perJob.get(jobId);
   if (!verifier) {
     if (perJob.size >= MAX_JOB_VERIFIERS) perJob.delete(perJob.keys().next().value!);
-    verifier = newProductionVerifier();
+    verifier = newProductionVerifier({ reuseAnswers: true }); // a list's duplicates are asked once
     perJob.set(jobId, verifier);
   }
   return verifier;

@@ -38,6 +38,11 @@ export interface VerifierDeps {
   backoffUntil?: Map<string, number>;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
+  /**
+   * Ask each mailbox once (by normalized_email) and reuse the answer for its duplicates: for job
+   * verifiers. Single checks leave it off: their cache is the history, with its TTL and `cached`.
+   */
+  reuseAnswers?: boolean;
 }
 
 /** A signal that fires after `ms`, for verify(email, { signal: deadline(10_000) }). */
@@ -65,6 +70,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   const asking = new Map<string, Promise<VerifyOutcome>>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
+    if (!deps.reuseAnswers) return verifyOnce(email, options);
     const syntax = checkSyntax(email);
     if (!syntax.ok) return verifyOnce(email, options);
     const key = syntax.normalized;

@@ -71,7 +71,9 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
     try {
-      const emails = ['alice@postscreen.test', 'bob@postscreen.test', 'nobody@yahoo.test', 'alice@yahoo.test', 'x@mimecast.test',
+      const askedNobody = () => peers.servers.yahoo!.commands.filter((c) => c.line === 'RCPT TO:<nobody@yahoo.test>').length;
+      const before = askedNobody();
+      const emails = ['alice@postscreen.test', 'bob@postscreen.test', 'nobody@yahoo.test', 'nobody@YAHOO.TEST', 'alice@yahoo.test', 'x@mimecast.test',
         'x@dangling.test', 'alice@onercpt.test', 'full@gmail.test', 'alice@spamhaus.test', 'alice@badtls.test', 'nobody@microsoft.test'];
       const res = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails } });
       expect(res.json.status).toBe('queued');
@@ -81,6 +83,9 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       expect(byEmail['alice@postscreen.test']).toMatchObject({ status: 'deliverable' });
       expect(byEmail['bob@postscreen.test']).toMatchObject({ status: 'undeliverable', reason: 'rejected_email' });
       expect(byEmail['nobody@yahoo.test']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'yahoo' });
+      // a duplicate in another spelling got the same answer without a second conversation
+      expect(byEmail['nobody@YAHOO.TEST']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'yahoo' });
+      expect(askedNobody() - before).toBe(1);
       expect(byEmail['alice@yahoo.test']).toMatchObject({ status: 'deliverable', mailbox_provider: 'yahoo' });
       expect(byEmail['x@mimecast.test']).toMatchObject({ status: 'unknown', sub_reason: 'provider_unverifiable' });
       expect(byEmail['x@dangling.test']).toMatchObject({ status: 'undeliverable', reason: 'no_mx', sub_reason: 'mx_unresolvable' });
