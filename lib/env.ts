@@ -32,6 +32,7 @@ const schema = z.object({
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),
   EV_DNS_SERVERS: z.string().default(''),
+  EV_DNS_CANARIES: z.string().default('gmail.com,outlook.com,yahoo.com'),
   EV_SMTP_PORT: int.default(25),
   EV_HELO_NAME: z.string().default('verifier.localhost'),
   EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),

@@ -95,17 +95,21 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, email, false, since]);
   const row = rows[0];
   if (!row) return null;
-  const { evidence, ...details } = JSON.parse(row.details) as Verdict['details'] & { evidence: Verdict['evidence'] };
+  const { evidence, sub_reason = null, mailbox_provider = null, normalized_email = null, ...details } =
+    JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email'>> & { evidence: Verdict['evidence'] };
   return {
     email: row.email,
+    normalized_email,
     valid: bool(row.valid),
     deliverable: bool(row.deliverable),
     risk_level: row.risk_level as Verdict['risk_level'],
     reason: row.reason as Verdict['reason'],
+    sub_reason,
     confidence: Number(row.confidence),
     status: row.status as Verdict['status'],
     score: Number(row.score),
     provider: row.provider,
+    mailbox_provider,
     details,
     disposable: bool(row.disposable),
     role: bool(row.role),

@@ -1,6 +1,6 @@
 // npm run doctor [-- --json]: checks from this machine what makes SMTP probing fail in practice
-// (outbound port 25, reverse DNS of the egress address against EV_HELO_NAME, DNS blocklists), with
-// the same environment as the server. Exit code 1 when a check fails; warnings exit 0.
+// (outbound port 25, reverse DNS of the egress address against EV_HELO_NAME, DNS blocklists, a
+// resolver that denies EV_DNS_CANARIES), with the same environment as the server. Exit code 1 when a check fails; warnings exit 0.
 import { checkEgress, type CheckStatus } from '../lib/egress/check';
 import { egressDepsFromEnv } from '../lib/egress/state';
 import { env } from '../lib/env';
@@ -12,7 +12,7 @@ if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ ...report, policy: config.EV_EGRESS_POLICY }, null, 2));
 } else {
   const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
-  const title: Record<string, string> = { port25: 'port 25', egress_ip: 'egress IP', rdns: 'reverse DNS', dnsbl: 'blocklists' };
+  const title: Record<string, string> = { port25: 'port 25', egress_ip: 'egress IP', rdns: 'reverse DNS', dnsbl: 'blocklists', resolver: 'DNS resolver' };
   console.log(`Egress health (HELO ${report.helo_name}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`);
   for (const check of report.checks) {
     console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);

@@ -21,6 +21,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Exim, the second real MTA of the verifier tests, cannot be installed beside Postfix (both are the
+# system's MTA): its Debian package is unpacked into /opt/ev-peers/exim and run from there
+# (test/peers/exim.ts). Exim looks up its compiled-in user at start, so that user must exist.
+if [ ! -x /opt/ev-peers/exim/usr/sbin/exim4 ]; then
+  tmp="$(mktemp -d)"; chmod 755 "$tmp"
+  (cd "$tmp" && as_root apt-get download -qq exim4-daemon-light libidn12 >/dev/null 2>&1 || { as_root apt-get update -qq && as_root apt-get download -qq exim4-daemon-light libidn12; })
+  as_root mkdir -p /opt/ev-peers/exim
+  for deb in "$tmp"/*.deb; do as_root dpkg -x "$deb" /opt/ev-peers/exim; done
+  rm -rf "$tmp"
+fi
+id Debian-exim >/dev/null 2>&1 || as_root useradd -r -M -d /nonexistent -s /usr/sbin/nologin Debian-exim
 # Debian starts the system dnsmasq/postfix/danted on install; the tests run their own instances.
 as_root service dnsmasq stop >/dev/null 2>&1 || true
 as_root service danted stop >/dev/null 2>&1 || true

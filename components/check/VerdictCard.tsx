@@ -82,11 +82,20 @@ export function VerdictCard({ result }: { result: SingleResult }) {
           <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Evidence</h3>
           <dl className="grid grid-cols-1 gap-x-6 gap-y-2 rounded-xl bg-slate-50 p-4 text-sm ring-1 ring-slate-200 sm:grid-cols-2">
             <Fact label="Provider" value={result.provider} />
+            <Fact label="Mailbox provider" value={result.mailbox_provider} />
+            <Fact label="Why" value={result.sub_reason?.replaceAll('_', ' ')} />
             <Fact label="Mail server" value={evidence?.mx_host} />
             <Fact label="SMTP reply" value={evidence?.smtp_code != null ? `${evidence.smtp_code}${evidence.smtp_enhanced_code ? ` ${evidence.smtp_enhanced_code}` : ''}` : null} />
             <Fact label="Attempts" value={evidence?.attempts} />
+            <Fact label="STARTTLS" value={evidence ? (evidence.tls ? 'yes' : 'no') : null} />
             <Fact label="Response time" value={`${result.response_time} ms`} />
             <Fact label="From cache" value={result.cached ? 'yes' : 'no'} />
+            {evidence?.dns_failure && (
+              <div className="sm:col-span-2">
+                <dt className="text-xs text-slate-500">DNS said</dt>
+                <dd className="mt-0.5 break-words font-mono text-xs text-slate-800">{evidence.dns_failure}</dd>
+              </div>
+            )}
             {evidence?.smtp_failure && (
               <div className="sm:col-span-2">
                 <dt className="text-xs text-slate-500">Conversation ended without an answer</dt>

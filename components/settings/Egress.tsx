@@ -11,6 +11,7 @@ const TITLES: Record<EgressCheck['name'], string> = {
   egress_ip: 'Egress IP',
   rdns: 'Reverse DNS',
   dnsbl: 'Blocklists',
+  resolver: 'DNS resolver',
 };
 
 const LOOK: Record<CheckStatus, { mark: string; label: string; badge: string; mark_class: string }> = {

@@ -17,6 +17,8 @@ export interface BulkItem {
 
 export interface SingleResult extends BulkItem {
   provider: string;
+  mailbox_provider?: string | null;
+  sub_reason?: string | null;
   response_time: number;
   confidence: number;
   details: { syntax_valid: boolean; domain_exists: boolean; mx_record: boolean; smtp_valid: boolean };
@@ -25,7 +27,7 @@ export interface SingleResult extends BulkItem {
   free?: boolean;
   catch_all?: boolean;
   did_you_mean?: string | null;
-  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; smtp_failure?: string | null; attempts?: number | null };
+  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; smtp_failure?: string | null; attempts?: number | null; tls?: boolean; dns_failure?: string | null };
 }
 
 export interface BulkSubmitted {

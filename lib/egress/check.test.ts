@@ -56,6 +56,17 @@ function deps(overrides: Partial<EgressDeps> = {}): EgressDeps {
 const byName = (report: EgressReport) => Object.fromEntries(report.checks.map((c) => [c.name, c]));
 
 describe('checkEgress against real DNS and SMTP', () => {
+  it('fails the resolver check when the resolver denies a canary, and passes when it knows them', async () => {
+    // dnsmasq answers NXDOMAIN for names under its local zones it does not know: nosuch.test
+    const lying = await checkEgress(deps({ dns: createEgressDns({ servers: [dns.server], timeoutMs: 400, tries: 1, canaries: ['helo.test', 'nosuch.test'] }) }));
+    expect(byName(lying).resolver).toMatchObject({ status: 'fail', message: expect.stringContaining('denies nosuch.test (NXDOMAIN)') });
+    expect(byName(lying).resolver!.remedy).toContain('EV_DNS_SERVERS');
+    expect(lying.status).toBe('fail');
+    const sane = await checkEgress(deps({ dns: createEgressDns({ servers: [dns.server], timeoutMs: 400, tries: 1, canaries: ['helo.test'] }) }));
+    expect(byName(sane).resolver).toMatchObject({ status: 'pass', remedy: null });
+    expect(byName(await checkEgress(deps())).resolver).toBeUndefined(); // no canaries, no check
+  });
+
   it('passes when port 25 answers, the PTR is the HELO name and resolves back, and no list has the address', async () => {
     const report = await checkEgress(deps({ heloName: 'HELO.test.' }));
     const checks = byName(report);

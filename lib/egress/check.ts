@@ -11,11 +11,13 @@ import type { SocksProxy } from '../verifier/proxy';
  * - egress_ip: the address receivers see (EV_EGRESS_IP, else the probe connection's own address)
  * - rdns: that address has a PTR record that resolves back to it, and it is the HELO name
  * - dnsbl: that address is on none of the DNS blocklists
+ * - resolver: the resolver does not deny the canary names (EV_DNS_CANARIES); one that does makes
+ *   every NXDOMAIN verdict worthless (lib/verifier/dns.ts health())
  * Pure TypeScript: DNS, the TCP connection and the clock come in as parameters.
  */
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
-export type CheckName = 'port25' | 'egress_ip' | 'rdns' | 'dnsbl';
+export type CheckName = 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver';
 
 export interface EgressCheck {
   name: CheckName;
@@ -44,6 +46,8 @@ export interface EgressDns {
   reverse(ip: string): Promise<Lookup>;
   /** A records of a name (DNSBL queries) */
   ipv4(name: string): Promise<Lookup>;
+  /** whether the resolver denies a canary; absent: not checked */
+  health?: DnsResolver['health'];
 }
 
 /** What an SMTP server said first, or why nothing was said. */
@@ -91,12 +95,26 @@ export async function checkEgress(deps: EgressDeps): Promise<EgressReport> {
   } else {
     checks.push(...(await Promise.all([checkReverseDns(deps.dns, egress.ip, heloName), checkBlocklists(deps.dns, egress.ip, deps.dnsblZones)])));
   }
+  if (deps.dns.health) checks.push(await checkResolver(deps.dns.health));
   return {
     status: worst(checks.map((c) => c.status)),
     checked_at: new Date(now()).toISOString(),
     egress_ip: egress.ip,
     helo_name: heloName,
     checks,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// resolver
+
+async function checkResolver(health: NonNullable<DnsResolver['health']>): Promise<EgressCheck> {
+  const answer = await health();
+  if (!answer.lying) return { name: 'resolver', status: 'pass', message: 'The DNS resolver answers for the canary names (EV_DNS_CANARIES).', remedy: null };
+  return {
+    name: 'resolver', status: 'fail',
+    message: `The DNS resolver is lying: ${answer.detail}. Verdicts that rest on NXDOMAIN are answered unknown (resolver_unreliable).`,
+    remedy: 'Point EV_DNS_SERVERS at a recursive resolver that answers for the public DNS (a local unbound, or your provider\'s), or correct EV_DNS_CANARIES if a name in it really does not exist.',
   };
 }
 
@@ -417,13 +435,15 @@ export interface EgressDnsOptions {
   servers?: string[];
   timeoutMs?: number;
   tries?: number;
+  /** EV_DNS_CANARIES: names that must exist, for the resolver check */
+  canaries?: string[];
 }
 
 /** The verifier's resolver (MX and addresses) plus PTR and plain A lookups, on the same servers. */
 export function createEgressDns(options: EgressDnsOptions = {}): EgressDns {
   const timeout = options.timeoutMs ?? 3000;
   const tries = options.tries ?? 2;
-  const base = createDnsResolver({ servers: options.servers, timeoutMs: timeout, tries, minTtlMs: 0, mxTtlMs: 0, negativeTtlMs: 0 });
+  const base = createDnsResolver({ servers: options.servers, timeoutMs: timeout, tries, minTtlMs: 0, mxTtlMs: 0, negativeTtlMs: 0, canaries: options.canaries, healthTtlMs: 0 });
   const resolver = new Resolver({ timeout, tries });
   if (options.servers?.length) resolver.setServers(options.servers);
   const lookup = async (query: () => Promise<string[]>): Promise<Lookup> => {
@@ -444,6 +464,7 @@ export function createEgressDns(options: EgressDnsOptions = {}): EgressDns {
       return lookup(() => resolver.resolvePtr(`${labels}.${isIP(unmapped(ip)) === 4 ? 'in-addr' : 'ip6'}.arpa`));
     },
     ipv4: (name) => lookup(() => resolver.resolve4(name)),
+    ...(options.canaries?.length ? { health: base.health } : {}),
   };
 }
 

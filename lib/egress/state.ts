@@ -7,7 +7,7 @@ import { checkEgress, createEgressDns, type EgressDeps, type EgressReport } from
 export function egressDepsFromEnv(config: Env = env()): EgressDeps {
   const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
   return {
-    dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS) }),
+    dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: list(config.EV_DNS_CANARIES) }),
     proxy: config.EV_SMTP_PROXY,
     heloName: config.EV_HELO_NAME,
     smtpPort: config.EV_SMTP_PORT,

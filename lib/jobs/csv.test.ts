@@ -85,16 +85,16 @@ describe('resultLine', () => {
   const papaRow = (row: CsvRow) => {
     const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(row[8] & (1 << CSV_FLAGS.indexOf(name)));
     return papa([[row[1], flag('valid'), flag('deliverable'), row[2], row[3], row[4], row[5], row[6],
-      flag('disposable'), flag('role'), flag('free'), flag('catch_all'), row[7] ?? '', flag('cached')]]);
+      flag('disposable'), flag('role'), flag('free'), flag('catch_all'), row[7] ?? '', flag('cached'), row[9] ?? '', row[10] ?? '']]);
   };
 
   it('writes every combination of the seven flags as true/false in column order', () => {
     for (let flags = 0; flags < 128; flags++) {
-      const row: CsvRow = [0, 'a@b.com', 'low', 'accepted_email', 'deliverable', 95, 'b.com', null, flags, null];
+      const row: CsvRow = [0, 'a@b.com', 'low', 'accepted_email', 'deliverable', 95, 'b.com', null, flags, null, null, null];
       expect(resultLine(row)).toBe(papaRow(row));
     }
-    expect(resultLine([0, 'a@b.com', 'low', 'r', 's', 95, 'b.com', null, 0b1000001, null]))
-      .toBe('a@b.com,true,false,low,r,s,95,b.com,false,false,false,false,,true\r\n');
+    expect(resultLine([0, 'a@b.com', 'low', 'r', 's', 95, 'b.com', null, 0b1000001, 'greylisted', 'google', null]))
+      .toBe('a@b.com,true,false,low,r,s,95,b.com,false,false,false,false,,true,greylisted,google\r\n');
   });
 
   it('escapes every string cell as papaparse does (random hostile rows)', () => {
@@ -102,7 +102,8 @@ describe('resultLine', () => {
     for (let i = 0; i < 10_000; i++) {
       const row: CsvRow = [
         i, randomString(next), randomString(next), randomString(next), randomString(next), Math.round((next() - 0.5) * 300),
-        randomString(next), next() < 0.5 ? null : randomString(next), Math.floor(next() * 128), null,
+        randomString(next), next() < 0.5 ? null : randomString(next), Math.floor(next() * 128),
+        next() < 0.5 ? null : randomString(next), next() < 0.5 ? null : randomString(next), null,
       ];
       const [got, want] = [resultLine(row), papaRow(row)];
       if (got !== want) expect(got, show(row)).toBe(want);
@@ -123,7 +124,8 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
       const uploaded = withUpload ? (JSON.parse(items.get(r.idx!) ?? '[]') as string[]) : [];
       const padded = withUpload ? uploadColumns.map((_, i) => uploaded[i] ?? '') : [];
       return [...padded, r.email, r.valid, r.deliverable, r.riskLevel, r.reason, r.status, r.score, r.provider,
-        r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached];
+        r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached,
+        JSON.parse(r.details).sub_reason ?? '', JSON.parse(r.details).mailbox_provider ?? ''];
     });
     return papa([[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows]);
   }
@@ -157,7 +159,8 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
         reason: hostile ? clean(randomString(next)) : 'accepted_email', score: (idx % 301) - 100, confidence: 50,
         provider: hostile ? clean(randomString(next)) : 'example.com', disposable: flag('disposable'), role: flag('role'),
         free: flag('free'), catch_all: flag('catch_all'), did_you_mean: idx % 3 === 0 ? null : clean(randomString(next)),
-        cached: flag('cached'), details: '{}', created_at: 0,
+        cached: flag('cached'), created_at: 0,
+        details: idx % 4 === 0 ? '{}' : JSON.stringify({ sub_reason: hostile ? clean(randomString(next)) : 'greylisted', mailbox_provider: idx % 4 === 1 ? null : hostile ? clean(randomString(next)) : 'google' }),
       };
       return VERIFICATION_COLUMNS.map((column) => values[column]);
     });

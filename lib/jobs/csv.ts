@@ -6,7 +6,7 @@ import { csvPage, type CsvRow } from './store';
 
 export const RESULT_COLUMNS = [
   'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider',
-  'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached',
+  'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'sub_reason', 'mailbox_provider',
 ] as const;
 
 const PAGE = 5000;
@@ -52,7 +52,7 @@ const CACHED = ['false', 'true'];
 export function resultLine(row: CsvRow): string {
   const flags = row[8];
   return `${csvCell(row[1])},${VALID_DELIVERABLE[flags & 3]},${csvCell(row[2])},${csvCell(row[3])},${csvCell(row[4])},${csvCell(row[5])},${
-    csvCell(row[6])},${DISPOSABLE_TO_CATCH_ALL[(flags >> 2) & 15]},${csvCell(row[7])},${CACHED[(flags >> 6) & 1]}\r\n`;
+    csvCell(row[6])},${DISPOSABLE_TO_CATCH_ALL[(flags >> 2) & 15]},${csvCell(row[7])},${CACHED[(flags >> 6) & 1]},${csvCell(row[9])},${csvCell(row[10])}\r\n`;
 }
 
 /** The upload's cells of one row (padded to the upload's header), each followed by a comma. */
@@ -90,7 +90,7 @@ export function resultsCsv(database: Database, job: { id: string; status: string
       afterIdx = Number(rows[rows.length - 1]![0]);
       // one string per page, encoded once
       let page = '';
-      if (original.length) for (const row of rows) page += uploadedCells(row[9], original.length) + resultLine(row);
+      if (original.length) for (const row of rows) page += uploadedCells(row[11], original.length) + resultLine(row);
       else for (const row of rows) page += resultLine(row);
       controller.enqueue(Buffer.from(page));
     },

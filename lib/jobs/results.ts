@@ -18,7 +18,8 @@ export interface Recorded {
 }
 
 export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
-  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence });
+  // sub_reason and mailbox_provider ride in the details JSON: no column, no migration
+  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider, normalized_email: verdict.normalized_email });
   return [
     r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
     verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,
@@ -54,9 +55,12 @@ export interface StoredVerification {
 
 export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
 
-type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score'>;
+type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score'> &
+  ({ details: string } | Pick<Verdict, 'sub_reason' | 'mailbox_provider'>);
 
+/** A bulk item from a stored row (sub_reason and mailbox_provider in its details JSON) or a fresh verdict. */
 export function bulkItem(row: ItemSource) {
+  const extra: Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
   return {
     email: row.email,
     valid: bool(row.valid),
@@ -66,6 +70,8 @@ export function bulkItem(row: ItemSource) {
     cached: bool(row.cached),
     status: row.status,
     score: Number(row.score),
+    sub_reason: extra.sub_reason ?? null,
+    mailbox_provider: extra.mailbox_provider ?? null,
   };
 }
 

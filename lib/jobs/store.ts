@@ -275,7 +275,7 @@ export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: 
 /** A result row as the CSV download reads it; see `csvPage`. */
 export type CsvRow = [
   idx: number, email: string, riskLevel: string, reason: string, status: string, score: number, provider: string,
-  didYouMean: string | null, flags: number, row: string | null,
+  didYouMean: string | null, flags: number, subReason: string | null, mailboxProvider: string | null, row: string | null,
 ];
 
 /** The bits of `CsvRow.flags`, in the order of the CSV's boolean columns. */
@@ -283,7 +283,7 @@ export const CSV_FLAGS = ['valid', 'deliverable', 'disposable', 'role', 'free', 
 
 /**
  * A page of results as the CSV writes them: [idx, email, risk_level, reason, status, score, provider,
- * did_you_mean, flags, upload row JSON or NULL]. The seven booleans come as one integer (bit i is
+ * did_you_mean, flags, sub_reason, mailbox_provider, upload row JSON or NULL]. The seven booleans come as one integer (bit i is
  * CSV_FLAGS[i]): every value the driver hands back costs, and a million rows are streamed.
  */
 export async function csvPage(database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket): Promise<CsvRow[]> {
@@ -294,7 +294,10 @@ export async function csvPage(database: Database, jobId: string, afterIdx: numbe
   const from = withRows
     ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
     : 'NULL AS row FROM verifications v';
-  const query = `SELECT v.idx, v.email, v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags, ${from}
+  // sub_reason and mailbox_provider live in the details JSON (lib/jobs/results.ts verificationRow)
+  const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
+  const query = `SELECT v.idx, v.email, v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
+    ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider, ${from}
     WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
   return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
 }

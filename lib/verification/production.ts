@@ -9,12 +9,13 @@ let resolver: DnsResolver | undefined;
 // A 421 from an MX host is respected by every verifier of this process (jobs and single checks).
 const backoffUntil = new Map<string, number>();
 
-function dns(): DnsResolver {
-  resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS) });
+/** The process's resolver (also asked by the egress check whether it can be believed). */
+export function dns(): DnsResolver {
+  resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS), canaries: parseDnsServers(env().EV_DNS_CANARIES) });
   return resolver;
 }
 
-export function newProductionVerifier(): Verifier {
+export function newProductionVerifier(options: { reuseAnswers?: boolean } = {}): Verifier {
   const config = env();
   return createVerifier({
     dns: dns(),
@@ -33,6 +34,7 @@ export function newProductionVerifier(): Verifier {
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
     backoffUntil,
+    reuseAnswers: options.reuseAnswers ?? false,
   });
 }
 
@@ -57,7 +59,7 @@ export function jobVerifier(jobId: string): Verifier {
   let verifier = perJob.get(jobId);
   if (!verifier) {
     if (perJob.size >= MAX_JOB_VERIFIERS) perJob.delete(perJob.keys().next().value!);
-    verifier = newProductionVerifier();
+    verifier = newProductionVerifier({ reuseAnswers: true }); // a list's duplicates are asked once
     perJob.set(jobId, verifier);
   }
   return verifier;

@@ -4,14 +4,17 @@ import type { Verdict } from '../verifier/types';
 export function singleResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
   return {
     email: verdict.email,
+    normalized_email: verdict.normalized_email,
     valid: verdict.valid,
     deliverable: verdict.deliverable,
     risk_level: verdict.risk_level,
     provider: verdict.provider,
+    mailbox_provider: verdict.mailbox_provider,
     response_time: responseTimeMs,
     confidence: verdict.confidence,
     details: verdict.details,
     reason: verdict.reason,
+    sub_reason: verdict.sub_reason,
     cached,
     status: verdict.status,
     score: verdict.score,

@@ -13,9 +13,14 @@ export type MailRoute =
 
 export type HostAddresses = { ok: true; ips: string[] } | { ok: false; error: string };
 
+/** Whether the resolver's denials can be believed: lying = it answered NXDOMAIN for a canary. */
+export type ResolverHealth = { lying: false } | { lying: true; detail: string };
+
 export interface DnsResolver {
   mailRoute(domain: string): Promise<MailRoute>;
   addresses(host: string): Promise<HostAddresses>;
+  /** asked before a verdict rests on NXDOMAIN; absent: the resolver is trusted */
+  health?(): Promise<ResolverHealth>;
 }
 
 export interface DnsOptions {
@@ -31,6 +36,14 @@ export interface DnsOptions {
   /** bounds for A/AAAA TTLs: a 0-second TTL would defeat the cache in a bulk job */
   minTtlMs?: number;
   maxTtlMs?: number;
+  /**
+   * Names that must exist (EV_DNS_CANARIES). A resolver that denies one (NXDOMAIN) denies real
+   * domains too: captive portals, a hijacking ISP resolver, a split-horizon resolver with no
+   * upstream. Any other answer, even a failure, is not a denial.
+   */
+  canaries?: string[];
+  /** how long a health answer is kept (default 60 s) */
+  healthTtlMs?: number;
 }
 
 const NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA']);
@@ -121,7 +134,26 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
     });
   }
 
-  return { mailRoute, addresses };
+  let health: { expires: number; value: Promise<ResolverHealth> } | null = null;
+  function checkHealth(): Promise<ResolverHealth> {
+    if (health && health.expires > now()) return health.value;
+    const value = Promise.all((options.canaries ?? []).map(async (name) => {
+      try {
+        await resolver.resolve4(name);
+        return null;
+      } catch (error) {
+        // NODATA (ENODATA) says the name exists; only a denial of its existence is a lie
+        return errorCode(error) === 'ENOTFOUND' ? name : null;
+      }
+    })).then((denied): ResolverHealth => {
+      const names = denied.filter((n): n is string => n !== null);
+      return names.length === 0 ? { lying: false } : { lying: true, detail: `the resolver denies ${names.join(', ')} (NXDOMAIN), which must exist` };
+    });
+    health = { expires: now() + (options.healthTtlMs ?? 60_000), value };
+    return value;
+  }
+
+  return { mailRoute, addresses, health: checkHealth };
 }
 
 /** EV_DNS_SERVERS="127.0.0.1:5353,[::1]:53" → ["127.0.0.1:5353", "[::1]:53"] */

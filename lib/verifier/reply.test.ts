@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReply } from './reply';
+import { blockKind, classifyReply, isTooManyRecipients } from './reply';
 import { parseReply } from './smtp';
 
 const meaning = (lines: string[], stage: 'rcpt' | 'banner' | 'mail' = 'rcpt') => classifyReply(parseReply(lines), stage);
@@ -32,5 +32,56 @@ describe('classifyReply on replies real servers send', () => {
   it('parses the enhanced code out of the text', () => {
     expect(parseReply(['550 5.1.1 <a@b.c>: User unknown'])).toEqual({ code: 550, enhanced: '5.1.1', message: '<a@b.c>: User unknown' });
     expect(parseReply(['220 mx.example.test ESMTP'])).toEqual({ code: 220, enhanced: null, message: 'mx.example.test ESMTP' });
+  });
+
+  it("reads Yahoo's rejection without an enhanced code as a missing mailbox", () => {
+    // hbattat/verifyEmail#30 quotes it from a real bounce
+    expect(meaning(["554 delivery error: dd This user doesn't have a yahoo.com account (alexwillis2011@yahoo.com) [-5] - mta1325.mail.gq1.yahoo.com"])).toBe('rejected');
+    expect(meaning(["554 delivery error: dd This user doesn't have a yahoo.fr account (email@yahoo.fr) [0] - mta1064.mail.ird.yahoo.com"])).toBe('rejected');
+    // Yahoo's content refusal is about the message, never the mailbox
+    expect(meaning(['554 Message not allowed - [299]'])).toBe('blocked');
+  });
+
+  it('never reads policy, TLS, reputation or throttling as a missing mailbox', () => {
+    const aboutUs = [
+      '530 5.7.0 Must issue a STARTTLS command first',
+      '530 Must issue a STARTTLS command first',
+      '554 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org',
+      '550 Sender address rejected: Domain not found',
+      '550 5.7.606 Access denied, banned sending IP [192.0.2.1]',
+      '553 Recipient address rejected: your IP has a poor reputation',
+      '550 Message rejected due to local policy',
+      // Yahoo: "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list"
+      "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list; see https://postmaster.yahooinc.com/error-codes",
+      // Microsoft: "550 5.7.1 Unfortunately, messages from [x] weren't sent ... on our block list (S3150)"
+      "550 5.7.1 Unfortunately, messages from [192.0.2.1] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150).",
+      // Gmail: "550-5.7.1 [x] Our system has detected that this message is likely unsolicited mail"
+      '550 5.7.1 [192.0.2.1] Our system has detected that this message is likely unsolicited mail.',
+    ];
+    for (const line of aboutUs) expect([line, meaning([line])]).toEqual([line, 'blocked']);
+    expect(blockKind(parseReply(['530 5.7.0 Must issue a STARTTLS command first']))).toBe('tls_required');
+    expect(blockKind(parseReply(['554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org']))).toBe('ip_blocklisted');
+    expect(blockKind(parseReply(['550 Message rejected due to local policy']))).toBe('blocked_by_policy');
+  });
+
+  it('calls a full mailbox full, not rejected', () => {
+    expect(meaning(['552 5.2.2 The email account that you tried to reach is over quota.'])).toBe('full');
+    expect(meaning(['452 4.2.2 The email account that you tried to reach is over quota.'])).toBe('full');
+    expect(meaning(['552 Requested mail action aborted: exceeded storage allocation'])).toBe('full');
+    expect(meaning(['550 5.2.1 The email account that you tried to reach is disabled.'])).toBe('rejected');
+  });
+
+  it("keeps postscreen's first-connection refusal a come-back-later", () => {
+    expect(meaning(['450 4.3.2 Service currently unavailable'], 'banner')).toBe('transient');
+    expect(meaning(['421 4.3.2 Service currently unavailable'], 'banner')).toBe('backoff');
+    // Yahoo's volume deferral: "421 4.7.0 [TSS04] Messages from x temporarily deferred due to unexpected volume or user complaints"
+    expect(meaning(['421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints'])).toBe('backoff');
+  });
+
+  it('recognises a per-transaction recipient limit', () => {
+    expect(isTooManyRecipients(parseReply(['452 4.5.3 Error: too many recipients']))).toBe(true);
+    expect(isTooManyRecipients(parseReply(['452 Too many recipients']))).toBe(true);
+    expect(isTooManyRecipients(parseReply(['452 4.2.2 Mailbox full']))).toBe(false);
+    expect(isTooManyRecipients(parseReply(['450 4.2.0 Greylisted']))).toBe(false);
   });
 });

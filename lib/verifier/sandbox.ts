@@ -70,8 +70,8 @@ export function sandboxVerdict(email: string): Verdict {
   if (!syntax.ok) {
     const at = email.lastIndexOf('@');
     return {
-      email, valid: false, deliverable: false, risk_level: 'high', reason: 'invalid_email', confidence: 99,
-      status: 'undeliverable', score: 0, provider: at >= 0 ? email.slice(at + 1).toLowerCase() : '',
+      email, normalized_email: null, valid: false, deliverable: false, risk_level: 'high', reason: 'invalid_email', sub_reason: null, confidence: 99,
+      status: 'undeliverable', score: 0, provider: at >= 0 ? email.slice(at + 1).toLowerCase() : '', mailbox_provider: null,
       details: { syntax_valid: false, domain_exists: false, mx_record: false, smtp_valid: false },
       disposable: false, role: false, free: false, catch_all: false, did_you_mean: null, evidence: null,
     };
@@ -81,14 +81,17 @@ export function sandboxVerdict(email: string): Verdict {
   const domainExists = outcome.reason !== 'invalid_domain';
   return {
     email,
+    normalized_email: syntax.normalized,
     valid: outcome.valid,
     deliverable: outcome.deliverable,
     risk_level: outcome.risk_level,
     reason: outcome.reason,
+    sub_reason: outcome.status === 'unknown' ? 'timeout' : null,
     confidence: outcome.confidence,
     status: outcome.status,
     score: outcome.score,
     provider: syntax.domain.toLowerCase(),
+    mailbox_provider: null,
     details: { syntax_valid: true, domain_exists: domainExists, mx_record: domainExists, smtp_valid: outcome.smtp_valid ?? true },
     disposable: outcome.disposable ?? false,
     role: outcome.role ?? false,

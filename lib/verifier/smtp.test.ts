@@ -26,10 +26,10 @@ describe('probeMailbox against Postfix', () => {
     expect(result.reply).toMatchObject({ code: 250, enhanced: '2.1.5' });
   });
 
-  it('skips the catch-all question when the address was rejected', async () => {
+  it('asks the catch-all question after a rejection too (other addresses of the domain wait for it)', async () => {
     const result = await probeMailbox({ ...base(postfix.port), recipient: 'nobody@example.test' });
     expect(result.reply).toMatchObject({ code: 550, enhanced: '5.1.1' });
-    expect(result.catchAllReply).toBeNull();
+    expect(result.catchAllReply).toMatchObject({ code: 550, enhanced: '5.1.1' });
   });
 });
 

@@ -1,6 +1,8 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import { SocksClient } from 'socks';
 import type { SocksProxy } from './proxy';
+import { isTooManyRecipients } from './reply';
 
 export interface SmtpReply { code: number; enhanced: string | null; message: string }
 
@@ -20,6 +22,10 @@ export interface ProbeOptions {
   proxy?: SocksProxy | null;
   /** the whole conversation, connect to last reply (default 30 s): a trickling server ends there */
   conversationTimeoutMs?: number;
+  /** the MX host name, sent as TLS SNI (some servers pick their certificate by it) */
+  mxHost?: string;
+  /** false: never STARTTLS (the retry after a failed handshake, as MTAs fall back to plain text) */
+  startTls?: boolean;
 }
 
 /**
@@ -36,7 +42,7 @@ export const SMTP_LIMITS = {
 
 export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
 
-export type ProbeFailureKind = 'no_connect' | 'timeout' | 'dropped' | 'protocol';
+export type ProbeFailureKind = 'no_connect' | 'timeout' | 'dropped' | 'protocol' | 'tls';
 
 export interface ProbeResult {
   /** null: the server answered; otherwise why the conversation ended without an answer */
@@ -49,6 +55,8 @@ export interface ProbeResult {
   catchAllReply: SmtpReply | null;
   /** for a failure, what went wrong when known, e.g. "proxy refused the connection: NotAllowed" */
   detail?: string;
+  /** the conversation was upgraded with STARTTLS */
+  tls: boolean;
 }
 
 class ProbeFailure extends Error {
@@ -56,13 +64,25 @@ class ProbeFailure extends Error {
 }
 
 /**
- * One polite SMTP conversation: banner, EHLO (HELO if refused), MAIL FROM, RCPT TO the address,
- * RCPT TO a made-up address for catch-all detection, then RSET and QUIT. Never DATA.
+ * One polite SMTP conversation: banner (however long the server pauses before it, up to the
+ * command timeout, and however many lines it has), EHLO (HELO if refused), STARTTLS when offered
+ * and EHLO again, MAIL FROM, RCPT TO the address, RCPT TO a made-up address for catch-all
+ * detection, then QUIT. Never DATA.
  * The caller passes an IP it has checked, never a name, so DNS cannot swap the target.
+ * A failed TLS handshake is retried once in plain text on a new connection, as MTAs do; a server
+ * that insists on TLS then says so ("530 5.7.0 Must issue a STARTTLS command first").
  */
 export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
+  const result = await converse(options);
+  if (result.failure !== 'tls' || options.startTls === false) return result;
+  const plain = await converse({ ...options, startTls: false });
+  return plain.failure ? { ...plain, detail: `${result.detail}; then in plain text: ${plain.detail ?? plain.failure}` } : plain;
+}
+
+async function converse(options: ProbeOptions): Promise<ProbeResult> {
   let stage: ProbeStage = 'connect';
   let socket: net.Socket | undefined;
+  let secure = false;
   let ended = false; // QUIT sent: let the socket close itself so the commands get flushed
   let overran = false; // the conversation took longer than conversationTimeoutMs
   const stop = () => socket?.destroy();
@@ -71,14 +91,24 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
   const conversationTimer = setTimeout(() => { overran = true; stop(); }, conversationMs);
   try {
     socket = await connect(options);
-    const session = new Session(socket, options.commandTimeoutMs);
+    let session = new Session(socket, options.commandTimeoutMs);
     stage = 'banner';
     const banner = await session.reply();
     if (banner.code !== 220) return answered('banner', banner);
     stage = 'helo';
-    let helo = await session.command(`EHLO ${options.heloName}`);
-    if (helo.code >= 500) helo = await session.command(`HELO ${options.heloName}`);
+    let helo = await hello(session);
     if (helo.code !== 250) return answered('helo', helo);
+    if (options.startTls !== false && /^STARTTLS\b/im.test(helo.lines.join('\n'))) {
+      const ready = await session.command('STARTTLS');
+      // a refused STARTTLS leaves the session in plain text (RFC 3207 4); go on without it
+      if (ready.code === 220) {
+        socket = await upgrade(session.detach(), options, (secure) => (socket = secure)); // stop() must reach the handshake
+        secure = true;
+        session = new Session(socket, options.commandTimeoutMs, session.bytesReceived);
+        helo = await session.command(`EHLO ${options.heloName}`); // RFC 3207 4.2: forget what was said before
+        if (helo.code !== 250) return answered('helo', helo);
+      }
+    }
     stage = 'mail';
     // RFC 6531: a UTF-8 mailbox may only be sent to a server that offers SMTPUTF8; without it
     // the server would refuse the address for its form, which says nothing about the mailbox.
@@ -86,36 +116,84 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     if (utf8 && !/\bSMTPUTF8\b/i.test(helo.message)) {
       return answered('mail', { code: 553, enhanced: '5.6.7', message: 'server does not offer SMTPUTF8' });
     }
-    const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
+    const mailFrom = `MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`;
+    const mail = await session.command(mailFrom);
     if (mail.code !== 250) return answered('mail', mail);
     stage = 'rcpt';
     const rcpt = await session.command(`RCPT TO:<${options.recipient}>`);
     let catchAllReply: SmtpReply | null = null;
-    // Only an accepted address needs the catch-all question: a rejected one is rejected anyway.
-    if (rcpt.code >= 200 && rcpt.code < 300 && options.catchAllProbe) {
+    // The made-up address is asked after any definite answer: a rejected address needs no
+    // catch-all answer itself, but the other addresses of its domain (waiting in verify.ts) do.
+    if ((rcpt.code < 300 || rcpt.code >= 500) && options.catchAllProbe) {
       catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
+      // one recipient per transaction: ask the made-up address in a transaction of its own
+      if (isTooManyRecipients(catchAllReply) && (await session.command('RSET')).code === 250 &&
+          (await session.command(mailFrom)).code === 250) {
+        catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
+      }
     }
     session.goodbye();
     ended = true;
-    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply };
+    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply, tls: secure };
 
     function answered(at: ProbeStage, reply: SmtpReply): ProbeResult {
       session.goodbye();
       ended = true;
-      return { failure: null, stage: at, reply, catchAllReply: null };
+      return { failure: null, stage: at, reply, catchAllReply: null, tls: secure };
     }
   } catch (error) {
+    // a handshake cut short by the deadline is a time-out, not a TLS failure worth a plain-text retry
     const protocol = error instanceof ProbeFailure && error.failure === 'protocol';
     const failure = protocol ? 'protocol' : options.signal?.aborted || overran ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
     const detail = protocol || !overran
       ? (error instanceof ProbeFailure ? error.detail : undefined)
       : `the conversation took longer than ${conversationMs} ms`;
-    return { failure, stage, reply: null, catchAllReply: null, ...(detail === undefined ? {} : { detail }) };
+    return { failure, stage, reply: null, catchAllReply: null, tls: secure, ...(detail === undefined ? {} : { detail }) };
   } finally {
     clearTimeout(conversationTimer);
     options.signal?.removeEventListener('abort', stop);
     if (!ended) socket?.destroy();
   }
+
+  async function hello(session: Session): Promise<SmtpReply & { lines: string[] }> {
+    const ehlo = await session.command(`EHLO ${options.heloName}`);
+    if (ehlo.code < 500) return ehlo;
+    return { ...(await session.command(`HELO ${options.heloName}`)), lines: [] };
+  }
+}
+
+/**
+ * TLS over the connected socket. The certificate is not checked: opportunistic STARTTLS between
+ * MTAs (RFC 3207, Postfix smtp_tls_security_level=may) encrypts without authenticating, and most
+ * MX certificates would fail a check anyway. Old protocol versions are allowed for the same reason.
+ */
+function upgrade(socket: net.Socket, options: ProbeOptions, started: (secure: tls.TLSSocket) => void): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const servername = options.mxHost && !net.isIP(options.mxHost) ? options.mxHost : undefined;
+    const secure = tls.connect({ socket, servername, rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
+    started(secure);
+    let settled = false;
+    const fail = (detail: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      secure.destroy();
+      reject(new ProbeFailure('tls', detail));
+    };
+    const timer = setTimeout(() => fail('TLS handshake timed out'), options.commandTimeoutMs);
+    const onError = (error: Error) => fail(`TLS handshake failed: ${error.message}`);
+    const onClose = () => fail('TLS handshake failed: the connection closed');
+    // until the Session takes over, errors still land here (fail ignores them once settled)
+    secure.on('error', onError);
+    secure.once('close', onClose);
+    secure.once('secureConnect', () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      secure.off('close', onClose);
+      resolve(secure);
+    });
+  });
 }
 
 /**
@@ -175,29 +253,43 @@ function socksDetail(error: Error): string {
 class Session {
   private buffer = '';
   private lines: string[] = [];
-  private received = 0;
   private closed = false;
   /** set when the server broke a limit of SMTP_LIMITS: the socket is gone, replies throw it */
   private violation: string | null = null;
   private wake: (() => void) | null = null;
 
-  constructor(private socket: net.Socket, private timeoutMs: number) {
+  /** `received`: bytes read before STARTTLS, so the conversation limit spans both sessions */
+  constructor(private socket: net.Socket, private timeoutMs: number, private received = 0) {
     socket.setEncoding('latin1'); // one char a byte: lengths below are byte counts
-    socket.on('data', (chunk: string) => {
-      this.received += chunk.length;
-      if (this.received > SMTP_LIMITS.conversationBytes) return this.violate(`the server sent more than ${SMTP_LIMITS.conversationBytes} bytes`);
-      this.buffer += chunk;
-      let newline: number;
-      while ((newline = this.buffer.indexOf('\n')) >= 0) {
-        this.lines.push(Buffer.from(this.buffer.slice(0, newline).replace(/\r$/, ''), 'latin1').toString('utf8'));
-        this.buffer = this.buffer.slice(newline + 1);
-      }
-      if (this.buffer.length > SMTP_LIMITS.lineBytes) return this.violate(`a reply line longer than ${SMTP_LIMITS.lineBytes} bytes`);
-      this.wake?.();
-    });
-    socket.on('close', () => { this.closed = true; this.wake?.(); });
-    socket.on('error', () => { this.closed = true; this.wake?.(); });
+    socket.on('data', this.onData);
+    socket.on('close', this.onClose);
+    socket.on('error', this.onClose);
   }
+
+  get bytesReceived(): number { return this.received; }
+
+  /** Hands the socket over (to TLS): this session stops reading it. */
+  detach(): net.Socket {
+    this.socket.off('data', this.onData).off('close', this.onClose).off('error', this.onClose);
+    if (this.lines.length || this.buffer) this.violate('the server sent data before the TLS handshake');
+    if (this.violation) throw new ProbeFailure('protocol', this.violation);
+    return this.socket;
+  }
+
+  private onClose = () => { this.closed = true; this.wake?.(); };
+
+  private onData = (chunk: string) => {
+    this.received += chunk.length;
+    if (this.received > SMTP_LIMITS.conversationBytes) return this.violate(`the server sent more than ${SMTP_LIMITS.conversationBytes} bytes`);
+    this.buffer += chunk;
+    let newline: number;
+    while ((newline = this.buffer.indexOf('\n')) >= 0) {
+      this.lines.push(Buffer.from(this.buffer.slice(0, newline).replace(/\r$/, ''), 'latin1').toString('utf8'));
+      this.buffer = this.buffer.slice(newline + 1);
+    }
+    if (this.buffer.length > SMTP_LIMITS.lineBytes) return this.violate(`a reply line longer than ${SMTP_LIMITS.lineBytes} bytes`);
+    this.wake?.();
+  };
 
   private violate(what: string): void {
     this.violation ??= what;
@@ -207,7 +299,7 @@ class Session {
     this.wake?.();
   }
 
-  async command(line: string): Promise<SmtpReply> {
+  async command(line: string): Promise<SmtpReply & { lines: string[] }> {
     // Replies nobody asked for would be read as the answers to our commands. Only "421 closing"
     // may come unasked (RFC 5321 3.8): it is the answer to whatever we say next.
     if (this.lines.length && !this.lines[0].startsWith('421')) this.violate('the server sent replies before it was asked');
@@ -219,7 +311,7 @@ class Session {
   }
 
   /** Reads one reply; "250-..." lines continue it, "250 ..." ends it (RFC 5321 4.2.1). */
-  async reply(): Promise<SmtpReply> {
+  async reply(): Promise<SmtpReply & { lines: string[] }> {
     const deadline = Date.now() + this.timeoutMs;
     const collected: string[] = [];
     let bytes = 0;
@@ -228,7 +320,7 @@ class Session {
         const line = this.lines.shift()!;
         collected.push(line);
         bytes += line.length;
-        if (!/^\d{3}-/.test(line)) return parseReply(collected);
+        if (!/^\d{3}-/.test(line)) return { ...parseReply(collected), lines: collected.map((l) => l.slice(4)) };
         if (collected.length >= SMTP_LIMITS.replyLines) this.violate(`a reply of more than ${SMTP_LIMITS.replyLines} lines`);
         else if (bytes > SMTP_LIMITS.replyBytes) this.violate(`a reply of more than ${SMTP_LIMITS.replyBytes} bytes`);
       }
@@ -241,10 +333,14 @@ class Session {
     }
   }
 
-  /** RSET and QUIT without waiting for the answers: the verdict is known, this is only manners. */
+  /**
+   * QUIT without waiting for the answer: the verdict is known, this is only manners. QUIT alone
+   * (it ends any transaction): "RSET\r\nQUIT" in one write is pipelining, which postscreen's
+   * after-220 test punishes in a server that did not offer it ("COMMAND PIPELINING after RSET").
+   */
   goodbye(): void {
     if (this.closed) return;
-    this.socket.end('RSET\r\nQUIT\r\n');
+    this.socket.end('QUIT\r\n');
     // a server that never closes its side must not keep the socket alive
     setTimeout(() => this.socket.destroy(), 2000).unref();
   }

@@ -84,4 +84,27 @@ describe('checkSyntax', () => {
     expect(checkSyntax(`${'ö'.repeat(32)}@example.com`).ok).toBe(true);
     expect(checkSyntax(`${'ö'.repeat(33)}@example.com`).ok).toBe(false);
   });
+
+  it('rejects A-labels that are not Punycode for a non-ASCII label', () => {
+    expect(checkSyntax('me@xn--0.tld')).toMatchObject({ ok: false, reason: 'undecodable IDNA label' });
+    expect(checkSyntax('me@xn--a.tld').ok).toBe(false); // decodes to nothing
+    expect(checkSyntax('me@xn--zz.tld').ok).toBe(false); // cut off
+    expect(checkSyntax('me@xn--exmple-cua.com')).toMatchObject({ ok: true, asciiDomain: 'xn--exmple-cua.com' });
+    expect(checkSyntax('me@XN--Exmple-CUA.com')).toMatchObject({ ok: true, asciiDomain: 'xn--exmple-cua.com' });
+    expect(checkSyntax('me@xn--fsqu00a.xn--4rr70v').ok).toBe(true);
+    expect(checkSyntax('me@xn--example.com').ok).toBe(true); // odd but decodable, and DNS takes it
+  });
+
+  it('rejects lone UTF-16 surrogates, which have no UTF-8 form', () => {
+    expect(checkSyntax('a\uD800b@example.com')).toMatchObject({ ok: false, reason: 'not encodable as UTF-8' });
+    expect(checkSyntax('ab\uDC00@example.com').ok).toBe(false);
+    expect(checkSyntax('a@exa\uD83Dmple.com').ok).toBe(false);
+    expect(checkSyntax('a\uD83D\uDE00b@example.com').ok).toBe(true); // a real pair (U+1F600)
+  });
+
+  it('gives one normalized spelling per mailbox: NFC local part, UTS #46 domain in U-labels', () => {
+    expect(checkSyntax('Jo\u0308hn@EXÄMPLE.com')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
+    expect(checkSyntax('J\u00f6hn@xn--exmple-cua.COM')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
+    expect(checkSyntax('Alice@Example.TEST')).toMatchObject({ ok: true, normalized: 'Alice@example.test', address: 'Alice@example.test' });
+  });
 });

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { parse } from 'smtp-address-parser';
 
 /**
@@ -15,7 +15,11 @@ import { parse } from 'smtp-address-parser';
  *   user@192.168.0.1 is an IP address written without brackets.
  */
 export type SyntaxResult =
-  | { ok: true; local: string; domain: string; asciiDomain: string; address: string }
+  | {
+    ok: true; local: string; domain: string; asciiDomain: string; address: string;
+    /** one spelling per mailbox: local part in Unicode NFC (case kept: it is the server's), domain as UTS #46 maps it, in U-labels */
+    normalized: string;
+  }
   | { ok: false; reason: string };
 
 // Plain ASCII dot-atom: the shape of nearly every real address, so it skips the PEG parser
@@ -26,11 +30,14 @@ const ASCII_ONLY = /^[\x21-\x7e]*$/;
 // CR, LF, NUL and every other C0/C1 control or DEL: never part of a mailbox, and dangerous
 // to write into an SMTP command line.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function checkSyntax(email: string): SyntaxResult {
   if (typeof email !== 'string' || email.length === 0) return fail('empty address');
   if (email.length > 1024) return fail('address too long');
   if (CONTROL.test(email)) return fail('control character');
+  // a lone UTF-16 surrogate has no UTF-8 form: it could not be written into an SMTP command
+  if (LONE_SURROGATE.test(email)) return fail('not encodable as UTF-8');
   const at = email.lastIndexOf('@');
   if (at <= 0) return fail(at === 0 ? 'missing local part' : 'missing @');
   const local = email.slice(0, at);
@@ -49,11 +56,15 @@ export function checkSyntax(email: string): SyntaxResult {
   for (const label of labels) {
     if (label.length > 63) return fail('domain label longer than 63 octets');
     if (!LABEL.test(label)) return fail('invalid domain label');
+    if (label.startsWith('xn--') && !isALabel(label)) return fail('undecodable IDNA label');
   }
   if (/^[0-9]+$/.test(labels[labels.length - 1])) return fail('numeric top-level domain');
   if (localOctets + 1 + asciiDomain.length > 254) return fail('address longer than 254 octets');
 
-  return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}` };
+  // RFC 6530 10.1: compare internationalized addresses in NFC; the domain's mapping (UTS #46) already
+  // lower-cased and normalized it on the way to A-labels, so its U-labels are canonical too
+  const normalized = `${local.normalize('NFC')}@${domainToUnicode(asciiDomain) || asciiDomain}`;
+  return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}`, normalized };
 }
 
 function fail(reason: string): SyntaxResult {
@@ -72,9 +83,61 @@ function localPartParses(local: string): boolean {
 }
 
 // ASCII domains are only lowercased: domainToASCII refuses some registered-but-odd labels
-// such as "xn--example" that DNS itself accepts.
+// such as "xn--example" that DNS itself accepts (their A-labels are still checked below).
 function toAsciiDomain(domain: string): string | null {
   if (ASCII_ONLY.test(domain)) return domain.toLowerCase();
   const ascii = domainToASCII(domain);
   return ascii === '' ? null : ascii;
+}
+
+/**
+ * An "xn--" label must be Punycode (RFC 3492) for a non-ASCII label (RFC 5890 2.3.2.1):
+ * "xn--0" decodes to nothing and is refused, "xn--example" decodes (to Greek) and passes.
+ */
+function isALabel(label: string): boolean {
+  const decoded = punycodeDecode(label.slice(4));
+  // C0/C1 controls are DISALLOWED in a U-label (RFC 5892): "xn--a" decodes to U+0080
+  return decoded !== null && decoded.some((c) => c >= 0x80) && !decoded.some((c) => c < 0x20 || (c >= 0x7f && c < 0xa0));
+}
+
+const BASE = 36, TMIN = 1, TMAX = 26;
+
+function punycodeDecode(input: string): number[] | null {
+  let n = 128, i = 0, bias = 72;
+  const delimiter = input.lastIndexOf('-');
+  const output: number[] = [];
+  for (let j = 0; j < Math.max(delimiter, 0); j++) output.push(input.charCodeAt(j));
+  for (let at = delimiter > 0 ? delimiter + 1 : 0; at < input.length;) {
+    const before = i;
+    for (let w = 1, k = BASE; ; k += BASE) {
+      if (at >= input.length) return null; // the number is cut off
+      const digit = digitOf(input.charCodeAt(at++));
+      if (digit < 0 || digit > Math.floor((0x7fffffff - i) / w)) return null;
+      i += digit * w;
+      const t = k <= bias ? TMIN : k >= bias + TMAX ? TMAX : k - bias;
+      if (digit < t) break;
+      w *= BASE - t;
+    }
+    bias = adapt(i - before, output.length + 1, before === 0);
+    n += Math.floor(i / (output.length + 1));
+    i %= output.length + 1;
+    if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return null;
+    output.splice(i++, 0, n);
+  }
+  return output;
+}
+
+function digitOf(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 22; // '0'-'9' are 26-35
+  if (code >= 0x61 && code <= 0x7a) return code - 0x61;
+  if (code >= 0x41 && code <= 0x5a) return code - 0x41;
+  return -1;
+}
+
+function adapt(delta: number, points: number, first: boolean): number {
+  delta = first ? Math.floor(delta / 700) : delta >> 1;
+  delta += Math.floor(delta / points);
+  let k = 0;
+  for (; delta > ((BASE - TMIN) * TMAX) >> 1; k += BASE) delta = Math.floor(delta / (BASE - TMIN));
+  return k + Math.floor(((BASE - TMIN + 1) * delta) / (delta + 38));
 }

@@ -16,6 +16,32 @@ export type Reason =
   | 'unavailable_smtp'
   | 'unexpected_error';
 
+/**
+ * The finer reason beside `reason` (README "Verdict vocabulary"): every `unknown` has one, and so
+ * do verdicts whose reason alone would mislead (a dangling MX, a full mailbox, a gateway).
+ */
+export type SubReason =
+  | 'greylisted' // a 4xx to RCPT: asked again later within a job
+  | 'try_again_later' // a 4xx before RCPT: postscreen's first connection, a busy server
+  | 'throttled' // 421 / too many connections: the domain is left alone a while
+  | 'timeout'
+  | 'no_connect'
+  | 'connection_dropped'
+  | 'protocol_error' // the server broke SMTP or a limit of SMTP_LIMITS
+  | 'tls_required'
+  | 'tls_failed'
+  | 'blocked_by_policy'
+  | 'ip_blocklisted'
+  | 'smtputf8_unsupported'
+  | 'provider_unverifiable' // the provider or gateway accepts every recipient at its edge
+  | 'catch_all_unknown' // accepted, but the made-up address got no clear answer
+  | 'dns_failure' // SERVFAIL, time-out, refused: never "invalid"
+  | 'resolver_unreliable' // our resolver denies a name that must exist: its NXDOMAIN is worthless
+  | 'mx_unresolvable' // every MX host name is NXDOMAIN or has no address: mail cannot be delivered
+  | 'mailbox_full'
+  | 'private_address' // the MX resolves to a private address (EV_ALLOW_PRIVATE_NETWORKS)
+  | 'unexpected_error';
+
 export type VerdictStatus =
   | 'deliverable'
   | 'undeliverable'
@@ -41,19 +67,29 @@ export interface Evidence {
   /** why the conversation ended without an answer ("timeout", "protocol: a reply of more than 100 lines") */
   smtp_failure: string | null;
   attempts: number;
+  /** the conversation was upgraded with STARTTLS */
+  tls: boolean;
+  /** what DNS said when it decided the verdict ("mx.example.test: NXDOMAIN", "resolver denies gmail.com") */
+  dns_failure: string | null;
 }
 
 /** One verified address: everything the single, /v1/verify, bulk and CSV shapes are cut from. */
 export interface Verdict {
   email: string;
+  /** the address in one spelling per mailbox (syntax.ts `normalized`); null when it is not an address */
+  normalized_email: string | null;
   valid: boolean;
   deliverable: boolean;
   risk_level: RiskLevel;
   reason: Reason;
+  sub_reason: SubReason | null;
   confidence: number;
   status: VerdictStatus;
   score: number;
+  /** the address's domain, as the spec defines `provider` */
   provider: string;
+  /** who runs the mailboxes, from the MX hosts ("google", "microsoft", "mimecast"); null: not known */
+  mailbox_provider: string | null;
   details: VerdictDetails;
   disposable: boolean;
   role: boolean;

@@ -9,7 +9,7 @@ function facts(overrides: Partial<Facts> = {}, smtp: Partial<SmtpFacts> | null =
   const email = overrides.email ?? 'alice@example.test';
   return {
     email, syntax: checkSyntax(email), disposable: false, role: false, free: false, didYouMean: null,
-    route: mx, mxHost: 'mx.example.test', timedOut: false,
+    route: mx, mxHost: 'mx.example.test', timedOut: false, mailboxProvider: null, dnsProblem: null,
     smtp: smtp && { meaning: 'accepted', failure: null, catchAll: false, attempts: 1,
       reply: { code: 250, enhanced: '2.1.5', message: 'Ok' }, ...smtp },
     ...overrides,
@@ -21,7 +21,7 @@ describe('decideVerdict', () => {
     const v = decideVerdict(facts());
     expect(v).toMatchObject({ status: 'deliverable', reason: 'accepted_email', deliverable: true, valid: true, risk_level: 'low', provider: 'example.test' });
     expect(v.score).toBeGreaterThanOrEqual(80);
-    expect(v.evidence).toEqual({ mx_host: 'mx.example.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'Ok', smtp_failure: null, attempts: 1 });
+    expect(v.evidence).toEqual({ mx_host: 'mx.example.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'Ok', smtp_failure: null, attempts: 1, tls: false, dns_failure: null });
     expect(v.details).toEqual({ syntax_valid: true, domain_exists: true, mx_record: true, smtp_valid: true });
   });
 

@@ -3,11 +3,13 @@ import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
+import { mailboxProviderOf } from './providers';
 import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
 import { suggestCorrection } from './suggest';
-import type { Verifier, VerifyOutcome } from './types';
+import { checkSyntax } from './syntax';
+import type { Verdict, Verifier, VerifyOutcome } from './types';
 import { decideVerdict, initialFacts, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
@@ -36,6 +38,11 @@ export interface VerifierDeps {
   backoffUntil?: Map<string, number>;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
+  /**
+   * Ask each mailbox once (by normalized_email) and reuse the answer for its duplicates: for job
+   * verifiers. Single checks leave it off: their cache is the history, with its TTL and `cached`.
+   */
+  reuseAnswers?: boolean;
 }
 
 /** A signal that fires after `ms`, for verify(email, { signal: deadline(10_000) }). */
@@ -56,8 +63,40 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
   const backoffUntil = deps.backoffUntil ?? new Map<string, number>();
+  // Duplicates of a list (one mailbox however it is spelled: normalized_email) are asked once per
+  // verifier. Only answers are kept, never an unknown (a retry must ask again), and only the
+  // latest DUPLICATES_KEPT, so a job verifier stays small.
+  const answered = new Map<string, Verdict>();
+  const asking = new Map<string, Promise<VerifyOutcome>>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
+    if (!deps.reuseAnswers) return verifyOnce(email, options);
+    const syntax = checkSyntax(email);
+    if (!syntax.ok) return verifyOnce(email, options);
+    const key = syntax.normalized;
+    const known = answered.get(key);
+    if (known) return { verdict: { ...known, email } };
+    const pending = asking.get(key);
+    if (pending) {
+      const shared = await pending;
+      if (shared.verdict.status !== 'unknown') return { verdict: { ...shared.verdict, email } };
+      return verifyOnce(email, options); // its deadline or its retry may differ: ask for this one
+    }
+    const work = verifyOnce(email, options);
+    asking.set(key, work);
+    try {
+      const outcome = await work;
+      if (outcome.verdict.status !== 'unknown' && outcome.retryAfterMs === undefined) {
+        answered.set(key, outcome.verdict);
+        if (answered.size > DUPLICATES_KEPT) answered.delete(answered.keys().next().value!);
+      }
+      return outcome;
+    } finally {
+      asking.delete(key);
+    }
+  }
+
+  async function verifyOnce(email: string, options: { signal?: AbortSignal }): Promise<VerifyOutcome> {
     const { signal } = options;
     const facts = initialFacts(email);
     const answer = (retryAfterMs?: number): VerifyOutcome =>
@@ -73,10 +112,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
 
     try {
       facts.route = await untilAborted(deps.dns.mailRoute(syntax.asciiDomain), signal);
+      if (facts.route.kind === 'nxdomain') await distrustDenial(`${syntax.asciiDomain}: NXDOMAIN`);
       if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return answer();
       const hosts = facts.route.hosts;
       const mxKey = hosts[0].exchange;
       facts.mxHost = mxKey;
+      facts.mailboxProvider = mailboxProviderOf(hosts.map((h) => h.exchange));
 
       const waitMs = backoffLeft(mxKey);
       if (waitMs > 0) return backedOff(waitMs);
@@ -88,6 +129,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilAborted(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       facts.smtp = smtp;
+      if (smtp.mxUnresolvable) {
+        facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
+        facts.dnsProblem = { kind: 'mx_unresolvable', detail: smtp.mxUnresolvable };
+        await distrustDenial(smtp.mxUnresolvable);
+        return answer();
+      }
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
       if (smtp.meaning === 'backoff') {
         const backoffMs = deps.backoffMs ?? 120_000;
@@ -101,6 +148,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (error instanceof DeadlinePassed) facts.timedOut = true;
       else facts.smtp = null;
       return answer();
+    }
+
+    /** A verdict about to rest on NXDOMAIN: believe it only from a resolver that knows the canaries. */
+    async function distrustDenial(what: string): Promise<void> {
+      const health = deps.dns.health ? await untilAborted(deps.dns.health(), signal) : { lying: false as const };
+      if (health.lying) facts.dnsProblem = { kind: 'resolver_unreliable', detail: `${what}, but ${health.detail}` };
     }
 
     function backedOff(waitMs: number): VerifyOutcome {
@@ -136,23 +189,34 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, signal?: AbortSignal): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
-    for (const host of hosts.slice(0, deps.maxMxHosts ?? 2)) {
+    // host names that do not resolve cost no attempt; MTAs skip them the same way (RFC 5321 5.1)
+    const unresolved: string[] = [];
+    for (const host of hosts) {
+      if (result.attempts >= (deps.maxMxHosts ?? 2)) break;
       const resolved = await deps.dns.addresses(host.exchange);
-      const ips = resolved.ok ? resolved.ips : [];
-      const usable = deps.allowPrivateNetworks ? ips : ips.filter((ip) => !isPrivateAddress(ip));
+      if (!resolved.ok) {
+        unresolved.push(`${host.exchange}: ${resolved.error === 'ENOTFOUND' ? 'NXDOMAIN' : resolved.error === 'ENODATA' ? 'no address records' : resolved.error}`);
+        continue;
+      }
+      const usable = deps.allowPrivateNetworks ? resolved.ips : resolved.ips.filter((ip) => !isPrivateAddress(ip));
       if (usable.length === 0) {
-        if (ips.length > 0) result.failure = 'refused_private';
+        result.failure = 'refused_private';
         continue;
       }
       result.attempts++;
       const probe = await probeMailbox({
-        ...deps.smtp, ip: usable[0], recipient: address, signal,
+        ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
         catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
-      if (probe.failure === 'no_connect') continue;
+      if (probe.failure === 'no_connect') {
+        result.detail = probe.detail ?? null;
+        continue;
+      }
       result.failure = probe.failure;
       result.detail = probe.detail ?? null;
       result.reply = probe.reply;
+      result.stage = probe.stage;
+      result.tls = probe.tls;
       result.meaning = probe.reply ? classifyReply(probe.reply, probe.stage) : null;
       if (probe.catchAllReply) {
         const meaning = classifyReply(probe.catchAllReply, 'rcpt');
@@ -161,11 +225,18 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       }
       return result;
     }
+    // every host name is denied by DNS (NXDOMAIN or no address): no MTA can deliver here
+    const denied = unresolved.filter((u) => /NXDOMAIN|no address records/.test(u));
+    if (result.attempts === 0 && denied.length === hosts.length) result.mxUnresolvable = denied.join('; ');
+    // no host could even be looked up (SERVFAIL, time-out): DNS failed, not the domain
+    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect') Object.assign(result, { failure: 'dns', detail: unresolved.join('; ') });
     return result;
   }
 
   return { verify };
 }
+
+const DUPLICATES_KEPT = 1000;
 
 class DeadlinePassed extends Error {}
 

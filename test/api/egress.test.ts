@@ -49,7 +49,7 @@ describe('GET /v1/egress', () => {
       success: true,
       data: { status: 'pass', egress_ip: '127.0.0.1', helo_name: 'helo.test', policy: 'warn', production_paused: false },
     });
-    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([['port25', 'pass'], ['egress_ip', 'pass'], ['rdns', 'pass'], ['dnsbl', 'pass']]);
+    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([['port25', 'pass'], ['egress_ip', 'pass'], ['rdns', 'pass'], ['dnsbl', 'pass'], ['resolver', 'pass']]);
     for (const check of res.json.data.checks) expect(Object.keys(check).sort()).toEqual(['message', 'name', 'remedy', 'status']);
     const again = await call(egress.GET, { key: ctx.key, path: '/v1/egress' });
     expect(again.json.data.checked_at).toBe(res.json.data.checked_at);

@@ -190,9 +190,9 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.csv"`);
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached');
+    expect(lines[0]).toBe('email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
     expect(lines).toHaveLength(26);
-    expect(lines[1]).toMatch(/^valid0@example.com,true,true,low,accepted_email,deliverable,95,example.com,false,false,false,false,,false$/);
+    expect(lines[1]).toMatch(/^valid0@example.com,true,true,low,accepted_email,deliverable,95,example.com,false,false,false,false,,false,,$/);
     const onlyDeliverable = await call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}?filter=deliverable`, params: { jobId } });
     const rows = onlyDeliverable.text.trim().split('\r\n').slice(1);
     expect(rows.length).toBe(s.deliverable);
@@ -207,7 +207,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
     const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('name,Email,balance,email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached');
+    expect(lines[0]).toBe('name,Email,balance,email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
     expect(lines[1]!.startsWith(`"'=HYPERLINK(""http://evil"")",valid0@shop.com,"'-5",valid0@shop.com,true`)).toBe(true);
     expect(lines).toHaveLength(13);
   });

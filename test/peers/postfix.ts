@@ -21,6 +21,15 @@ export interface PostfixOptions {
   /** domains answered "421 4.7.0 Too many connections" (Postfix then disconnects) */
   busyDomains?: string[];
   port?: number;
+  /**
+   * postscreen in front of smtpd, as big installations run it: a "220-" teaser banner, a greet
+   * pause of `greetWaitS` (a client that talks first is a pregreet offender), and with
+   * `afterGreetingTests` the pipelining / non-SMTP / bare-newline tests, which a new client passes
+   * only to be told "450 4.3.2 Service currently unavailable" and come back (postscreen(8)).
+   */
+  postscreen?: { greetWaitS: number; afterGreetingTests?: boolean };
+  /** STARTTLS with this key and certificate (PEM); `required`: smtpd_tls_security_level = encrypt */
+  tls?: { key: Buffer; cert: Buffer; required?: boolean };
 }
 
 /**
@@ -50,7 +59,27 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixPeer
   ].join('\n'));
   writeFileSync(join(etc, 'rcpt_access'),
     (options.busyDomains ?? []).map((d) => `${d} 421 4.7.0 Too many connections, try again later\n`).join(''));
-  writeFileSync(join(etc, 'main.cf'), `
+  if (options.tls) {
+    writeFileSync(join(etc, 'tls.key'), options.tls.key, { mode: 0o600 });
+    writeFileSync(join(etc, 'tls.crt'), options.tls.cert);
+  }
+  const tls = options.tls ? `
+smtpd_tls_cert_file = ${join(etc, 'tls.crt')}
+smtpd_tls_key_file = ${join(etc, 'tls.key')}
+smtpd_tls_security_level = ${options.tls.required ? 'encrypt' : 'may'}
+` : '';
+  const ps = options.postscreen;
+  // loopback is in mynetworks, which postscreen would let through untested: no access list
+  const postscreen = ps ? `
+postscreen_access_list =
+postscreen_greet_wait = ${ps.greetWaitS}s
+postscreen_greet_action = enforce
+postscreen_cache_map = btree:${join(data, 'postscreen_cache')}
+postscreen_pipelining_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
+postscreen_non_smtp_command_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
+postscreen_bare_newline_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
+` : '';
+  writeFileSync(join(etc, 'main.cf'), `${tls}${postscreen}
 compatibility_level = 3.6
 queue_directory = ${queue}
 data_directory = ${data}
@@ -86,8 +115,13 @@ smtpd_recipient_restrictions = check_recipient_access texthash:${join(etc, 'rcpt
 # RCPT replies. Real MXs have their own pacing; the peer should not add this one.
 in_flow_delay = 0s
 `);
+  const listener = ps
+    ? `127.0.0.1:${port} inet n - n - 1 postscreen\nsmtpd pass - - n - - smtpd\ndnsblog unix - - n - 0 dnsblog\ntlsproxy unix - - n - 0 tlsproxy`
+    : `127.0.0.1:${port} inet n - n - - smtpd`;
+  const tlsmgr = options.tls ? 'tlsmgr unix - - n 1000? 1 tlsmgr' : '';
   writeFileSync(join(etc, 'master.cf'), `
-127.0.0.1:${port} inet n - n - - smtpd
+${listener}
+${tlsmgr}
 pickup    unix  n       -       n       60      1       pickup
 cleanup   unix  n       -       n       -       0       cleanup
 qmgr      unix  n       -       n       300     1       qmgr
