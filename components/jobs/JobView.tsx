@@ -62,7 +62,11 @@ export function JobView({ jobId }: { jobId: string }) {
         <>
           <Card
             title="Summary"
-            description={`${number(job.data.total_emails)} addresses verified`}
+            description={
+              job.data.duplicate_emails
+                ? `${number(job.data.total_emails - job.data.duplicate_emails)} distinct addresses verified · ${number(job.data.duplicate_emails)} duplicate rows answered with their first occurrence`
+                : `${number(job.data.total_emails)} addresses verified`
+            }
             actions={<span className="text-sm font-semibold text-emerald-700" data-testid="job-progress">100%</span>}
           >
             <SummaryChart summary={job.data.data.summary} />

@@ -3,15 +3,19 @@ import { cx, number, selectClass } from '../ui';
 
 const PREVIEW_ROWS = 5;
 
-export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed }: { list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number }) {
+export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, duplicates }: {
+  list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number; duplicates: number;
+}) {
   const malformed = list.rows.length - wellFormed;
   return (
     <div className="space-y-4">
-      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-5">
         <Stat label="File" value={list.filename} />
         <Stat label="Rows" value={number(list.rows.length)} testId="row-count" />
         <Stat label="Well-formed addresses" value={number(wellFormed)} tone="text-emerald-700" testId="well-formed-count" />
         <Stat label="Malformed or empty" value={number(malformed)} tone={malformed ? 'text-rose-700' : undefined} />
+        {/* verified and charged once; every row stays in the download */}
+        <Stat label="Duplicates (checked once)" value={number(duplicates)} tone={duplicates ? 'text-amber-700' : undefined} testId="duplicate-count" />
       </dl>
       <div className="flex flex-wrap items-center gap-3">
         <label htmlFor="email-column" className="text-sm font-medium text-slate-700">

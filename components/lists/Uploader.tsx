@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { useDropzone } from 'react-dropzone';
 import { useSubmitBulk } from '@/lib/client/hooks';
-import { countWellFormed, parseList, type ParsedList } from '@/lib/client/parse-list';
+import { countDuplicates, countWellFormed, parseList, type ParsedList } from '@/lib/client/parse-list';
 import { Button, Card, ErrorNote, ProgressBar, cx, number } from '../ui';
 import { ListPreview } from './ListPreview';
 
@@ -56,6 +56,7 @@ export function Uploader() {
 
   const list = stage.name === 'ready' ? stage.list : null;
   const wellFormed = useMemo(() => (list ? countWellFormed(list.rows, emailColumn) : 0), [list, emailColumn]);
+  const duplicates = useMemo(() => (list ? countDuplicates(list.rows, emailColumn) : 0), [list, emailColumn]);
 
   function cancel() {
     abortRef.current();
@@ -126,7 +127,7 @@ export function Uploader() {
         )}
         {list && (
           <>
-            <ListPreview list={list} emailColumn={emailColumn} onEmailColumn={setEmailColumn} wellFormed={wellFormed} />
+            <ListPreview list={list} emailColumn={emailColumn} onEmailColumn={setEmailColumn} wellFormed={wellFormed} duplicates={duplicates} />
             <ErrorNote error={submit.error} />
             <div className="flex flex-wrap items-center justify-end gap-3">
               <Button variant="secondary" onClick={cancel}>

@@ -32,7 +32,11 @@ export const historyQuery = z.object({
   // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
   email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional(),
 });
-export const downloadQuery = z.object({ filter: bucket.optional() });
+export const downloadQuery = z.object({
+  filter: bucket.optional(),
+  /** true: a job that has not completed gives the rows answered so far (marked X-EV-Partial: true) */
+  partial: boolParam.optional(),
+});
 export const egressQuery = z.object({ refresh: boolParam.optional() });
 
 export const webhookBody = z.object({

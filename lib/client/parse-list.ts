@@ -38,6 +38,27 @@ export function detectEmailColumn(columns: string[], rows: string[][]): number {
   return best;
 }
 
+/**
+ * Rows whose address appeared earlier in the list, compared as the server does (lib/jobs/duplicates.ts):
+ * without case, Gmail without dots. Only well-formed addresses are compared; empty cells are not duplicates.
+ */
+export function countDuplicates(rows: string[][], column: number): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const row of rows) {
+    const address = row[column]?.trim();
+    if (!address || !isWellFormed(address)) continue;
+    const at = address.lastIndexOf('@');
+    let local = address.slice(0, at).toLowerCase();
+    let domain = address.slice(at + 1).toLowerCase();
+    if (domain === 'gmail.com' || domain === 'googlemail.com') [local, domain] = [local.replaceAll('.', ''), 'gmail.com'];
+    const key = `${local}@${domain}`;
+    if (seen.has(key)) duplicates++;
+    else seen.add(key);
+  }
+  return duplicates;
+}
+
 export function countWellFormed(rows: string[][], column: number): number {
   let count = 0;
   for (const row of rows) if (isWellFormed(row[column])) count += 1;

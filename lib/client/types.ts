@@ -53,6 +53,7 @@ export interface JobListItem {
   status: JobState;
   sandbox: boolean;
   total_emails: number;
+  duplicate_emails: number;
   processed_emails: number;
   progress: number;
   created_at: string;
@@ -73,6 +74,7 @@ export interface JobStatus {
   progress: number;
   processed_emails: number;
   total_emails: number;
+  duplicate_emails: number;
   filename: string | null;
   created_at: string;
   data?: { results: BulkItem[]; summary: JobSummary; completed_at: string; results_total: number };

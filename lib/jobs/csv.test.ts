@@ -146,7 +146,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
         columns: withUpload ? JSON.stringify({ columns: uploadColumns, filename: 'list.csv' }) : null,
       },
     });
-    await insertJobItems(database.prisma, dialect, jobId, emails, rows?.map((row) => JSON.stringify(row)));
+    await insertJobItems(database.prisma, dialect, jobId, { emails, rows: rows?.map((row) => JSON.stringify(row)), duplicateOf: new Int32Array(count).fill(-1) });
     const verifications = emails.map((email, idx) => {
       const flags = idx % 128;
       const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(flags & (1 << CSV_FLAGS.indexOf(name)));
@@ -192,6 +192,6 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
   });
 
   it('refuses a job that is not completed', () => {
-    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null })).toThrow(/completed/);
+    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null, duplicateEmails: 0 })).toThrow(/completed/);
   });
 });

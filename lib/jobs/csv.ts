@@ -64,25 +64,36 @@ function uploadedCells(json: string | null, width: number): string {
 }
 
 /**
- * The results as CSV, streamed page by page (memory stays flat for a million rows). Original
- * upload columns come first. Cells starting with = + - @ tab CR get a `'` in front (formula
- * injection), as papaparse's escapeFormulae does; see csvCell.
+ * `duplicate_of`: the row of the first occurrence as a spreadsheet numbers the full download (the
+ * header is row 1, the first address row 2), so a marketer can go to it in Excel.
  */
-export function resultsCsv(database: Database, job: { id: string; status: string; columns: string | null }, bucket?: Bucket): ReadableStream<Uint8Array> {
-  if (job.status !== 'completed') {
-    throw new ApiError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed.`);
+const duplicateCell = (first: number | null | undefined) => (first === null || first === undefined ? '' : String(Number(first) + 2));
+
+type DownloadedJob = { id: string; status: string; columns: string | null; duplicateEmails: number };
+
+/**
+ * The results as CSV, streamed page by page (memory stays flat for a million rows). Original
+ * upload columns come first, then the verdict, then `duplicate_of` when the list has duplicates
+ * (every row is kept; a duplicate carries its first occurrence's verdict). Cells starting with
+ * = + - @ tab CR get a `'` in front (formula injection), as papaparse's escapeFormulae does; see
+ * csvCell. `partial`: a job that has not completed gives the rows answered so far.
+ */
+export function resultsCsv(database: Database, job: DownloadedJob, bucket?: Bucket, { partial = false } = {}): ReadableStream<Uint8Array> {
+  if (job.status !== 'completed' && !partial) {
+    throw new ApiError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
   }
-  const original = job.columns ? ((JSON.parse(job.columns) as { columns: string[] }).columns ?? []) : [];
+  const original = job.columns ? ((JSON.parse(job.columns) as { columns?: string[] }).columns ?? []) : [];
+  const duplicates = job.duplicateEmails > 0;
   let afterIdx = -1;
   let headerSent = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
-        controller.enqueue(Buffer.from(csvLine([...original, ...RESULT_COLUMNS])));
+        controller.enqueue(Buffer.from(csvLine([...original, ...RESULT_COLUMNS, ...(duplicates ? ['duplicate_of'] : [])])));
         return;
       }
-      const rows = await csvPage(database, job.id, afterIdx, PAGE, original.length > 0, bucket);
+      const rows = await csvPage(database, job.id, afterIdx, PAGE, original.length > 0, bucket, duplicates);
       if (rows.length === 0) {
         controller.close();
         return;
@@ -90,7 +101,9 @@ export function resultsCsv(database: Database, job: { id: string; status: string
       afterIdx = Number(rows[rows.length - 1]![0]);
       // one string per page, encoded once
       let page = '';
-      if (original.length) for (const row of rows) page += uploadedCells(row[9], original.length) + resultLine(row);
+      if (duplicates) {
+        for (const row of rows) page += `${uploadedCells(row[9], original.length) + resultLine(row).slice(0, -2)},${duplicateCell(row[10])}\r\n`;
+      } else if (original.length) for (const row of rows) page += uploadedCells(row[9], original.length) + resultLine(row);
       else for (const row of rows) page += resultLine(row);
       controller.enqueue(Buffer.from(page));
     },

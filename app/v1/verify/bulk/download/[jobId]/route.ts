@@ -6,10 +6,16 @@ import { resultsCsv } from '@/lib/jobs/csv';
 import { getOwnJob } from '@/lib/jobs/queries';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
-  const { filter } = parseQuery(request, downloadQuery);
+  const { filter, partial } = parseQuery(request, downloadQuery);
   const database = await db();
   const job = await getOwnJob(database, caller.userId, jobId);
-  return new Response(resultsCsv(database, job, filter), {
-    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${job.id}.csv"` },
+  const isPartial = job.status !== 'completed';
+  const body = resultsCsv(database, job, filter, { partial });
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${job.id}${isPartial ? '-partial' : ''}.csv"`,
+      ...(isPartial ? { 'X-EV-Partial': 'true' } : {}),
+    },
   });
 });
