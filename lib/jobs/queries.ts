@@ -3,6 +3,7 @@ import { notFound, ApiError } from '../api/errors';
 import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
 import { endUnfinished } from './finish';
+import { uploadInfo } from './formats';
 import { countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
@@ -14,9 +15,7 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
 }
 
 /** The uploaded file's name, kept beside its header on the job. */
-function filenameOf(columns: string | null): string | null {
-  return columns ? ((JSON.parse(columns) as { filename?: string | null }).filename ?? null) : null;
-}
+const filenameOf = (columns: string | null) => uploadInfo(columns).filename;
 
 /**
  * Rows answered so far, the same for the status, the list and the dashboard. A completed job's

@@ -1,6 +1,6 @@
 import type { Database, Db } from '../db/client';
 import { bulkInsert, insertRows, q, selectArrays, selectRows, sqliteInsert } from '../db/sql';
-import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type StoredVerification } from './results';
+import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type DownloadFilter, type StoredVerification } from './results';
 
 /** Data access for bulk jobs: one query (or one batched statement) per function. */
 
@@ -325,7 +325,7 @@ export const CSV_FLAGS = ['valid', 'deliverable', 'disposable', 'role', 'free', 
  * with no result yet (a running job's partial download) is left out.
  */
 export async function csvPage(
-  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket, withDuplicates = false,
+  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false,
 ): Promise<CsvRow[]> {
   const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
   // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level

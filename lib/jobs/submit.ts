@@ -8,6 +8,7 @@ import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
 import { estimateTime } from './estimate';
+import type { UploadFormat, UploadInfo } from './formats';
 import { bulkItem, verificationRow } from './results';
 import { insertJobItems, insertQueuedJob, saveVerifications, summarize } from './store';
 
@@ -21,12 +22,14 @@ export interface BulkRequest {
   rows?: string[];
   columns?: string[];
   filename?: string;
+  format?: UploadFormat;
 }
 
 /** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
 function columnsOf(request: BulkRequest): string | null {
-  if (!request.columns && request.filename === undefined) return null;
-  return JSON.stringify({ columns: request.columns ?? [], filename: request.filename ?? null });
+  if (!request.columns && request.filename === undefined && !request.format) return null;
+  const info: UploadInfo = { columns: request.columns ?? [], filename: request.filename ?? null, format: request.format ?? null };
+  return JSON.stringify(info);
 }
 
 /** The counts every answer about a submitted list carries. */

@@ -154,3 +154,93 @@ describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
     worker.start();
   });
 });
+
+describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (dialect) => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  let worker: JobWorker;
+
+  beforeAll(async () => {
+    ctx = await setup(dialect, { EV_CHUNK_SIZE: '5' });
+    worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
+    worker.start();
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await ctx.teardown();
+  });
+
+  // what Excel's "CSV UTF-8" writes in Germany: semicolons, a BOM, CRLF, umlauts and a comma in a cell
+  const columns = ['Vorname', 'Straße', 'E-Mail'];
+  const people = [
+    ['Jürgen', 'Königstraße 1, Hinterhaus', 'valid.juergen@beispiel.de'],
+    ['Anna', 'Hauptstr. 2', 'catchall.anna@beispiel.de'],
+    ['Anna', 'Hauptstr. 2', 'CATCHALL.ANNA@beispiel.de'],
+    ['Ömer', '=Formel', 'invalid.oemer@beispiel.de'],
+    ['Zoë', 'Gasse; 3', 'valid.zoe@beispiel.de'],
+    ['Bob', 'x', 'risky.bob@beispiel.de'],
+  ];
+  const submit = async (extra: Record<string, unknown>) => {
+    const res = await call(bulk.POST, { key: ctx.key, body: { rows: people, columns, email_column: 2, filename: 'kunden.csv', ...extra } });
+    expect(res.status).toBe(200);
+    await until(() => call(status.GET, { key: ctx.key, params: { jobId: res.json.job_id } }), (r) => r.json.status === 'completed');
+    return res.json.job_id as string;
+  };
+  const get = (jobId: string, query = '') => call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}${query}`, params: { jobId } });
+  const getBytes = async (jobId: string, query = '') => {
+    const response = await download.GET(new Request(`http://localhost/v1/verify/bulk/download/${jobId}${query}`, {
+      headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
+    }), { params: Promise.resolve({ jobId }) });
+    return { response, bytes: Buffer.from(await response.arrayBuffer()) };
+  };
+
+  it('writes the download with the upload\'s delimiter, BOM and line ends', async () => {
+    const jobId = await submit({ delimiter: ';', bom: true, newline: '\r\n' });
+    const { bytes } = await getBytes(jobId);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = bytes.toString('utf8').slice(1);
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe('Vorname;Straße;E-Mail;email;valid;deliverable;risk_level;reason;status;score;provider;disposable;role;free;catch_all;did_you_mean;cached;duplicate_of');
+    expect(lines[1]).toMatch(/^Jürgen;Königstraße 1, Hinterhaus;valid\.juergen@beispiel\.de;valid\.juergen@beispiel\.de;true;true;low;accepted_email;deliverable;95;/);
+    const parsed = Papa.parse<string[]>(text.trim(), { delimiter: ';', newline: '\r\n' }).data;
+    expect(parsed.slice(1).map((r) => r.slice(0, 3))).toEqual(people.map((p, i) => (i === 3 ? [p[0], "'=Formel", p[2]] : p)));
+    expect(parsed[5]![1]).toBe('Gasse; 3'); // a cell holding the delimiter is quoted
+    expect(parsed.slice(1).map((r) => r.at(-1))).toEqual(['', '', '3', '', '', '']);
+
+    const plain = await get(jobId, '?format=csv');
+    expect(plain.text.startsWith('Vorname,Straße,E-Mail,email,')).toBe(true);
+    expect(plain.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.csv"`);
+
+    const lf = await getBytes(await submit({ delimiter: '\t', newline: '\n' }));
+    expect(lf.bytes.toString('utf8').split('\n')[0]).toBe(['Vorname', 'Straße', 'E-Mail', 'email'].join('\t') + '\t' + 'valid\tdeliverable\trisk_level\treason\tstatus\tscore\tprovider\tdisposable\trole\tfree\tcatch_all\tdid_you_mean\tcached\tduplicate_of');
+    expect(lf.bytes.includes('\r')).toBe(false);
+  });
+
+  it('writes an Excel workbook that reads back row for row, the sheet named as uploaded', async () => {
+    const jobId = await submit({ sheet: 'Kunden 2026' });
+    const { response, bytes } = await getBytes(jobId); // an .xlsx upload downloads as .xlsx
+    expect(response.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.xlsx"`);
+    const { default: readExcelFile } = await import('read-excel-file/node');
+    const sheets = await readExcelFile(bytes, { trim: false });
+    expect(sheets.map((s) => s.sheet)).toEqual(['Kunden 2026']);
+    const data = sheets[0]!.data;
+    expect(data[0]).toEqual([...columns, 'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'duplicate_of']);
+    expect(data.slice(1).map((r) => r.slice(0, 3))).toEqual(people); // no formula guard needed: cells are text
+    expect(data[1]![9]).toBe(95);
+    expect(data.slice(1).map((r) => r[17] ?? null)).toEqual([null, null, 3, null, null, null]);
+    const csv = await get(jobId, '?format=csv');
+    expect(csv.text.split('\r\n')).toHaveLength(8);
+  });
+
+  it('offers the safe-to-send rows, with the catch-all ones when asked', async () => {
+    const jobId = await submit({});
+    const emailsOf = (text: string) => Papa.parse<string[]>(text.trim(), { newline: '\r\n' }).data.slice(1).map((r) => r[2]);
+    expect(emailsOf((await get(jobId, '?filter=safe')).text)).toEqual(['valid.juergen@beispiel.de', 'valid.zoe@beispiel.de']);
+    expect(emailsOf((await get(jobId, '?filter=safe&catch_all=true')).text)).toEqual([
+      'valid.juergen@beispiel.de', 'catchall.anna@beispiel.de', 'CATCHALL.ANNA@beispiel.de', 'valid.zoe@beispiel.de',
+    ]);
+    expect((await get(jobId, '?format=pdf')).json).toMatchObject({ error: 'invalid_request', param: 'format' });
+    expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], delimiter: 'x' } })).json).toMatchObject({ error: 'invalid_request', param: 'delimiter' });
+    expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], bom: 'yes' } })).json).toMatchObject({ error: 'invalid_request', param: 'bom' });
+  });
+});
