@@ -4,6 +4,7 @@ import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
 import { endUnfinished } from './finish';
 import { uploadInfo } from './formats';
+import { completedProviderCounts, waitingFor } from './insights';
 import { countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
@@ -48,6 +49,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     created_at: job.createdAt.toISOString(),
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
+  if (job.status === 'queued' || job.status === 'processing') return { ...base, waiting: await waitingFor(database, job.id) };
   if (job.status !== 'completed') return base;
   const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
   return {
@@ -56,6 +58,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
       results: rows.map(bulkItem),
       results_total: await countResults(database, jobId, page.bucket),
       summary: JSON.parse(job.summary ?? '{}'),
+      providers: await completedProviderCounts(database, jobId),
       completed_at: job.completedAt!.toISOString(),
     },
   };

@@ -244,3 +244,50 @@ describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (diale
     expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], bom: 'yes' } })).json).toMatchObject({ error: 'invalid_request', param: 'bom' });
   });
 });
+
+describe.each(DIALECTS)('a job that waits for greylisting servers says so, on %s', (dialect) => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+
+  beforeAll(async () => {
+    ctx = await setup(dialect, { EV_CHUNK_SIZE: '4' });
+  });
+  afterAll(() => ctx.teardown());
+
+  it('reports the waiting addresses and when they are asked again, offers the rows so far, and shows providers once done', async () => {
+    // grey.test answers "try again in 5 minutes" (what Postfix's postgrey says to a first try)
+    const greylisting = {
+      async verify(email: string) {
+        const outcome = await sandboxVerifier.verify(email);
+        return email.endsWith('@grey.test') ? { ...outcome, retryAfterMs: 300_000 } : outcome;
+      },
+    };
+    const emails = ['valid1@gmail.com', 'valid2@grey.test', 'valid3@hotmail.de', 'valid4@grey.test', 'valid5@yahoo.co.jp', 'valid6@firma.de',
+      'valid7@outlook.com', 'valid8@googlemail.com', 'VALID1@gmail.com', 'valid9@live.com', 'valid10@aol.com', 'valid11@example.com'];
+    const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
+    const jobId = res.json.job_id;
+    const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => greylisting });
+    worker.start();
+    const before = Date.now();
+    const waiting = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.processed_emails === 10);
+    await worker.stop();
+    expect(waiting.json).toMatchObject({ status: 'processing', processed_emails: 10, progress: 83 });
+    expect(waiting.json.waiting.addresses).toBe(2);
+    const next = Date.parse(waiting.json.waiting.next_try_at);
+    expect(next).toBeGreaterThanOrEqual(before + 300_000);
+    expect(next).toBeLessThan(Date.now() + 300_000 + 1000);
+
+    const partial = await call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}?partial=true`, params: { jobId } });
+    expect(partial.headers.get('x-ev-partial')).toBe('true');
+    expect(partial.text.trim().split('\r\n').slice(1).map((l) => l.split(',')[0])).toEqual(emails.filter((e) => !e.endsWith('@grey.test')));
+
+    // the servers accept the next try: the job completes and nothing waits any more
+    await ctx.database.prisma.$executeRawUnsafe(`UPDATE job_chunks SET not_before = 0`);
+    const done = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
+    done.start();
+    const completed = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    await done.stop();
+    expect(completed.json).not.toHaveProperty('waiting');
+    // 11 mailboxes (VALID1@gmail.com is valid1's duplicate) by their domain's provider
+    expect(completed.json.data.providers).toEqual({ google: 2, microsoft: 3, yahoo: 2, other: 4 });
+  });
+});
