@@ -26,10 +26,10 @@ export function mailProvider(domain: string): MailProvider {
 
 export type ProviderCounts = Record<MailProvider, number>;
 
-/** How many of a job's verified mailboxes each provider receives. */
+/** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
   const rows = await selectRows<{ provider: string; n: number | bigint }>(
-    database, `SELECT provider, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY provider`, [jobId],
+    database, `SELECT provider, COUNT(*) AS n FROM verifications WHERE job_id = ? AND reason <> 'invalid_email' GROUP BY provider`, [jobId],
   );
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
   for (const row of rows) counts[mailProvider(row.provider)] += Number(row.n);
