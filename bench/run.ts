@@ -7,6 +7,7 @@
  *               deep-email-validator on the same list (issue 3)
  *   workers     3 worker processes vs 1 on PostgreSQL for the same I/O-bound job (issue 5)
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
+ *   bodies      peak RSS of `next start` taking a 1M-row CSV upload and hostile bodies of its size
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -19,6 +20,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
 import { runSoak } from './soak';
+import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
 import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type DownloadResult } from './bulk';
 import { load, merge, request, staleSocketRetries, type LoadResult, type RequestSpec } from './load';
@@ -26,7 +28,7 @@ import { sampleRss, startServer, treeRssMb, type BenchServer } from './server';
 import { checkSyntax } from '../lib/verifier/syntax';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -226,6 +228,15 @@ async function soakBench() {
   }
 }
 
+async function bodiesBench() {
+  console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
+  const r = await runBodiesBench((line) => console.log(line));
+  results.bodies = r;
+  for (const body of r) {
+    row(`bodies: ${body.kind} (${fmt(body.bodyMb, 0)} MB): status, peak RSS MB`, `${body.status}, ${fmt(body.peakRssMb, 0)}`, 'peak ≤ 900 MB', body.peakRssMb <= 900);
+  }
+}
+
 async function main() {
   const started = new Date();
   console.log(`email-verifier bench${quick ? ' (--quick)' : ''}: ${[...sections].join(', ')}`);
@@ -244,6 +255,7 @@ async function main() {
   await section('production', productionBench);
   await section('workers', workersBench);
   await section('soak', soakBench);
+  await section('bodies', bodiesBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

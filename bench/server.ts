@@ -17,6 +17,10 @@ export interface BenchServer {
   baseUrl: string;
   pid: number;
   apiKey: string;
+  /** one key per account asked for (the first is apiKey) */
+  apiKeys: string[];
+  /** the exit code or signal, once the server ended */
+  exited(): string | null;
   dbDir: string;
   /** The last lines the server printed. */
   log(): string;
@@ -41,7 +45,14 @@ async function ensureBuilt(): Promise<void> {
   await run(join(BIN, 'next'), ['build'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
 }
 
-export async function startServer(): Promise<BenchServer> {
+export interface ServerOptions {
+  /** environment for the server on top of this process's (the bench's own settings come first) */
+  env?: Record<string, string>;
+  /** accounts to create, each with a key (default 1) */
+  accounts?: number;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<BenchServer> {
   await ensureBuilt();
   const dbDir = mkdtempSync(join(tmpdir(), 'ev-bench-'));
   // the heap cap `npm start` sets (package.json), so the bench measures the server as users run it
@@ -52,10 +63,15 @@ export async function startServer(): Promise<BenchServer> {
     NODE_OPTIONS: [heapFlag, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
     DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,
     EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...options.env,
   };
-  const { stdout } = await run(join(BIN, 'tsx'), ['scripts/create-key.ts', '--email', 'bench@example.com'], { cwd: ROOT, env });
-  const apiKey = stdout.trim().split('\n').pop()!.trim();
-  if (!apiKey) throw new Error(`create-key printed no key:\n${stdout}`);
+  const apiKeys: string[] = [];
+  for (let i = 0; i < (options.accounts ?? 1); i++) {
+    const { stdout } = await run(join(BIN, 'tsx'), ['scripts/create-key.ts', '--email', i ? `bench${i}@example.com` : 'bench@example.com'], { cwd: ROOT, env });
+    const key = stdout.trim().split('\n').pop()!.trim();
+    if (!key) throw new Error(`create-key printed no key:\n${stdout}`);
+    apiKeys.push(key);
+  }
 
   const port = await freePort();
   // own process group, so stop() can end the server and anything it spawned, and nothing else
@@ -86,8 +102,11 @@ export async function startServer(): Promise<BenchServer> {
     await new Promise((r) => setTimeout(r, 100));
   }
 
+  let exit: string | null = null;
+  child.once('exit', (code, signal) => { exit = String(code ?? signal); });
   return {
-    baseUrl, pid: child.pid!, apiKey, dbDir,
+    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir,
+    exited: () => exit,
     async stop() {
       await stopChild(child);
       process.off('exit', killGroup);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { db } from './db/client';
+import { env } from './env';
 import { isIdShaped, newId } from './ids';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -36,10 +37,17 @@ async function passwordMatches(password: string, stored: string): Promise<boolea
   return timingSafeEqual(actual, expected);
 }
 
+/** The minimum password policy: not blank, not only spaces, at least EV_MIN_PASSWORD_LENGTH characters. */
+export function checkPasswordPolicy(password: string): void {
+  const min = env().EV_MIN_PASSWORD_LENGTH;
+  if (password.trim() === '') throw new AccountError('weak_password', `The password cannot be blank or only spaces; use at least ${min} characters.`);
+  if ([...password].length < min) throw new AccountError('weak_password', `The password needs at least ${min} characters.`);
+}
+
 export async function createAccount(email: string, password: string): Promise<Account> {
   const address = normalizeEmail(email);
   if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new AccountError('invalid_email', 'Enter a valid email address.');
-  if (password.length < 8) throw new AccountError('weak_password', 'The password needs at least 8 characters.');
+  checkPasswordPolicy(password);
   const { prisma } = await db();
   if (await prisma.user.findUnique({ where: { email: address } })) {
     throw new AccountError('email_taken', 'An account with this email already exists.');
@@ -58,13 +66,31 @@ export async function ensureAccount(email: string): Promise<Account> {
   return createAccount(email, randomBytes(18).toString('base64url'));
 }
 
+// An unknown email is checked against this hash, so it costs the same scrypt as a known one and the
+// answer's timing does not tell which emails have accounts.
+const UNKNOWN_USER_HASH = `scrypt$${randomBytes(16).toString('base64')}$${Buffer.alloc(32).toString('base64')}`;
+
 export async function authenticatePassword(email: string, password: string): Promise<Account> {
   const { prisma } = await db();
   const user = await prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
-  if (!user || !(await passwordMatches(password, user.passwordHash))) {
-    throw new AccountError('invalid_credentials', 'Wrong email or password.');
-  }
+  const matches = await passwordMatches(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
+  if (!user || !matches) throw new AccountError('invalid_credentials', 'Wrong email or password.');
   return { id: user.id, email: user.email, plan: user.plan, credits: user.credits };
+}
+
+/** Sets a new password after checking the current one; bumps the session version (signs out other sessions). */
+export async function changePassword(userId: string, current: string, next: string): Promise<number> {
+  const { prisma } = await db();
+  const user = await prisma.user.findUnique({ where: { id: userId } });
+  if (!user || !(await passwordMatches(current, user.passwordHash))) {
+    throw new AccountError('invalid_credentials', 'The current password is wrong.');
+  }
+  checkPasswordPolicy(next);
+  const updated = await prisma.user.update({
+    where: { id: userId },
+    data: { passwordHash: await hashPassword(next), sessionVersion: { increment: 1 } },
+  });
+  return updated.sessionVersion;
 }
 
 export async function getAccount(userId: string): Promise<Account | null> {

@@ -57,6 +57,16 @@ const schema = z.object({
   /** deliveries in flight per process, and per endpoint */
   EV_WEBHOOK_CONCURRENCY: int.default(16),
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
+  /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (README, "Accounts") */
+  EV_TRUST_PROXY: bool.default(false),
+  /** sign-in, sign-up and next-auth bodies: a few form fields */
+  EV_AUTH_MAX_BODY_BYTES: int.default(8 * 1024),
+  EV_LOGIN_MAX_FAILURES_PER_ACCOUNT: int.default(10),
+  EV_LOGIN_MAX_FAILURES_PER_IP: int.default(50),
+  EV_LOGIN_WINDOW_MS: int.default(15 * 60_000),
+  EV_SIGNUPS_PER_IP: int.default(10),
+  EV_SIGNUP_WINDOW_MS: int.default(3600_000),
+  EV_MIN_PASSWORD_LENGTH: int.default(8),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
 });
 

@@ -11,6 +11,17 @@ const copy = {
   signup: { title: 'Create your account', action: 'Create account', busy: 'Creating account…', switchText: 'Already have an account?', switchLink: 'Sign in', switchHref: '/signin' },
 };
 
+/** What next-auth's ?error= (or signIn's result.error) means for the person signing in. */
+function signInError(code: string): string {
+  // lib/auth/login.ts answers TooManyAttempts:<seconds> once an account or address is over its sign-in limit.
+  const throttled = /^TooManyAttempts(?::(\d+))?$/.exec(code);
+  if (throttled) {
+    const minutes = Math.max(1, Math.ceil(Number(throttled[1] ?? 900) / 60));
+    return `Too many failed sign-ins for this account or network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  }
+  return 'Wrong email or password.';
+}
+
 async function createAccount(email: string, password: string): Promise<void> {
   const response = await fetch('/api/signup', {
     method: 'POST',
@@ -26,7 +37,7 @@ async function createAccount(email: string, password: string): Promise<void> {
 export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
   const text = copy[mode];
   const params = useSearchParams();
-  const [error, setError] = useState<string | null>(params.get('error') ? 'Wrong email or password.' : null);
+  const [error, setError] = useState<string | null>(params.get('error') ? signInError(params.get('error')!) : null);
   const [busy, setBusy] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -39,7 +50,7 @@ export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
     try {
       if (mode === 'signup') await createAccount(email, password);
       const result = await signIn('credentials', { email, password, redirect: false });
-      if (!result || result.error) throw new Error('Wrong email or password.');
+      if (!result || result.error) throw new Error(signInError(result?.error ?? ''));
       const target = params.get('callbackUrl');
       // A full load so the server layout sees the new session cookie.
       window.location.assign(target?.startsWith('/') ? target : '/lists');
@@ -75,7 +86,7 @@ export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
         />
         {mode === 'signup' && (
           <p id="password-hint" className="mt-1 text-xs text-slate-500">
-            At least 8 characters.
+            At least 8 characters, not only spaces.
           </p>
         )}
       </div>

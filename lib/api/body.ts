@@ -8,9 +8,15 @@ import { ApiError, invalidRequest } from './errors';
 export async function readBytes(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) return Buffer.alloc(0);
+  if (!request.body) {
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+    return Buffer.alloc(0);
+  }
   const reader = request.body.getReader();
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discardThenHangUp(reader);
+    throw tooLarge();
+  }
   // With a declared length the body is copied once into a buffer of that size (a 30 MB upload
   // then costs 30 MB, not chunks plus their concatenation); HTTP framing guarantees the length.
   const known = Number.isFinite(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
@@ -23,7 +29,7 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Buf
     });
     if (done) break;
     if (size + value.byteLength > maxBytes || (known && size + value.byteLength > known.length)) {
-      await reader.cancel();
+      discardThenHangUp(reader);
       throw size + value.byteLength > maxBytes ? tooLarge() : invalidRequest('body', 'The request body is longer than its Content-Length.');
     }
     if (known) known.set(value, size);
@@ -35,6 +41,31 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Buf
     return known;
   }
   return Buffer.concat(chunks);
+}
+
+/** How long and how much of a refused body is still read (and dropped) after the answer is sent. */
+export const LINGER = { ms: 2000, bytes: 16 * 1024 * 1024 };
+
+/**
+ * Hanging up on a client that is still sending makes its side reset the connection, and a reset
+ * throws away our 413 still unread in its socket buffer: the client sees "connection reset", never
+ * the answer. So a refused body is read and dropped for a moment (as web servers linger before
+ * closing), long enough for the client to read the answer and stop, then the connection is closed.
+ * Nothing is kept: memory stays flat whatever the client sends.
+ */
+function discardThenHangUp(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const end = Date.now() + LINGER.ms;
+  let dropped = 0;
+  const hangUp = setTimeout(() => void reader.cancel().catch(() => {}), LINGER.ms);
+  void (async () => {
+    while (Date.now() < end && dropped < LINGER.bytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      dropped += value.byteLength;
+    }
+    clearTimeout(hangUp);
+    await reader.cancel();
+  })().catch(() => clearTimeout(hangUp));
 }
 
 /**

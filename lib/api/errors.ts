@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   rate_limit: 429,
   insufficient_credits: 402,
   forbidden: 403,
+  method_not_allowed: 405,
   timeout: 504,
   server_error: 500,
 } as const;

@@ -1,17 +1,27 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { AccountError, authenticatePassword } from '@/lib/accounts';
+import { AccountError } from '@/lib/accounts';
+import { clientAddress } from '@/lib/api/origin';
 import { sessionSecret } from '@/lib/secret';
+import { signInWithPassword } from './login';
+import { SESSION_MAX_AGE_S, sessionIsCurrent } from './sessions';
 
 // next-auth v4 only reads the request's Host header when told to trust it; without NEXTAUTH_URL it
-// would otherwise assume http://localhost:3000 and break sign-in on any other port or host.
-// Set NEXTAUTH_URL in production behind a proxy you do not control.
+// would otherwise assume http://localhost:3000 and break sign-in on any other port or host. The
+// route (app/api/auth/[...nextauth]/route.ts) shows it only the headers lib/api/origin.ts trusts.
 if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= 'true';
+
+/** Thrown by the jwt callback for a session signed out everywhere: next-auth then clears the cookie. */
+class SessionRevoked extends Error {
+  constructor() {
+    super('SessionRevoked');
+  }
+}
 
 export const authOptions: NextAuthOptions = {
   // The same secret the API layer reads the session cookie with.
   secret: sessionSecret(),
-  session: { strategy: 'jwt', maxAge: 30 * 24 * 3600 },
+  session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
   pages: { signIn: '/signin' },
   providers: [
     CredentialsProvider({
@@ -20,13 +30,15 @@ export const authOptions: NextAuthOptions = {
         email: { label: 'Email', type: 'email' },
         password: { label: 'Password', type: 'password' },
       },
-      async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) return null;
+      async authorize(credentials, req) {
+        if (typeof credentials?.email !== 'string' || typeof credentials.password !== 'string') return null;
+        const headers = new Headers(Object.entries(req.headers ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
         try {
-          const account = await authenticatePassword(credentials.email, credentials.password);
-          return { id: account.id, email: account.email };
+          const account = await signInWithPassword(credentials.email, credentials.password, clientAddress({ headers }));
+          return { id: account.id, email: account.email, sessionVersion: account.sessionVersion };
         } catch (error) {
-          // next-auth turns null into error=CredentialsSignin; anything else is a real failure.
+          // next-auth turns null into error=CredentialsSignin; a thrown error's message becomes the
+          // error (SignInThrottled: TooManyAttempts); anything else is a real failure.
           if (error instanceof AccountError) return null;
           throw error;
         }
@@ -34,13 +46,30 @@ export const authOptions: NextAuthOptions = {
     }),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user) token.sub = user.id;
+    async jwt({ token, user }) {
+      if (user) {
+        token.sub = user.id;
+        token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+      } else if (!(await sessionIsCurrent(token))) {
+        throw new SessionRevoked();
+      }
       return token;
     },
     session({ session, token }) {
       if (session.user) (session.user as { id?: string }).id = token.sub;
       return session;
     },
+  },
+  logger: {
+    error(code, metadata) {
+      // A revoked session is an expected end, not a server fault.
+      const cause = (metadata as { error?: unknown } | undefined)?.error ?? metadata;
+      if (cause instanceof SessionRevoked) return;
+      console.error(`[next-auth][error][${code}]`, metadata);
+    },
+    warn(code) {
+      console.warn(`[next-auth][warn][${code}]`);
+    },
+    debug() {},
   },
 };

@@ -157,3 +157,16 @@ export function useRecheckEgress() {
     onSuccess: (result) => queryClient.setQueriesData({ predicate: (q) => q.queryKey[1] === 'egress' }, result),
   });
 }
+
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: { current_password: string; new_password: string }) =>
+      api<{ success: boolean; message: string }>('/v1/account/password', { method: 'POST', body }),
+  });
+}
+
+export function useSignOutEverywhere() {
+  return useMutation({
+    mutationFn: () => api<{ success: boolean; message: string }>('/v1/account/sessions', { method: 'DELETE' }),
+  });
+}

@@ -12,8 +12,11 @@ export type ReceiverKind = 'trickle' | 'huge' | 'slow-headers' | 'ok';
 
 export interface HostileReceiver {
   url: string;
-  /** requests received (one per delivery attempt), and body bytes written back */
-  stats(): { requests: number; bytesSent: number; ids: string[] };
+  /**
+   * requests received (one per delivery attempt), body bytes written back, the webhook-id of each
+   * request, and the most requests of one webhook-id that were open at once
+   */
+  stats(): { requests: number; bytesSent: number; ids: string[]; maxOpenPerId: number };
   stop(): Promise<void>;
 }
 
@@ -21,9 +24,15 @@ export async function startReceiver(kind: ReceiverKind, options: { trickleMs?: n
   let requests = 0;
   let bytesSent = 0;
   const ids: string[] = [];
+  const open = new Map<string, number>();
+  let maxOpenPerId = 0;
   const server = http.createServer((req, res) => {
     requests++;
-    ids.push(String(req.headers['webhook-id']));
+    const id = String(req.headers['webhook-id']);
+    ids.push(id);
+    open.set(id, (open.get(id) ?? 0) + 1);
+    maxOpenPerId = Math.max(maxOpenPerId, open.get(id)!);
+    res.on('close', () => open.set(id, open.get(id)! - 1));
     req.resume();
     res.on('error', () => {});
     switch (kind) {
@@ -58,7 +67,7 @@ export async function startReceiver(kind: ReceiverKind, options: { trickleMs?: n
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    stats: () => ({ requests, bytesSent, ids: [...ids] }),
+    stats: () => ({ requests, bytesSent, ids: [...ids], maxOpenPerId }),
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { ApiKeys } from '@/components/settings/ApiKeys';
 import { EgressCard } from '@/components/settings/Egress';
+import { Security } from '@/components/settings/Security';
 import { UsageCard } from '@/components/settings/Usage';
 import { Webhooks } from '@/components/settings/Webhooks';
 import { PageTitle } from '@/components/ui';
@@ -10,11 +11,12 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageTitle title="Settings" subtitle="Usage, API keys and webhooks for your account; the installation's mail server reachability." />
+      <PageTitle title="Settings" subtitle="Usage, API keys, webhooks and sign-in security for your account; the installation's mail server reachability." />
       <div className="space-y-6">
         <UsageCard />
         <ApiKeys />
         <Webhooks />
+        <Security />
         <EgressCard />
       </div>
     </>

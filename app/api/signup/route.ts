@@ -1,39 +1,30 @@
-import { AccountError, createAccount } from '@/lib/accounts';
+import { parseBody, readBytes } from '@/lib/api/body';
+import { ApiError, errorResponse, invalidRequest } from '@/lib/api/errors';
+import { assertSameOrigin, clientAddress } from '@/lib/api/origin';
+import { signUp } from '@/lib/auth/login';
+import { signupBody } from '@/lib/auth/schemas';
+import { env } from '@/lib/env';
 
-const statusFor: Record<AccountError['code'], number> = {
-  email_taken: 409,
-  weak_password: 400,
-  invalid_email: 400,
-  invalid_credentials: 400,
-};
-
-function error(status: number, code: string, message: string): Response {
-  return Response.json({ error: code, message }, { status });
-}
-
-/** Sign-up is a cookie-less write, but a cross-site form could still create accounts in bulk. */
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === (request.headers.get('x-forwarded-host') ?? request.headers.get('host'));
-  } catch {
-    return false;
-  }
-}
-
-/** Creates an account; the page then signs in through next-auth with the same credentials. */
+/**
+ * Creates an account; the page then signs in through next-auth with the same credentials. The
+ * body is read within EV_AUTH_MAX_BODY_BYTES before anything parses it. Sign-up is cookie-less,
+ * but a cross-site form could still create accounts in bulk: a browser's Origin must be ours.
+ */
 export async function POST(request: Request): Promise<Response> {
-  if (!sameOrigin(request)) return error(403, 'forbidden', 'Cross-site sign-up is not allowed.');
-  const body = (await request.json().catch(() => null)) as { email?: unknown; password?: unknown } | null;
-  if (typeof body?.email !== 'string' || typeof body.password !== 'string') {
-    return error(400, 'invalid_request', 'Send an email and a password.');
-  }
   try {
-    const account = await createAccount(body.email, body.password);
+    assertSameOrigin(request, { optional: true });
+    if (request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+      throw invalidRequest('Content-Type', 'Send the sign-up as application/json: {"email", "password"}.');
+    }
+    const { email, password } = parseBody(await readBytes(request, env().EV_AUTH_MAX_BODY_BYTES), signupBody);
+    const account = await signUp(email, password, clientAddress(request));
     return Response.json({ id: account.id, email: account.email }, { status: 201 });
-  } catch (e) {
-    if (e instanceof AccountError) return error(statusFor[e.code], e.code, e.message);
-    return error(500, 'server_error', 'Could not create the account. Try again.');
+  } catch (error) {
+    return errorResponse(error);
   }
 }
+
+const wrongMethod = async (request: Request) =>
+  errorResponse(new ApiError('method_not_allowed', `${request.method} is not supported here; sign up with POST.`, {}, { Allow: 'POST' }));
+
+export { wrongMethod as GET, wrongMethod as PUT, wrongMethod as PATCH, wrongMethod as DELETE };

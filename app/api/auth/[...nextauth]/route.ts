@@ -1,6 +1,8 @@
-import NextAuth from 'next-auth';
-import { authOptions } from '@/lib/auth/options';
+import { authRoute } from '@/lib/auth/route';
 
-const handler = NextAuth(authOptions);
+type Segment = { params: Promise<{ nextauth?: string[] }> };
 
-export { handler as GET, handler as POST };
+/** next-auth's endpoints (sign-in, callback, session, csrf, sign-out), each body bounded first. */
+const handler = async (request: Request, segment: Segment) => authRoute(request, (await segment.params).nextauth ?? []);
+
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

@@ -1,0 +1,94 @@
+import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts';
+import { ApiError } from '../api/errors';
+import { env } from '../env';
+import { forgetSessionVersion, sessionVersion } from './sessions';
+import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
+
+/** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
+export class SignInThrottled extends Error {
+  constructor(readonly retryAfter: number) {
+    // next-auth puts this message in the sign-in page's ?error= (components/auth/AuthForm.tsx reads it).
+    super(`TooManyAttempts:${retryAfter}`);
+  }
+}
+
+/**
+ * Email and password sign-in, throttled per account (EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) and per
+ * client address (EV_LOGIN_MAX_FAILURES_PER_IP) in EV_LOGIN_WINDOW_MS. Every attempt is counted
+ * before the password is checked (so parallel guesses cannot pass together) and a success takes its
+ * count back; once over a limit, even the right password is refused until the window ends.
+ * The account counter is keyed by the email as typed (normalized), so unknown emails are throttled
+ * exactly like known ones.
+ */
+export async function signInWithPassword(email: string, password: string, address: string): Promise<Account & { sessionVersion: number }> {
+  const limits = env();
+  const accountKey = `login:account:${normalizeEmail(email)}`;
+  const addressKey = `login:address:${address}`;
+  const [account, client] = await Promise.all([
+    countAttempt(accountKey, limits.EV_LOGIN_WINDOW_MS),
+    countAttempt(addressKey, limits.EV_LOGIN_WINDOW_MS),
+  ]);
+  if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
+    throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
+  }
+  const signedIn = await authenticatePassword(email, password);
+  await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
+  return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
+}
+
+/** Sign-up, at most EV_SIGNUPS_PER_IP per client address in EV_SIGNUP_WINDOW_MS. */
+export async function signUp(email: string, password: string, address: string): Promise<Account> {
+  const { EV_SIGNUPS_PER_IP: limit, EV_SIGNUP_WINDOW_MS: windowMs } = env();
+  const attempt = await countAttempt(`signup:address:${address}`, windowMs);
+  if (attempt.count > limit) {
+    throw new ApiError(
+      'rate_limit',
+      `Too many sign-ups from this address (${limit} per ${Math.round(windowMs / 60_000)} minutes). Retry in ${attempt.retryAfter} s.`,
+      { retry_after: attempt.retryAfter },
+      { 'Retry-After': String(attempt.retryAfter) },
+    );
+  }
+  try {
+    return await createAccount(email, password);
+  } catch (error) {
+    if (error instanceof AccountError) throw accountApiError(error);
+    throw error;
+  }
+}
+
+/** Account errors in the API's envelope: the field at fault as `param`. */
+export function accountApiError(error: AccountError): ApiError {
+  switch (error.code) {
+    case 'email_taken':
+      return new ApiError('conflict', error.message, { param: 'email' });
+    case 'invalid_email':
+      return new ApiError('invalid_request', error.message, { param: 'email' });
+    case 'weak_password':
+      return new ApiError('invalid_request', error.message, { param: 'password' });
+    case 'invalid_credentials':
+      return new ApiError('invalid_request', error.message, { param: 'current_password' });
+  }
+}
+
+/**
+ * A password change from a signed-in session: the current password is checked under the same
+ * per-account limit as sign-in (a stolen session cannot guess it faster than a sign-in could). Every
+ * session, this one included, is then behind the new version; the caller re-issues this one.
+ */
+export async function changePasswordThrottled(userId: string, current: string, next: string): Promise<number> {
+  const limits = env();
+  const key = `password:user:${userId}`;
+  const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
+  if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
+    throw new ApiError('rate_limit', `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+  }
+  try {
+    const version = await changePassword(userId, current, next);
+    forgetSessionVersion(userId);
+    await clearAttempts(key);
+    return version;
+  } catch (error) {
+    if (error instanceof AccountError) throw accountApiError(error);
+    throw error;
+  }
+}
