@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
-import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv } from './csv';
+import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv, resultsFile } from './csv';
 import { bucketOf, VERIFICATION_COLUMNS, type Bucket } from './results';
 import { CSV_FLAGS, insertJobItems, saveResults, type CsvRow } from './store';
 
@@ -116,7 +116,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
   const uploadColumns = ['name', '=email', 'note, "quoted"'];
 
   /** What the download was before it was hand-written: papaparse over the stored rows. */
-  async function reference(jobId: string, withUpload: boolean, bucket?: Bucket): Promise<string> {
+  async function reference(jobId: string, withUpload: boolean, bucket?: Bucket, format?: { delimiter: string; newline: string }): Promise<string> {
     const results = await database.prisma.verification.findMany({ where: { jobId }, orderBy: { idx: 'asc' } });
     const items = new Map((await database.prisma.jobItem.findMany({ where: { jobId } })).map((item) => [item.idx, item.row]));
     const rows = results.filter((r) => !bucket || bucketOf(r.status) === bucket).map((r) => {
@@ -125,7 +125,9 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
       return [...padded, r.email, r.valid, r.deliverable, r.riskLevel, r.reason, r.status, r.score, r.provider,
         r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached];
     });
-    return papa([[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows]);
+    const table = [[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows];
+    if (!format) return papa(table);
+    return `${Papa.unparse(table, { escapeFormulae: FORMULA_START, ...format })}${format.newline}`;
   }
 
   async function download(jobId: string, bucket?: Bucket): Promise<string> {
@@ -189,6 +191,16 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
 
   it.each(['deliverable', 'undeliverable', 'risky', 'unknown'] as const)('filter %s', async (bucket) => {
     expect(await download('job_upload', bucket)).toBe(await reference('job_upload', true, bucket));
+  });
+
+  it.each([';', '\t', '|'])('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
+    const job = await database.prisma.job.findUniqueOrThrow({ where: { id: 'job_upload' } });
+    const columns = JSON.stringify({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
+    // Response#text() would drop the BOM: decode the bytes as they are
+    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, columns }).body).arrayBuffer());
+    expect(csv.startsWith('\ufeff')).toBe(true);
+    const want = await reference('job_upload', true, undefined, { delimiter, newline: '\n' });
+    expect(csv.slice(1)).toBe(want);
   });
 
   it('refuses a job that is not completed', () => {
