@@ -3,6 +3,7 @@ import { checkSyntax } from '../verifier/syntax';
 // Gmail ignores dots in the local part and treats googlemail.com as gmail.com (Google's own help:
 // "Dots don't matter in Gmail addresses"), so j.doe@gmail.com and jdoe@googlemail.com are one mailbox.
 const GMAIL = new Set(['gmail.com', 'googlemail.com']);
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * The mailbox an address reaches, as a comparison key. The domain is compared without case (DNS
@@ -16,9 +17,11 @@ export function mailboxKey(email: string): string | null {
   const syntax = checkSyntax(email);
   if (!syntax.ok) return null;
   const domain = syntax.asciiDomain.toLowerCase();
-  const local = syntax.local.toLowerCase();
-  if (GMAIL.has(domain)) return `${local.replaceAll('.', '')}@gmail.com`;
-  return `${local}@${domain}`;
+  if (GMAIL.has(domain)) return `${syntax.local.toLowerCase().replaceAll('.', '')}@gmail.com`;
+  // An ASCII address is its own key in lower case, which V8 hands back without a copy when it is
+  // lower case already: a million-address list then holds no second copy of itself.
+  if (ASCII.test(email)) return email.toLowerCase();
+  return `${syntax.local.toLowerCase()}@${domain}`;
 }
 
 export interface ListShape {
