@@ -1,4 +1,4 @@
-import type { ParsedList } from '@/lib/client/parse-list';
+import type { ListFormat, ParsedList } from '@/lib/client/parse-list';
 import { cx, number, selectClass } from '../ui';
 
 const PREVIEW_ROWS = 5;
@@ -30,6 +30,9 @@ export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, dupl
         </select>
         <span className="text-xs text-slate-500">{list.hasHeader ? 'Detected from the header row.' : 'No header row found; columns are numbered.'}</span>
       </div>
+      <p className="text-xs text-slate-500" data-testid="list-format">
+        {formatNote(list.format)} The download keeps this format; Excel and plain CSV are offered too.
+      </p>
       <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
         <table className="min-w-full text-left text-sm">
           <caption className="sr-only">First {PREVIEW_ROWS} rows of {list.filename}</caption>
@@ -69,4 +72,13 @@ function Stat({ label, value, tone, testId }: { label: string; value: string; to
       </dd>
     </div>
   );
+}
+
+const DELIMITER_NAMES: Record<string, string> = { ',': 'Comma', ';': 'Semicolon', '\t': 'Tab', '|': 'Pipe' };
+
+function formatNote(format: ListFormat): string {
+  if ('sheet' in format) return `Excel workbook, sheet “${format.sheet}”.`;
+  const encoding = format.bom ? 'UTF-8 with byte order mark' : 'UTF-8';
+  const lines = format.newline === '\r\n' ? 'Windows line ends' : 'Unix line ends';
+  return `${DELIMITER_NAMES[format.delimiter]}-separated, ${encoding}, ${lines}.`;
 }
