@@ -2,10 +2,12 @@
 
 import Link from 'next/link';
 import { useCancelJob, useJobStatus } from '@/lib/client/hooks';
-import { Button, Card, ErrorNote, ProgressBar, formatDate, linkButton, number, primaryLinkButton } from '../ui';
+import type { JobStatus } from '@/lib/client/types';
+import { Button, Card, ErrorNote, ProgressBar, formatDate, linkButton, number } from '../ui';
 import { EgressBanner } from '../settings/Egress';
-import { verdicts } from '../verdict';
+import { Downloads, downloadUrl } from './Downloads';
 import { JobStateBadge } from './JobStateBadge';
+import { ListInsights } from './ListInsights';
 import { ResultsTable } from './ResultsTable';
 import { SummaryChart } from './SummaryChart';
 
@@ -13,7 +15,6 @@ export function JobView({ jobId }: { jobId: string }) {
   const job = useJobStatus(jobId);
   const cancel = useCancelJob();
   const status = job.data?.status;
-  const download = (filter?: string) => `/v1/verify/bulk/download/${encodeURIComponent(jobId)}${filter ? `?filter=${filter}` : ''}`;
 
   return (
     <div className="space-y-6">
@@ -55,6 +56,15 @@ export function JobView({ jobId }: { jobId: string }) {
             </span>
           </div>
           <ProgressBar value={job.data.progress} label="Job progress" />
+          <WaitingNote job={job.data} />
+          {job.data.processed_emails > 0 && (
+            <div className="mt-4 flex flex-wrap items-center gap-3">
+              <a href={downloadUrl(jobId, { partial: 'true' })} download className={linkButton} data-testid="download-partial">
+                Download results so far
+              </a>
+              <span className="text-xs text-slate-500">A partial file: the {number(job.data.processed_emails)} rows answered until now, marked “-partial” in its name.</span>
+            </div>
+          )}
         </Card>
       )}
 
@@ -62,22 +72,18 @@ export function JobView({ jobId }: { jobId: string }) {
         <>
           <Card
             title="Summary"
-            description={`${number(job.data.total_emails)} addresses verified`}
+            description={
+              job.data.duplicate_emails
+                ? `${number(job.data.total_emails - job.data.duplicate_emails)} distinct addresses verified · ${number(job.data.duplicate_emails)} duplicate rows answered with their first occurrence`
+                : `${number(job.data.total_emails)} addresses verified`
+            }
             actions={<span className="text-sm font-semibold text-emerald-700" data-testid="job-progress">100%</span>}
           >
             <SummaryChart summary={job.data.data.summary} />
+            <ListInsights summary={job.data.data.summary} providers={job.data.data.providers} />
           </Card>
-          <Card title="Download" description="CSV with your original columns first, then the verdict columns.">
-            <div className="flex flex-wrap gap-2">
-              <a href={download()} download className={primaryLinkButton}>
-                All rows
-              </a>
-              {verdicts.map((v) => (
-                <a key={v.key} href={download(v.key)} download className={linkButton}>
-                  {v.label} only
-                </a>
-              ))}
-            </div>
+          <Card title="Download" description="Every row of your file, your columns first, then the verdict columns (and duplicate_of, the row of a duplicate's first occurrence).">
+            <Downloads jobId={jobId} />
           </Card>
           <Card title="Results">
             <ResultsTable jobId={jobId} />
@@ -85,5 +91,18 @@ export function JobView({ jobId }: { jobId: string }) {
         </>
       )}
     </div>
+  );
+}
+
+/** "12 addresses wait for their servers to accept another try, next at 14:05": greylisting made visible. */
+function WaitingNote({ job }: { job: JobStatus }) {
+  const waiting = job.waiting;
+  if (!waiting) return null;
+  const at = new Date(waiting.next_try_at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return (
+    <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="job-waiting">
+      {number(waiting.addresses)} {waiting.addresses === 1 ? 'address waits for its server' : 'addresses wait for their servers'} to accept another
+      try, next at {at}. Mail servers that greylist refuse a first try on purpose; the answer comes on a later one.
+    </p>
   );
 }

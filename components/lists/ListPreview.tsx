@@ -1,17 +1,21 @@
-import type { ParsedList } from '@/lib/client/parse-list';
+import type { ListFormat, ParsedList } from '@/lib/client/parse-list';
 import { cx, number, selectClass } from '../ui';
 
 const PREVIEW_ROWS = 5;
 
-export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed }: { list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number }) {
+export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, duplicates }: {
+  list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number; duplicates: number;
+}) {
   const malformed = list.rows.length - wellFormed;
   return (
     <div className="space-y-4">
-      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-5">
         <Stat label="File" value={list.filename} />
         <Stat label="Rows" value={number(list.rows.length)} testId="row-count" />
         <Stat label="Well-formed addresses" value={number(wellFormed)} tone="text-emerald-700" testId="well-formed-count" />
         <Stat label="Malformed or empty" value={number(malformed)} tone={malformed ? 'text-rose-700' : undefined} />
+        {/* verified and charged once; every row stays in the download */}
+        <Stat label="Duplicates (checked once)" value={number(duplicates)} tone={duplicates ? 'text-amber-700' : undefined} testId="duplicate-count" />
       </dl>
       <div className="flex flex-wrap items-center gap-3">
         <label htmlFor="email-column" className="text-sm font-medium text-slate-700">
@@ -26,6 +30,9 @@ export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed }: { 
         </select>
         <span className="text-xs text-slate-500">{list.hasHeader ? 'Detected from the header row.' : 'No header row found; columns are numbered.'}</span>
       </div>
+      <p className="text-xs text-slate-500" data-testid="list-format">
+        {formatNote(list.format)} The download keeps this format; Excel and plain CSV are offered too.
+      </p>
       <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
         <table className="min-w-full text-left text-sm">
           <caption className="sr-only">First {PREVIEW_ROWS} rows of {list.filename}</caption>
@@ -65,4 +72,13 @@ function Stat({ label, value, tone, testId }: { label: string; value: string; to
       </dd>
     </div>
   );
+}
+
+const DELIMITER_NAMES: Record<string, string> = { ',': 'Comma', ';': 'Semicolon', '\t': 'Tab', '|': 'Pipe' };
+
+function formatNote(format: ListFormat): string {
+  if ('sheet' in format) return `Excel workbook, sheet “${format.sheet}”.`;
+  const encoding = format.bom ? 'UTF-8 with byte order mark' : 'UTF-8';
+  const lines = format.newline === '\r\n' ? 'Windows line ends' : 'Unix line ends';
+  return `${DELIMITER_NAMES[format.delimiter]}-separated, ${encoding}, ${lines}.`;
 }

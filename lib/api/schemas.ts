@@ -12,6 +12,12 @@ export const bulkBody = z.object({
   email_column: z.number().int().min(0).optional(),
   columns: z.array(z.string()).max(1000).optional(),
   filename: z.string().max(255).optional(),
+  // The upload's file format, which the download keeps by default (lib/jobs/formats.ts).
+  delimiter: z.enum([',', ';', '\t', '|']).optional(),
+  bom: z.boolean().optional(),
+  newline: z.enum(['\r\n', '\n']).optional(),
+  /** an .xlsx upload: the name of the sheet it was read from (its download is .xlsx, that sheet's name) */
+  sheet: z.string().min(1).max(31).optional(),
 });
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
@@ -32,7 +38,15 @@ export const historyQuery = z.object({
   // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
   email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional(),
 });
-export const downloadQuery = z.object({ filter: bucket.optional() });
+export const downloadQuery = z.object({
+  /** a bucket, or `safe`: the deliverable addresses (with `catch_all=true` the catch-all ones too) */
+  filter: z.enum([...bucket.options, 'safe']).optional(),
+  catch_all: boolParam.optional(),
+  /** original (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); csv: plain CSV; xlsx: Excel */
+  format: z.enum(['original', 'csv', 'xlsx']).optional(),
+  /** true: a job that has not completed gives the rows answered so far (marked X-EV-Partial: true) */
+  partial: boolParam.optional(),
+});
 export const egressQuery = z.object({ refresh: boolParam.optional() });
 
 export const webhookBody = z.object({

@@ -1,12 +1,30 @@
 import Papa from 'papaparse';
 
-/** A CSV or TXT export as the browser parsed it: the header (given or invented) and the data rows. */
+/**
+ * The upload's file format, sent with the job so the download opens as the upload did (the API's
+ * `delimiter`, `bom`, `newline` and, for a workbook, `sheet`).
+ */
+export type ListFormat = { delimiter: ',' | ';' | '\t' | '|'; bom: boolean; newline: '\r\n' | '\n' } | { sheet: string };
+
+/** A CSV, TXT or .xlsx export as the browser parsed it: the header (given or invented) and the data rows. */
 export interface ParsedList {
   filename: string;
   columns: string[];
   hasHeader: boolean;
   rows: string[][];
   emailColumn: number;
+  format: ListFormat;
+}
+
+const DELIMITERS = [',', ';', '\t', '|'] as const;
+
+/** A parsed table (header row still in it) as a list: header detection, invented column names, email column. */
+export function toList(filename: string, all: string[][], format: ListFormat): ParsedList {
+  const hasHeader = detectHeader(all);
+  const width = all.reduce((max, row) => Math.max(max, row.length), 0);
+  const header = hasHeader ? (all.shift() ?? []).map((cell) => cell.trim()) : [];
+  const columns = Array.from({ length: width }, (_v, i) => header[i] || `column_${i + 1}`);
+  return { filename, columns, hasHeader, rows: all, emailColumn: detectEmailColumn(columns, all), format };
 }
 
 const WELL_FORMED = /^[^\s@"<>,;]+@[^\s@"<>,;]+\.[^\s@"<>,;]{2,}$/;
@@ -38,6 +56,27 @@ export function detectEmailColumn(columns: string[], rows: string[][]): number {
   return best;
 }
 
+/**
+ * Rows whose address appeared earlier in the list, compared as the server does (lib/jobs/duplicates.ts):
+ * without case, Gmail without dots. Only well-formed addresses are compared; empty cells are not duplicates.
+ */
+export function countDuplicates(rows: string[][], column: number): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const row of rows) {
+    const address = row[column]?.trim();
+    if (!address || !isWellFormed(address)) continue;
+    const at = address.lastIndexOf('@');
+    let local = address.slice(0, at).toLowerCase();
+    let domain = address.slice(at + 1).toLowerCase();
+    if (domain === 'gmail.com' || domain === 'googlemail.com') [local, domain] = [local.replaceAll('.', ''), 'gmail.com'];
+    const key = `${local}@${domain}`;
+    if (seen.has(key)) duplicates++;
+    else seen.add(key);
+  }
+  return duplicates;
+}
+
 export function countWellFormed(rows: string[][], column: number): number {
   let count = 0;
   for (const row of rows) if (isWellFormed(row[column])) count += 1;
@@ -53,6 +92,10 @@ export function parseList(file: File, onProgress: (fraction: number, rowsSoFar: 
   const done = new Promise<ParsedList>((resolve, reject) => {
     const all: string[][] = [];
     let aborted = false;
+    let delimiter: string = ',';
+    let newline: string = '\r\n';
+    // papaparse drops a byte order mark before we see the text: look at the bytes themselves
+    const bom = file.slice(0, 3).arrayBuffer().then((b) => { const u = new Uint8Array(b); return u[0] === 0xef && u[1] === 0xbb && u[2] === 0xbf; }, () => false);
     abort = () => {
       aborted = true;
       reject(new DOMException('Parsing cancelled', 'AbortError'));
@@ -64,17 +107,22 @@ export function parseList(file: File, onProgress: (fraction: number, rowsSoFar: 
       chunkSize: 512 * 1024,
       chunk(results, parser) {
         if (aborted) return parser.abort();
+        if (all.length === 0) [delimiter, newline] = [results.meta.delimiter, results.meta.linebreak];
         for (const row of results.data) all.push(row);
         onProgress(Math.min(results.meta.cursor / Math.max(file.size, 1), 1), all.length);
       },
       complete() {
         if (aborted) return;
-        const hasHeader = detectHeader(all);
-        const width = all.reduce((max, row) => Math.max(max, row.length), 0);
-        const header = hasHeader ? (all.shift() ?? []).map((cell) => cell.trim()) : [];
-        const columns = Array.from({ length: width }, (_v, i) => header[i] || `column_${i + 1}`);
-        onProgress(1, all.length);
-        resolve({ filename: file.name, columns, hasHeader, rows: all, emailColumn: detectEmailColumn(columns, all) });
+        void bom.then((hasBom) => {
+          if (aborted) return;
+          const list = toList(file.name, all, {
+            delimiter: DELIMITERS.find((known) => known === delimiter) ?? ',',
+            bom: hasBom,
+            newline: newline === '\n' ? '\n' : '\r\n',
+          });
+          onProgress(1, list.rows.length);
+          resolve(list);
+        });
       },
       error(error) {
         reject(error);

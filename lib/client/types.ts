@@ -38,6 +38,7 @@ export interface BulkSubmitted {
   total_emails: number;
   valid_emails: number;
   invalid_format_emails: number;
+  duplicate_emails: number;
   estimated_time?: string;
   message: string;
 }
@@ -48,6 +49,11 @@ export interface BulkRequest {
   rows?: string[][];
   columns?: string[];
   filename?: string;
+  /** the upload's format, kept for the download */
+  delimiter?: ',' | ';' | '\t' | '|';
+  bom?: boolean;
+  newline?: '\r\n' | '\n';
+  sheet?: string;
 }
 
 export interface JobListItem {
@@ -55,6 +61,7 @@ export interface JobListItem {
   status: JobState;
   sandbox: boolean;
   total_emails: number;
+  duplicate_emails: number;
   processed_emails: number;
   progress: number;
   created_at: string;
@@ -65,6 +72,8 @@ export interface JobListItem {
 // The summary's shape is the server's own (a type-only import: nothing of the server is bundled).
 export type { JobSummary } from '../jobs/store';
 import type { JobSummary } from '../jobs/store';
+import type { ProviderCounts, Waiting } from '../jobs/insights';
+export type { ProviderCounts, Waiting } from '../jobs/insights';
 // GET /v1/egress: the server's own type as well.
 export type { EgressStatus } from '../egress/state';
 export type { EgressCheck, CheckStatus } from '../egress/check';
@@ -75,9 +84,12 @@ export interface JobStatus {
   progress: number;
   processed_emails: number;
   total_emails: number;
+  duplicate_emails: number;
   filename: string | null;
   created_at: string;
-  data?: { results: BulkItem[]; summary: JobSummary; completed_at: string; results_total: number };
+  /** queued or processing: addresses handed back to be asked again later, or null */
+  waiting?: Waiting | null;
+  data?: { results: BulkItem[]; summary: JobSummary; providers: ProviderCounts; completed_at: string; results_total: number };
 }
 
 export interface HistoryItem {

@@ -4,6 +4,7 @@ import { ApiError, invalidRequest } from '../api/errors';
 import { validate } from '../api/body';
 import { bulkBody } from '../api/schemas';
 import { env } from '../env';
+import { uploadFormat, type UploadFormat } from './formats';
 
 /**
  * Reads a bulk body token by token and builds only what the API takes: `emails` (strings),
@@ -147,6 +148,10 @@ const EXPECTED: Record<string, string> = {
   columns: 'expected an array of strings',
   email_column: 'expected a number',
   filename: 'expected a string',
+  delimiter: 'expected one of ",", ";", "\\t", "|"',
+  bom: 'expected a boolean',
+  newline: 'expected "\\r\\n" or "\\n"',
+  sheet: 'expected a string',
 };
 
 /** What a bulk request holds once read: the addresses, and an upload's rows as JSON text each. */
@@ -156,9 +161,11 @@ export interface BulkBody {
   rows?: string[];
   columns?: string[];
   filename?: string;
+  /** the upload's format, kept for its download */
+  format?: UploadFormat;
 }
 
-const scalars = bulkBody.pick({ email_column: true, filename: true });
+const scalars = bulkBody.pick({ email_column: true, filename: true, delimiter: true, bom: true, newline: true, sheet: true });
 
 /**
  * Validates a bulk body: size limit first (413, while it streamed in), then shape (400). Addresses
@@ -166,8 +173,10 @@ const scalars = bulkBody.pick({ email_column: true, filename: true });
  * emails one to one.
  */
 export function parseBulkRequest(bytes: Buffer): BulkBody {
-  const body = readBulkBody(bytes) as { emails?: string[]; rows?: string[]; columns?: string[]; email_column?: unknown; filename?: unknown };
-  const { email_column: column, filename } = validate(scalars, { email_column: body.email_column, filename: body.filename });
+  const body = readBulkBody(bytes) as { emails?: string[]; rows?: string[]; columns?: string[] } & Record<string, unknown>;
+  const { email_column: column, filename, ...format } = validate(scalars, {
+    email_column: body.email_column, filename: body.filename, delimiter: body.delimiter, bom: body.bom, newline: body.newline, sheet: body.sheet,
+  });
   if (body.emails?.length === 0) throw invalidRequest('emails', 'emails: must hold at least one address');
   if (body.rows?.length === 0) throw invalidRequest('rows', 'rows: must hold at least one row');
   if (body.rows && !body.columns) throw invalidRequest('columns', 'columns (the header of rows) is required with rows.');
@@ -181,5 +190,5 @@ export function parseBulkRequest(bytes: Buffer): BulkBody {
   if (body.rows && body.rows.length !== emails.length) {
     throw invalidRequest('rows', 'rows must hold one entry per email, in the same order.');
   }
-  return { emails: emails.map((email) => email.trim()), rows: body.rows, columns: body.columns, filename };
+  return { emails: emails.map((email) => email.trim()), rows: body.rows, columns: body.columns, filename, format: uploadFormat(format) };
 }

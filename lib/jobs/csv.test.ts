@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
-import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv } from './csv';
+import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv, resultsFile } from './csv';
 import { bucketOf, VERIFICATION_COLUMNS, type Bucket } from './results';
 import { CSV_FLAGS, insertJobItems, saveResults, type CsvRow } from './store';
 
@@ -117,7 +117,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
   const uploadColumns = ['name', '=email', 'note, "quoted"'];
 
   /** What the download was before it was hand-written: papaparse over the stored rows. */
-  async function reference(jobId: string, withUpload: boolean, bucket?: Bucket): Promise<string> {
+  async function reference(jobId: string, withUpload: boolean, bucket?: Bucket, format?: { delimiter: string; newline: string }): Promise<string> {
     const results = await database.prisma.verification.findMany({ where: { jobId }, orderBy: { idx: 'asc' } });
     const items = new Map((await database.prisma.jobItem.findMany({ where: { jobId } })).map((item) => [item.idx, item.row]));
     const rows = results.filter((r) => !bucket || bucketOf(r.status) === bucket).map((r) => {
@@ -127,7 +127,9 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
         r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached,
         JSON.parse(r.details).sub_reason ?? '', JSON.parse(r.details).mailbox_provider ?? ''];
     });
-    return papa([[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows]);
+    const table = [[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows];
+    if (!format) return papa(table);
+    return `${Papa.unparse(table, { escapeFormulae: FORMULA_START, ...format })}${format.newline}`;
   }
 
   async function download(jobId: string, bucket?: Bucket): Promise<string> {
@@ -148,7 +150,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
         columns: withUpload ? JSON.stringify({ columns: uploadColumns, filename: 'list.csv' }) : null,
       },
     });
-    await insertJobItems(database.prisma, dialect, jobId, emails, rows?.map((row) => JSON.stringify(row)));
+    await insertJobItems(database.prisma, dialect, jobId, { emails, rows: rows?.map((row) => JSON.stringify(row)), duplicateOf: new Int32Array(count).fill(-1) });
     const verifications = emails.map((email, idx) => {
       const flags = idx % 128;
       const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(flags & (1 << CSV_FLAGS.indexOf(name)));
@@ -194,7 +196,17 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     expect(await download('job_upload', bucket)).toBe(await reference('job_upload', true, bucket));
   });
 
+  it.each([';', '\t', '|'])('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
+    const job = await database.prisma.job.findUniqueOrThrow({ where: { id: 'job_upload' } });
+    const columns = JSON.stringify({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
+    // Response#text() would drop the BOM: decode the bytes as they are
+    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, columns }).body).arrayBuffer());
+    expect(csv.startsWith('\ufeff')).toBe(true);
+    const want = await reference('job_upload', true, undefined, { delimiter, newline: '\n' });
+    expect(csv.slice(1)).toBe(want);
+  });
+
   it('refuses a job that is not completed', () => {
-    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null })).toThrow(/completed/);
+    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null, duplicateEmails: 0 })).toThrow(/completed/);
   });
 });

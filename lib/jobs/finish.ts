@@ -1,10 +1,10 @@
 import type { Database, Db } from '../db/client';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
-import { jobReservation, refundIn } from '../quota';
+import { jobReservation, refundIn, type Reservation } from '../quota';
 import { cancelChunks, chargeableCount, openChunkCount, summarize } from './store';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
-type UnfinishedJob = { id: string; userId: string; sandbox: boolean; validEmails: number } & Parameters<typeof jobReservation>[0];
+type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
 
 /**
  * Completes a job once no chunk is open. The conditional update makes it happen once even when
@@ -17,14 +17,14 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
   return prisma.$transaction(async (tx) => {
     const job = await tx.job.findUnique({ where: { id: jobId } });
     if (!job || (job.status !== 'queued' && job.status !== 'processing')) return false;
-    const summary = await summarize(tx, dialect, jobId, job.totalEmails);
+    const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
     const completedAt = new Date();
     const updated = await tx.job.updateMany({
       where: { id: jobId, status: { in: ['queued', 'processing'] } },
       data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
     });
     if (updated.count !== 1) return false;
-    if (!job.sandbox) await refundIn(tx, job.userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, jobId)));
+    if (!job.sandbox) await refundUnused(tx, dialect, job.userId, jobReservation(job), jobId);
     await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
     return true;
   });
@@ -44,7 +44,7 @@ export async function endUnfinished(
   });
   if (updated.count !== 1) return false;
   await cancelChunks(tx, dialect, job.id);
-  if (!job.sandbox) await refundIn(tx, job.userId, jobReservation(job), job.validEmails - (await chargeableCount(tx, dialect, job.id)));
+  if (!job.sandbox) await refundUnused(tx, dialect, job.userId, jobReservation(job), job.id);
   return true;
 }
 
@@ -57,7 +57,7 @@ export async function failJob(database: Database, jobId: string, error: string):
   return prisma.$transaction(async (tx) => {
     const job = await tx.job.findUnique({ where: { id: jobId } });
     if (!job) return false;
-    const summary = await summarize(tx, dialect, jobId, job.totalEmails);
+    const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
     if (!(await endUnfinished(tx, dialect, job, { status: 'failed', error, summary: JSON.stringify(summary) }))) return false;
     await enqueueEvent(tx, job.userId, bulkFailedEvent(job, summary, error, new Date()));
     return true;
@@ -66,4 +66,13 @@ export async function failJob(database: Database, jobId: string, error: string):
 
 export async function markProcessing({ prisma }: Database, jobId: string): Promise<void> {
   await prisma.job.updateMany({ where: { id: jobId, status: 'queued' }, data: { status: 'processing', startedAt: new Date() } });
+}
+
+/**
+ * Gives back what the job's results did not use. The reservation covered each distinct valid
+ * mailbox once (duplicates are never verified), so what is unused is the reservation less the
+ * charged results, whatever the list's duplicates.
+ */
+async function refundUnused(tx: Tx, dialect: Database['dialect'], userId: string, reservation: Reservation, jobId: string): Promise<void> {
+  await refundIn(tx, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
 }

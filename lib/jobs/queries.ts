@@ -3,6 +3,8 @@ import { notFound, ApiError } from '../api/errors';
 import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
 import { endUnfinished } from './finish';
+import { uploadInfo } from './formats';
+import { completedProviderCounts, waitingFor } from './insights';
 import { countResults, processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
@@ -14,8 +16,16 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
 }
 
 /** The uploaded file's name, kept beside its header on the job. */
-function filenameOf(columns: string | null): string | null {
-  return columns ? ((JSON.parse(columns) as { filename?: string | null }).filename ?? null) : null;
+const filenameOf = (columns: string | null) => uploadInfo(columns).filename;
+
+/**
+ * Rows answered so far, the same for the status, the list and the dashboard. A completed job's
+ * comes from its summary (an instant job has no chunks to count); a running, failed or cancelled
+ * one's from its chunks and results.
+ */
+async function processedOf(database: Database, job: { id: string; status: string; totalEmails: number; summary: string | null }): Promise<number> {
+  if (job.status === 'completed' && job.summary) return job.totalEmails - ((JSON.parse(job.summary) as { failed?: number }).failed ?? 0);
+  return processedCount(database, job.id);
 }
 
 function progressOf(status: string, processed: number, total: number): number {
@@ -25,7 +35,7 @@ function progressOf(status: string, processed: number, total: number): number {
 
 export async function jobStatus(database: Database, userId: string, jobId: string, page: { limit: number; offset: number; bucket?: Bucket }) {
   const job = await getOwnJob(database, userId, jobId);
-  const processed = await processedCount(database, jobId);
+  const processed = await processedOf(database, job);
   const base = {
     success: true,
     job_id: job.id,
@@ -33,11 +43,13 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     progress: progressOf(job.status, processed, job.totalEmails),
     processed_emails: processed,
     total_emails: job.totalEmails,
+    duplicate_emails: job.duplicateEmails,
     sandbox: job.sandbox,
     filename: filenameOf(job.columns),
     created_at: job.createdAt.toISOString(),
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
+  if (job.status === 'queued' || job.status === 'processing') return { ...base, waiting: await waitingFor(database, job.id) };
   if (job.status !== 'completed') return base;
   const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
   return {
@@ -46,6 +58,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
       results: rows.map(bulkItem),
       results_total: await countResults(database, jobId, page.bucket),
       summary: JSON.parse(job.summary ?? '{}'),
+      providers: await completedProviderCounts(database, jobId),
       completed_at: job.completedAt!.toISOString(),
     },
   };
@@ -82,7 +95,7 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
   const page = jobs.slice(0, limit);
   const data = await Promise.all(
     page.map(async (job) => {
-      const processed = job.status === 'completed' ? job.totalEmails - (JSON.parse(job.summary ?? '{}').failed ?? 0) : await processedCount(database, job.id);
+      const processed = await processedOf(database, job);
       return {
         job_id: job.id,
         status: job.status,
@@ -91,6 +104,7 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
         total_emails: job.totalEmails,
         valid_emails: job.validEmails,
         invalid_format_emails: job.invalidEmails,
+        duplicate_emails: job.duplicateEmails,
         processed_emails: processed,
         progress: progressOf(job.status, processed, job.totalEmails),
         filename: filenameOf(job.columns),

@@ -85,9 +85,19 @@ export function bucketOf(status: string): Bucket {
   return 'risky';
 }
 
-/** SQL condition on `status` for a bucket. */
-export function bucketCondition(bucket: Bucket): string {
+/**
+ * What a download can be narrowed to: a bucket, or `safe` (deliverable: the addresses a marketer
+ * can send to without risk) with or without the catch-all ones the user chose to take.
+ */
+export type DownloadFilter = Bucket | 'safe' | 'safe+catch-all';
+
+/** SQL condition on `status` for a bucket or download filter. */
+export function bucketCondition(bucket: DownloadFilter): string {
   switch (bucket) {
+    case 'safe':
+      return `status = 'deliverable'`;
+    case 'safe+catch-all':
+      return `status IN ('deliverable', 'catch-all')`;
     case 'deliverable':
       return `status = 'deliverable'`;
     case 'undeliverable':

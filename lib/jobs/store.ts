@@ -1,6 +1,6 @@
 import type { Database, Db } from '../db/client';
 import { bulkInsert, insertRows, q, selectArrays, selectRows, sqliteInsert } from '../db/sql';
-import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type StoredVerification } from './results';
+import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type DownloadFilter, type StoredVerification } from './results';
 
 /** Data access for bulk jobs: one query (or one batched statement) per function. */
 
@@ -16,12 +16,23 @@ export interface ChunkClaim {
   sandbox: boolean;
 }
 
-const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row'];
+const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
 const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
-function itemRows(jobId: string, emails: string[], rows?: string[], from = 0, to = emails.length): unknown[][] {
+/** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
+export interface JobItems {
+  emails: string[];
+  rows?: string[];
+  duplicateOf: Int32Array;
+}
+
+function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.length): unknown[][] {
+  const { emails, rows, duplicateOf } = items;
   const out: unknown[][] = [];
-  for (let idx = from; idx < to; idx++) out.push([jobId, idx, emails[idx], rows ? rows[idx] ?? '[]' : null]);
+  for (let idx = from; idx < to; idx++) {
+    const first = duplicateOf[idx]!;
+    out.push([jobId, idx, emails[idx], rows ? rows[idx] ?? '[]' : null, first >= 0 ? first : null]);
+  }
   return out;
 }
 
@@ -35,8 +46,8 @@ function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][]
   return values;
 }
 
-export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, emails: string[], rows?: string[]) {
-  await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, emails, rows));
+export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, items: JobItems) {
+  await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, items));
 }
 
 export interface NewJob {
@@ -47,6 +58,7 @@ export interface NewJob {
   totalEmails: number;
   validEmails: number;
   invalidEmails: number;
+  duplicateEmails: number;
   columns: string | null;
   reservedDay: string | null;
   reservedFree: number;
@@ -57,18 +69,19 @@ export interface NewJob {
  * Writes a queued job with its items and chunks atomically: nothing half-written is ever visible.
  * SQLite goes through the direct connection (one transaction), PostgreSQL through Prisma.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, emails: string[], rows: string[] | undefined, chunkSize: number) {
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number) {
+  const { emails } = items;
   const chunks = chunkRows(job.id, emails.length, chunkSize);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {
     await writeLock.run(() => bulk.transaction(() => {
-      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'columns',
+      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'columns',
         'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
-        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.columns,
+        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.duplicateEmails, job.columns,
           job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
       ]);
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
-        sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, emails, rows, from, Math.min(emails.length, from + ITEM_SLICE)));
+        sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }
       sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
     })());
@@ -78,7 +91,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, emails: s
     async (tx) => {
       await tx.job.create({ data: job });
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
-        await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, emails, rows, from, Math.min(emails.length, from + ITEM_SLICE)));
+        await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
     },
@@ -137,12 +150,15 @@ export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClai
   return count === 1;
 }
 
-/** Items of a chunk that have no stored result yet: a retried chunk repeats nothing. */
+/**
+ * Items of a chunk that have no stored result yet: a retried chunk repeats nothing. A duplicate is
+ * never verified: it takes its first occurrence's result (csvPage, processedCount).
+ */
 export async function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
   const rows = await selectRows<{ idx: number; email: string }>(
     database,
     `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
-      AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`,
+      AND i.duplicate_of IS NULL AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`,
     [chunk.jobId, chunk.startIdx, chunk.endIdx],
   );
   return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
@@ -193,8 +209,12 @@ export async function cancelChunks(tx: Tx, dialect: Database['dialect'], jobId: 
 }
 
 /**
- * Results stored so far. Counting a million result rows on every poll would stall the server, so
- * finished chunks count by their size and only the open chunks' ranges are counted row by row.
+ * Rows answered so far. Counting a million result rows on every poll would stall the server, so
+ * finished chunks count by their size and only the open chunks' ranges are counted row by row. A
+ * duplicate row in an open chunk counts once its first occurrence has a result (the partial index
+ * on duplicate_of keeps that count to the job's duplicates). While a job runs, a duplicate in a
+ * finished chunk whose first occurrence sits in a later, still open chunk counts early; the
+ * count is exact again when that chunk is done.
  */
 export async function processedCount(database: Database, jobId: string): Promise<number> {
   const [done] = await selectRows<{ n: number | bigint | null }>(
@@ -206,11 +226,21 @@ export async function processedCount(database: Database, jobId: string): Promise
       WHERE c.job_id = ? AND c.state <> 'done'`,
     [jobId],
   );
-  return Number(done?.n ?? 0) + Number(open?.n ?? 0);
+  const [duplicates] = await selectRows<{ n: number | bigint }>(
+    database,
+    `SELECT COUNT(*) AS n FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = i.duplicate_of
+      WHERE i.job_id = ? AND i.duplicate_of IS NOT NULL
+      AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = i.job_id AND c.state <> 'done' AND i.idx >= c.start_idx AND i.idx < c.end_idx)`,
+    [jobId],
+  );
+  return Number(done?.n ?? 0) + Number(open?.n ?? 0) + Number(duplicates?.n ?? 0);
 }
 
 export interface JobSummary {
+  /** rows of the list, duplicates included */
   total: number;
+  /** rows whose mailbox appeared earlier: answered with the first one's result, not counted below */
+  duplicates: number;
   valid: number;
   invalid: number;
   unknown: number;
@@ -220,13 +250,18 @@ export interface JobSummary {
   risky: number;
 }
 
-/** The summary, computed from the stored results (never from a counter kept beside them). */
-export async function summarize(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string, total: number): Promise<JobSummary> {
+/**
+ * The summary, computed from the stored results (never from a counter kept beside them). Each
+ * mailbox counts once: valid + invalid + unknown + failed = total - duplicates.
+ */
+export async function summarize(
+  tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string, total: number, duplicates = 0,
+): Promise<JobSummary> {
   const rows = await tx.$queryRawUnsafe<{ status: string; valid: boolean | number; n: number | bigint }[]>(
     q(dialect, `SELECT status, valid, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY status, valid`),
     jobId,
   );
-  const summary: JobSummary = { total, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
+  const summary: JobSummary = { total, duplicates, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
   let processed = 0;
   for (const row of rows) {
     const n = Number(row.n);
@@ -238,7 +273,7 @@ export async function summarize(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Databa
     else if (row.status === 'undeliverable') summary.undeliverable += n;
     else if (row.status !== 'unknown') summary.risky += n;
   }
-  summary.failed = Math.max(0, total - processed);
+  summary.failed = Math.max(0, total - duplicates - processed);
   return summary;
 }
 
@@ -276,6 +311,7 @@ export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: 
 export type CsvRow = [
   idx: number, email: string, riskLevel: string, reason: string, status: string, score: number, provider: string,
   didYouMean: string | null, flags: number, subReason: string | null, mailboxProvider: string | null, row: string | null,
+  duplicateOf?: number | null,
 ];
 
 /** The bits of `CsvRow.flags`, in the order of the CSV's boolean columns. */
@@ -283,21 +319,33 @@ export const CSV_FLAGS = ['valid', 'deliverable', 'disposable', 'role', 'free', 
 
 /**
  * A page of results as the CSV writes them: [idx, email, risk_level, reason, status, score, provider,
- * did_you_mean, flags, sub_reason, mailbox_provider, upload row JSON or NULL]. The seven booleans come as one integer (bit i is
- * CSV_FLAGS[i]): every value the driver hands back costs, and a million rows are streamed.
+ * did_you_mean, flags, sub_reason, mailbox_provider, upload row JSON or NULL, duplicate_of]. The seven booleans come as one integer
+ * (bit i is CSV_FLAGS[i]): every value the driver hands back costs, and a million rows are streamed.
+ * `withDuplicates` reads the job's rows and joins each to its first occurrence's result; without it
+ * (a job with no duplicates, the common and fast case) only the results are read. Either way a row
+ * with no result yet (a running job's partial download) is left out.
  */
-export async function csvPage(database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: Bucket): Promise<CsvRow[]> {
+export async function csvPage(
+  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false,
+): Promise<CsvRow[]> {
   const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
   // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level
   const bit = (column: string, i: number) => `(${database.dialect === 'postgres' ? `v.${column}::int` : `v.${column}`} << ${i})`;
   const flags = CSV_FLAGS.map(bit).join(' | ');
+  // sub_reason and mailbox_provider live in the details JSON (lib/jobs/results.ts verificationRow)
+  const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
+  const verdict = `v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
+    ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider`;
+  if (withDuplicates) {
+    const query = `SELECT i.idx, i.email, ${verdict}, ${withRows ? 'i.row' : 'NULL AS row'}, i.duplicate_of
+      FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx)
+      WHERE i.job_id = ? AND i.idx > ? ${filter} ORDER BY i.idx LIMIT ?`;
+    return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
+  }
   const from = withRows
     ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
     : 'NULL AS row FROM verifications v';
-  // sub_reason and mailbox_provider live in the details JSON (lib/jobs/results.ts verificationRow)
-  const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
-  const query = `SELECT v.idx, v.email, v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
-    ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider, ${from}
+  const query = `SELECT v.idx, v.email, ${verdict}, ${from}
     WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
   return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
 }

@@ -1,13 +1,14 @@
 import type { Database } from '../db/client';
 import { env } from '../env';
 import { newId } from '../ids';
-import { checkSyntax } from '../verifier/syntax';
 import { refund, reserve } from '../quota';
 import { isChargeable } from '../verification/single';
 import type { Verdict } from '../verifier/types';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
+import { listShape, type ListShape } from './duplicates';
 import { estimateTime } from './estimate';
+import type { UploadFormat, UploadInfo } from './formats';
 import { bulkItem, verificationRow } from './results';
 import { insertJobItems, insertQueuedJob, saveVerifications, summarize } from './store';
 
@@ -21,17 +22,24 @@ export interface BulkRequest {
   rows?: string[];
   columns?: string[];
   filename?: string;
+  format?: UploadFormat;
 }
 
-function countFormats(emails: string[]): { valid: number; invalid: number } {
-  let valid = 0;
-  for (const email of emails) if (checkSyntax(email).ok) valid++;
-  return { valid, invalid: emails.length - valid };
-}
-
-/** The upload's header and file name, kept on the job for the download and the dashboard. */
+/** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
 function columnsOf(request: BulkRequest): string | null {
-  return request.columns ? JSON.stringify({ columns: request.columns, filename: request.filename ?? null }) : null;
+  if (!request.columns && request.filename === undefined && !request.format) return null;
+  const info: UploadInfo = { columns: request.columns ?? [], filename: request.filename ?? null, format: request.format ?? null };
+  return JSON.stringify(info);
+}
+
+/** The counts every answer about a submitted list carries. */
+function listCounts(request: BulkRequest, shape: ListShape) {
+  return {
+    total_emails: request.emails.length,
+    valid_emails: shape.valid,
+    invalid_format_emails: shape.invalid,
+    duplicate_emails: shape.duplicates,
+  };
 }
 
 function chunkSize(sandbox: boolean): number {
@@ -41,47 +49,53 @@ function chunkSize(sandbox: boolean): number {
 /** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
 export async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
-  const counts = countFormats(request.emails);
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, counts.valid);
+  const shape = listShape(request.emails);
+  // each mailbox is verified and charged once; its later rows take the first row's verdict
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
   const jobId = newId('job');
   const verifier = verifierFor(request.sandbox, jobId);
+  const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
   let verdicts: Verdict[] = [];
   try {
-    verdicts = await Promise.all(request.emails.map(async (email) => (await verifier.verify(email)).verdict));
+    verdicts = await Promise.all(firsts.map(async ({ email }) => (await verifier.verify(email)).verdict));
   } finally {
-    if (reservation) await refund(database, request.userId, reservation, counts.valid - verdicts.filter(isChargeable).length);
+    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid - verdicts.filter(isChargeable).length);
   }
+  const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
   const at = Date.now();
   const summary = await prisma.$transaction(async (tx) => {
     await tx.job.create({
       data: {
         id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
-        totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid,
+        totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
         columns: columnsOf(request),
         reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
         createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
       },
     });
-    await insertJobItems(tx, dialect, jobId, request.emails, request.rows);
-    const rows = verdicts.map((verdict, idx) =>
-      verificationRow(verdict, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
+    await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
+    const rows = firsts.map(({ idx }, i) =>
+      verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
     );
     await saveVerifications(tx, dialect, rows);
-    const summary = await summarize(tx, dialect, jobId, request.emails.length);
+    const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
     await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
     return summary;
   });
-  const results = verdicts.map((verdict) => bulkItem({ ...verdict, cached: false }));
+  // one result per row, in order: a duplicate repeats its first row's verdict
+  const results = request.emails.map((_email, idx) => {
+    const first = shape.duplicateOf[idx]!;
+    if (first < 0) return bulkItem({ ...verdictAt.get(idx)!, cached: false });
+    return bulkItem({ ...verdictAt.get(first)!, email: request.emails[idx]!, cached: false });
+  });
   return {
     success: true,
     instant: true,
     job_id: jobId,
     status: 'completed',
-    total_emails: request.emails.length,
-    valid_emails: counts.valid,
-    invalid_format_emails: counts.invalid,
+    ...listCounts(request, shape),
     results,
     // the same summary as the job's status: `invalid` never counts the `unknown` answers
     summary,
@@ -91,29 +105,29 @@ export async function submitInstant(database: Database, request: BulkRequest) {
 
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
-  const counts = countFormats(request.emails);
+  const shape = listShape(request.emails);
   const jobId = newId('job');
-  const estimated = await estimateTime(database, request.sandbox, request.emails.length);
-  // Production work reserves its quota up front (402 if it cannot) and gets back what it did not use.
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, counts.valid);
+  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
+  // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
+  // use; a mailbox listed twice is verified and reserved once.
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
   const job = {
     id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
-    totalEmails: request.emails.length, validEmails: counts.valid, invalidEmails: counts.invalid, columns: columnsOf(request),
+    totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
+    columns: columnsOf(request),
     reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
   try {
-    await insertQueuedJob(database, job, request.emails, request.rows, chunkSize(request.sandbox));
+    await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, counts.valid);
+    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
     throw error;
   }
   return {
     success: true,
     job_id: jobId,
     status: 'queued',
-    total_emails: request.emails.length,
-    valid_emails: counts.valid,
-    invalid_format_emails: counts.invalid,
+    ...listCounts(request, shape),
     estimated_time: estimated,
     message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
   };

@@ -83,8 +83,9 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       expect(byEmail['alice@postscreen.test']).toMatchObject({ status: 'deliverable' });
       expect(byEmail['bob@postscreen.test']).toMatchObject({ status: 'undeliverable', reason: 'rejected_email' });
       expect(byEmail['nobody@yahoo.test']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'yahoo' });
-      // a duplicate in another spelling got the same answer without a second conversation
-      expect(byEmail['nobody@YAHOO.TEST']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'yahoo' });
+      // the same mailbox in another spelling is a duplicate (lib/jobs/duplicates.ts): asked once, its
+      // row in the download points at the first
+      expect(byEmail['nobody@YAHOO.TEST']).toBeUndefined();
       expect(askedNobody() - before).toBe(1);
       expect(byEmail['alice@yahoo.test']).toMatchObject({ status: 'deliverable', mailbox_provider: 'yahoo' });
       expect(byEmail['x@mimecast.test']).toMatchObject({ status: 'unknown', sub_reason: 'provider_unverifiable' });
@@ -98,10 +99,12 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       expect(peers.servers.postscreen!.connections()).toBeGreaterThanOrEqual(2);
 
       const csv = (await call(download.GET, { key: ctx.key, sandbox: false, params: { jobId } })).text.trim().split('\r\n');
-      expect(csv[0]!.endsWith(',sub_reason,mailbox_provider')).toBe(true);
-      expect(csv.find((l) => l.startsWith('x@mimecast.test,'))).toMatch(/,provider_unverifiable,mimecast$/);
-      expect(csv.find((l) => l.startsWith('x@dangling.test,'))).toMatch(/,mx_unresolvable,$/);
-      expect(csv.find((l) => l.startsWith('nobody@yahoo.test,'))).toMatch(/,,yahoo$/);
+      expect(csv[0]!.endsWith(',sub_reason,mailbox_provider,duplicate_of')).toBe(true);
+      expect(csv.find((l) => l.startsWith('x@mimecast.test,'))).toMatch(/,provider_unverifiable,mimecast,$/);
+      expect(csv.find((l) => l.startsWith('x@dangling.test,'))).toMatch(/,mx_unresolvable,,$/);
+      expect(csv.find((l) => l.startsWith('nobody@yahoo.test,'))).toMatch(/,,yahoo,$/);
+      // the duplicate carries the first occurrence's verdict and its row number (header = row 1)
+      expect(csv.find((l) => l.startsWith('nobody@YAHOO.TEST,'))).toMatch(/,,yahoo,4$/);
     } finally {
       await worker.stop();
     }

@@ -2,14 +2,22 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute } from '@/lib/api/route';
 import { downloadQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { resultsCsv } from '@/lib/jobs/csv';
+import { resultsFile } from '@/lib/jobs/csv';
 import { getOwnJob } from '@/lib/jobs/queries';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
-  const { filter } = parseQuery(request, downloadQuery);
+  const query = parseQuery(request, downloadQuery);
   const database = await db();
   const job = await getOwnJob(database, caller.userId, jobId);
-  return new Response(resultsCsv(database, job, filter), {
-    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${job.id}.csv"` },
+  const filter = query.filter === 'safe' && query.catch_all ? 'safe+catch-all' : query.filter;
+  const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format });
+  const partial = job.status !== 'completed';
+  const name = `${job.id}${partial ? '-partial' : ''}.${kind.kind}`;
+  return new Response(body, {
+    headers: {
+      'Content-Type': kind.kind === 'xlsx' ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${name}"`,
+      ...(partial ? { 'X-EV-Partial': 'true' } : {}),
+    },
   });
 });
