@@ -4,9 +4,8 @@ import { selectRows } from '../db/sql';
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
 export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';
 
-// Consumer domains of the three large providers. A company domain hosted at Google Workspace or
-// Microsoft 365 shows as `other` here: telling those apart needs the domain's MX hosts, which the
-// verifier looks up; this one function is the place to switch to that.
+// Consumer domains of the three large providers, for results that carry no MX-based identification
+// (sandbox verdicts, and addresses whose MX was never reached).
 const BY_DOMAIN: Record<string, MailProvider> = {
   'gmail.com': 'google', 'googlemail.com': 'google',
   'outlook.com': 'microsoft', 'hotmail.com': 'microsoft', 'live.com': 'microsoft', 'msn.com': 'microsoft',
@@ -14,9 +13,15 @@ const BY_DOMAIN: Record<string, MailProvider> = {
 };
 // country variants: hotmail.de, outlook.fr, live.co.uk, yahoo.co.jp, …
 const FAMILY = /^(?:(hotmail|outlook|live)|(yahoo))\.(?:[a-z]{2,3}|co\.[a-z]{2}|com\.[a-z]{2})$/;
+const NAMED = new Set<string>(['google', 'microsoft', 'yahoo']);
 
-/** Which provider receives mail for an address's domain (lower-case ASCII, as verdicts store it). */
-export function mailProvider(domain: string): MailProvider {
+/**
+ * Which provider receives mail for an address: the verifier's `mailbox_provider` when it read one
+ * from the domain's MX hosts (lib/verifier/providers.ts: a company domain at Google Workspace is
+ * Google), else the domain (lower-case ASCII, as verdicts store it) if it is one of the providers'.
+ */
+export function mailProvider(domain: string, mailboxProvider: string | null = null): MailProvider {
+  if (mailboxProvider) return NAMED.has(mailboxProvider) ? (mailboxProvider as MailProvider) : 'other';
   const known = BY_DOMAIN[domain];
   if (known) return known;
   const family = FAMILY.exec(domain);
@@ -28,11 +33,15 @@ export type ProviderCounts = Record<MailProvider, number>;
 
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
-  const rows = await selectRows<{ provider: string; n: number | bigint }>(
-    database, `SELECT provider, COUNT(*) AS n FROM verifications WHERE job_id = ? AND reason <> 'invalid_email' GROUP BY provider`, [jobId],
+  // mailbox_provider lives in the details JSON (lib/jobs/results.ts verificationRow)
+  const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
+  const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
+    database,
+    `SELECT provider, ${mailbox} AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND reason <> 'invalid_email' GROUP BY provider, ${mailbox}`,
+    [jobId],
   );
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
-  for (const row of rows) counts[mailProvider(row.provider)] += Number(row.n);
+  for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);
   return counts;
 }
 

@@ -95,6 +95,8 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       expect(byEmail['alice@spamhaus.test']).toMatchObject({ status: 'unknown', sub_reason: 'ip_blocklisted' });
       expect(byEmail['alice@badtls.test']).toMatchObject({ status: 'unknown', sub_reason: 'tls_required' });
       expect(byEmail['nobody@microsoft.test']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'microsoft' });
+      // the job page's providers come from the MX hosts: *.test domains are no provider's by name
+      expect(done.json.data.providers).toMatchObject({ google: 1, microsoft: 1, yahoo: 2 });
       // postscreen refused the first connection only: the retry went through
       expect(peers.servers.postscreen!.connections()).toBeGreaterThanOrEqual(2);
 
