@@ -1,4 +1,4 @@
-/** The closed set of API error codes (api-decisions.md, "Errors") and their HTTP statuses. */
+/** The closed set of API error codes and their HTTP statuses (the README's error table; `Error` in lib/api/openapi.ts). */
 export const ERROR_STATUS = {
   authentication_error: 401,
   invalid_request: 400,

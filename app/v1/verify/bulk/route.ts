@@ -12,7 +12,8 @@ import { applySandboxTrigger } from '@/lib/verification/triggers';
 
 export const POST = apiRoute(async (request, caller) => {
   const body = parseBulkRequest(await readJson(request, env().EV_MAX_BODY_BYTES));
-  // Triggers apply only to a request of one address (api-decisions.md).
+  // Triggers apply only to a request of one address (README, "Sandbox mode"), so a list that
+  // happens to hold an error-… address is still verified.
   if (caller.sandbox && body.emails.length === 1) await applySandboxTrigger(body.emails[0]!);
   const bulk = { ...body, userId: caller.userId, sandbox: caller.sandbox };
   const database = await db();
