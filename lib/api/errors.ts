@@ -39,7 +39,7 @@ export const notFound = (what = 'Job') => new ApiError('not_found', `${what} not
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
   const apiError =
     error instanceof ApiError ? error : new ApiError('server_error', 'Something went wrong on our side. Please try again.');
-  if (!(error instanceof ApiError)) console.error('[api] unexpected error', error);
+  if (!(error instanceof ApiError)) console.error('[api] unexpected error', headers['X-Request-Id'] ?? '', error);
   return Response.json(
     { error: apiError.code, message: apiError.message, ...apiError.extra },
     { status: apiError.status, headers: { ...headers, ...apiError.headers } },

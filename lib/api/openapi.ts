@@ -118,7 +118,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   504: { name: 'Timeout', description: '`timeout`: the sandbox trigger `error-timeout` (after EV_SANDBOX_TIMEOUT_MS).' },
 };
 
-const RATE_HEADERS = {
+const COMMON_HEADERS = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
   'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
@@ -165,7 +166,7 @@ function operationObject(op: Operation) {
   if (op.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (op.query) parameters.push(...queryParameters(op.query));
   const [okStatus, okSchema] = op.ok;
-  const okHeaders = op.public ? undefined : op.method === 'post' ? { ...RATE_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : RATE_HEADERS;
+  const okHeaders = op.public ? undefined : op.method === 'post' ? { ...COMMON_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : COMMON_HEADERS;
   const responses: Record<string, unknown> = {
     [okStatus]: {
       description: okSchema === 'csv' ? 'The results as CSV.' : 'OK',
@@ -232,7 +233,7 @@ export function buildOpenApi(): Record<string, unknown> {
       name,
       {
         description,
-        headers: status === '429' ? { ...RATE_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : RATE_HEADERS,
+        headers: status === '429' ? { ...COMMON_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : COMMON_HEADERS,
         content: { 'application/json': { schema: ref('Error') } },
       },
     ]),
@@ -282,6 +283,7 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
       headers: {
+        'X-Request-Id': { description: 'This request\'s id, also in the server\'s log of an unexpected error: quote it when reporting a problem.', required: true, schema: { type: 'string', pattern: '^req_[A-Za-z0-9_-]+$' } },
         'X-RateLimit-Limit': integerHeader('Requests allowed per minute (sandbox: simulated, never blocks).'),
         'X-RateLimit-Remaining': integerHeader('Requests left in this window.'),
         'X-RateLimit-Reset': integerHeader('Unix seconds when the window resets.'),

@@ -1,4 +1,5 @@
 import { env } from '../env';
+import { newId } from '../ids';
 import { authenticate, type Caller } from './auth';
 import { errorResponse } from './errors';
 import { withIdempotency } from './idempotency';
@@ -16,12 +17,14 @@ export function isSandbox(request: Request): boolean {
 
 /**
  * Every /v1 handler goes through here: authenticate, rate-limit, run, and turn any thrown error
- * into the one error envelope. Every response carries the X-RateLimit-* headers. A POST with an
+ * into the one error envelope. Every response carries the X-RateLimit-* headers and an X-Request-Id
+ * (also logged with an unexpected error, so a client's report can be found). A POST with an
  * Idempotency-Key runs under it (lib/api/idempotency.ts).
  */
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
     const sandbox = isSandbox(request);
+    const requestId = newId('req');
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
     try {
       const caller = await authenticate(request);
@@ -30,9 +33,10 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
       const run = (req: Request) => handler(req, { ...caller, sandbox }, params);
       const response = await withIdempotency(request, caller.userId, sandbox, run);
       for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
+      response.headers.set('X-Request-Id', requestId);
       return response;
     } catch (error) {
-      return errorResponse(error, rate);
+      return errorResponse(error, { ...rate, 'X-Request-Id': requestId });
     }
   };
 }
