@@ -14,7 +14,8 @@ export default async function AuthLayout({ children }: { children: ReactNode }) 
       </div>
       <div className="w-full max-w-sm rounded-2xl bg-white p-8 shadow-lg ring-1 ring-slate-200">{children}</div>
       <p className="mt-6 max-w-sm text-center text-xs text-slate-500">
-        Check addresses before you send: syntax, domain, mail server and mailbox, with a sandbox to build against.
+        Check addresses before you send: syntax, domain, mail server and mailbox, with a sandbox to build against.{' '}
+        <a href="/docs" className="font-medium text-indigo-700 hover:underline">API reference</a>
       </p>
     </main>
   );

@@ -12,6 +12,7 @@ const links = [
   { href: '/check', label: 'Single check' },
   { href: '/history', label: 'History' },
   { href: '/settings', label: 'Settings' },
+  { href: '/docs', label: 'API' },
 ];
 
 export function Header({ email }: { email: string }) {

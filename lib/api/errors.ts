@@ -1,4 +1,4 @@
-/** The closed set of API error codes (api-decisions.md, "Errors") and their HTTP statuses. */
+/** The closed set of API error codes and their HTTP statuses (the README's error table; `Error` in lib/api/openapi.ts). */
 export const ERROR_STATUS = {
   authentication_error: 401,
   invalid_request: 400,
@@ -41,7 +41,7 @@ export const notFound = (what = 'Job') => new ApiError('not_found', `${what} not
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
   const apiError =
     error instanceof ApiError ? error : new ApiError('server_error', 'Something went wrong on our side. Please try again.');
-  if (!(error instanceof ApiError)) console.error('[api] unexpected error', error);
+  if (!(error instanceof ApiError)) console.error('[api] unexpected error', headers['X-Request-Id'] ?? '', error);
   return Response.json(
     { error: apiError.code, message: apiError.message, ...apiError.extra },
     { status: apiError.status, headers: { ...headers, ...apiError.headers } },

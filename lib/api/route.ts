@@ -1,4 +1,5 @@
 import { env } from '../env';
+import { newId } from '../ids';
 import { authenticate, type Caller } from './auth';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
@@ -35,11 +36,13 @@ export function isSandbox(request: Request): boolean {
  * modes, requests that create rows per account: lib/api/limits.ts), read the body within the route's
  * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, and
  * turn any thrown error into the one error envelope. Every response carries the X-RateLimit-*
- * headers. A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts).
+ * headers and an X-Request-Id (also logged with an unexpected error, so a client's report can be
+ * found). A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts).
  */
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options: RouteOptions = {}) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
     const sandbox = isSandbox(request);
+    const requestId = newId('req');
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
     try {
       const caller = await authenticate(request);
@@ -51,9 +54,10 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       const run = () => handler(request, { ...caller, sandbox, body }, params);
       const response = await withIdempotency(request, body, caller.userId, sandbox, run);
       for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
+      response.headers.set('X-Request-Id', requestId);
       return response;
     } catch (error) {
-      return errorResponse(error, rate);
+      return errorResponse(error, { ...rate, 'X-Request-Id': requestId });
     }
   };
 }

@@ -1,57 +1,79 @@
 import { z } from 'zod';
+import { requestSchemas } from './registry';
 
 // No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
 // counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
-export const emailBody = z.object({ email: z.string() });
+export const emailBody = z
+  .object({ email: z.string().describe('The address to verify, as the user typed it.') })
+  .register(requestSchemas, { id: 'EmailRequest', description: 'One address.', examples: [{ email: 'valid@example.com' }] });
 
 /** Bulk: only the array shape here; its size limits are checked first (413 beats a slow parse). */
-export const bulkBody = z.object({
-  emails: z.array(z.string()).min(1, 'must hold at least one address').optional(),
-  rows: z.array(z.array(z.string())).min(1, 'must hold at least one row').optional(),
-  /** With `rows` and no `emails`: which column holds the address (an upload is then sent once, not twice). */
-  email_column: z.number().int().min(0).optional(),
-  columns: z.array(z.string()).max(1000).optional(),
-  filename: z.string().max(255).optional(),
-  // The upload's file format, which the download keeps by default (lib/jobs/formats.ts).
-  delimiter: z.enum([',', ';', '\t', '|']).optional(),
-  bom: z.boolean().optional(),
-  newline: z.enum(['\r\n', '\n']).optional(),
-  /** an .xlsx upload: the name of the sheet it was read from (its download is .xlsx, that sheet's name) */
-  sheet: z.string().min(1).max(31).optional(),
-});
+export const bulkBody = z
+  .object({
+    emails: z.array(z.string()).min(1, 'must hold at least one address').optional().describe('The addresses (at most EV_MAX_BULK_EMAILS, 1,000,000 by default).'),
+    rows: z.array(z.array(z.string())).min(1, 'must hold at least one row').optional().describe('The original CSV rows, one per address; the download puts them back in front of the verdict columns.'),
+    /** With `rows` and no `emails`: which column holds the address (an upload is then sent once, not twice). */
+    email_column: z.number().int().min(0).optional().describe('With `rows` and no `emails`: the index of the address column.'),
+    columns: z.array(z.string()).max(1000).optional().describe('The header of `rows`.'),
+    filename: z.string().max(255).optional().describe('The uploaded file name, shown in the dashboard and the job list.'),
+    // The upload's file format, which the download keeps by default (lib/jobs/formats.ts).
+    delimiter: z.enum([',', ';', '\t', '|']).optional().describe("The upload's delimiter; the download writes the same by default."),
+    bom: z.boolean().optional().describe('Whether the upload began with a UTF-8 byte order mark; the download does the same by default.'),
+    newline: z.enum(['\r\n', '\n']).optional().describe("The upload's line ends; the download writes the same by default."),
+    sheet: z.string().min(1).max(31).optional().describe('An .xlsx upload: the sheet it was read from. Its download is an .xlsx workbook with a sheet of that name.'),
+  })
+  .register(requestSchemas, {
+    id: 'BulkRequest',
+    description: 'Either `emails` (optionally with `rows`, `columns`, `filename`) or `rows` with `email_column` and no `emails`. `delimiter`, `bom`, `newline` and `sheet` describe the uploaded file so the download can match it.',
+    examples: [{ emails: ['valid@example.com', 'risky@example.com'] }],
+  });
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
-export const bucket = z.enum(['deliverable', 'undeliverable', 'risky', 'unknown']);
+export const bucket = z
+  .enum(['deliverable', 'undeliverable', 'risky', 'unknown'])
+  .describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
 
 export const statusQuery = z.object({
-  limit: limit(10_000, 100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: limit(10_000, 100).describe('Results per page in `data.results`.'),
+  offset: z.coerce.number().int().min(0).default(0).describe('Results to skip.'),
   filter: bucket.optional(),
 });
-export const listQuery = z.object({ limit: limit(100, 20), cursor: z.string().max(500).optional() });
+export const listQuery = z.object({
+  limit: limit(100, 20).describe('Jobs per page.'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+});
 export const historyQuery = z.object({
-  limit: limit(100, 50),
+  limit: limit(100, 50).describe('Records per page.'),
   // The cursor is a row id (a 32-bit INTEGER column): a longer number must not reach the database.
-  cursor: z.string().regex(/^\d{1,10}$/, 'not a cursor from this API').refine((v) => Number(v) <= 2_147_483_647, 'not a cursor from this API').optional(),
-  sandbox: boolParam.optional(),
+  cursor: z.string().regex(/^\d{1,10}$/, 'not a cursor from this API').refine((v) => Number(v) <= 2_147_483_647, 'not a cursor from this API').optional()
+    .describe('`next_cursor` of the previous page.'),
+  sandbox: boolParam.optional().describe('List sandbox (`true`) or production (`false`) records; default the request\'s mode. A sandbox request lists only sandbox records.'),
   // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
-  email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional(),
+  email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional().describe('Only records of this exact address.'),
 });
 export const downloadQuery = z.object({
-  /** a bucket, or `safe`: the deliverable addresses (with `catch_all=true` the catch-all ones too) */
-  filter: z.enum([...bucket.options, 'safe']).optional(),
-  catch_all: boolParam.optional(),
-  /** original (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); csv: plain CSV; xlsx: Excel */
-  format: z.enum(['original', 'csv', 'xlsx']).optional(),
-  /** true: a job that has not completed gives the rows answered so far (marked X-EV-Partial: true) */
-  partial: boolParam.optional(),
+  filter: z.enum([...bucket.options, 'safe']).optional()
+    .describe('A bucket, or `safe`: the deliverable addresses (with `catch_all=true` the catch-all ones too).'),
+  catch_all: boolParam.optional().describe('With `filter=safe`: add the catch-all addresses.'),
+  format: z.enum(['original', 'csv', 'xlsx']).optional()
+    .describe('`original` (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); `csv`: plain CSV; `xlsx`: an Excel workbook.'),
+  partial: boolParam.optional().describe('`true`: a job that has not completed gives the rows answered so far, marked `X-EV-Partial: true`.'),
 });
-export const egressQuery = z.object({ refresh: boolParam.optional() });
+export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
-export const webhookBody = z.object({
-  url: z.string().url('must be an absolute http(s) URL').max(2048),
-  events: z.array(z.enum(['bulk.completed', 'bulk.failed'])).min(1).optional(),
-  description: z.string().max(500).optional(),
-});
-export const keyBody = z.object({ name: z.string().max(100).optional() });
+export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed']);
+export const webhookBody = z
+  .object({
+    url: z.string().url('must be an absolute http(s) URL').max(2048).describe('Where events are POSTed; it must resolve to a public address.'),
+    events: z.array(webhookEvent).min(1).optional().describe('Default both.'),
+    description: z.string().max(500).optional(),
+  })
+  .register(requestSchemas, { id: 'WebhookRequest', examples: [{ url: 'https://hooks.example.com/ev', events: ['bulk.completed'] }] });
+export const keyBody = z.object({ name: z.string().max(100).optional() }).register(requestSchemas, { id: 'KeyRequest' });
+
+// Accounts. Lengths only bound the work (scrypt over a megabyte is slow); the body limit bounds the rest.
+export const signupBody = z.object({ email: z.string().max(320), password: z.string().max(1024) });
+export const passwordChangeBody = z
+  .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
+  .register(requestSchemas, { id: 'PasswordChangeRequest' });

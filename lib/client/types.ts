@@ -1,4 +1,4 @@
-// The /v1 API's response shapes, as the dashboard reads them (docs: shared/spec).
+// The /v1 API's response shapes, as the dashboard reads them (the contract: lib/api/responses.ts).
 
 export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';

@@ -1,6 +1,6 @@
 import type { Verdict } from '../verifier/types';
 
-/** The response of POST /v1/verify/single: the spec's fields first, then the extra facts. */
+/** The response of POST /v1/verify/single: the original interface's fields first, then the extra facts (schema: lib/api/responses.ts). */
 export function singleResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
   return {
     email: verdict.email,

@@ -1,4 +1,4 @@
-/** The vocabulary of a verdict, as fixed by the interface spec and api-decisions.md. */
+/** The vocabulary of a verdict (README, "Verdict vocabulary"; the API's enums in lib/api/responses.ts). */
 export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
 
 export type Reason =

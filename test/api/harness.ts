@@ -2,6 +2,7 @@ import { createApiKey, ensureAccount } from '@/lib/accounts';
 import { useDatabase, type Database } from '@/lib/db/client';
 import { resetEnvForTests } from '@/lib/env';
 import { freshDatabaseUrl } from '../databases';
+import { assertMatchesContract } from './contract';
 
 type RouteHandler = (request: Request, segment: { params: Promise<any> }) => Promise<Response>;
 
@@ -14,9 +15,14 @@ export interface Call {
   sandbox?: boolean;
   headers?: Record<string, string>;
   params?: Record<string, string>;
+  /** false only where the test planted the answer itself (a stored idempotent reply) */
+  contract?: boolean;
 }
 
-/** Calls a route handler exactly as Next.js would, with a real Request. */
+/**
+ * Calls a route handler exactly as Next.js would, with a real Request, and checks the answer against
+ * the OpenAPI document (test/api/contract.ts): status, headers and body.
+ */
 export async function call(handler: RouteHandler, options: Call = {}) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== null && options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
@@ -33,7 +39,9 @@ export async function call(handler: RouteHandler, options: Call = {}) {
   } catch {
     json = null;
   }
-  return { status: response.status, headers: response.headers, text, json };
+  const answer = { status: response.status, headers: response.headers, text, json };
+  if (options.contract ?? true) assertMatchesContract(handler, answer);
+  return answer;
 }
 
 /** Reads until `ok` holds or `ms` pass, and returns the last value read (the caller asserts on it). */

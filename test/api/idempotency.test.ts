@@ -33,8 +33,8 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
   });
   afterAll(async () => ctx.teardown());
 
-  const post = (key: string, body: unknown, idem: string, path = BULK) =>
-    call(bulk.POST, { key, body, path, headers: withKey(idem) });
+  const post = (key: string, body: unknown, idem: string, path = BULK, contract = true) =>
+    call(bulk.POST, { key, body, path, headers: withKey(idem), contract });
 
   it('replays the first answer to a retry without running it again', async () => {
     const first = await post(ctx.key, { emails: EMAILS }, 'bulk-1');
@@ -112,7 +112,8 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
       userId: ctx.account.id, key, requestHash: hash, state: 'done', responseStatus: 200, responseBody: '{"old":true}', createdAt: BigInt(Date.now() - ageMs),
     });
     await ctx.database.prisma.idempotencyKey.createMany({ data: [row('old', IDEMPOTENCY_TTL_MS + 60_000), row('young', IDEMPOTENCY_TTL_MS - 60_000)] });
-    const young = await post(ctx.key, { emails: ['a@x.com'] }, 'young');
+    // the planted answer is not one the API would give, so it is not checked against the document
+    const young = await post(ctx.key, { emails: ['a@x.com'] }, 'young', BULK, false);
     expect(young.json).toEqual({ old: true });
     const old = await post(ctx.key, { emails: ['a@x.com'] }, 'old');
     expect(old.status).toBe(200);

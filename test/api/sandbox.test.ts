@@ -24,6 +24,7 @@ import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
 import { DIALECTS } from '../databases';
+import { assertWebhookPayload } from './contract';
 import { call, setup, until } from './harness';
 
 const PREFIX_TABLE = [
@@ -353,6 +354,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         received.push({ headers: req.headers as Record<string, string>, body });
+        assertWebhookPayload(JSON.parse(body));
         if (failuresLeft-- > 0) res.writeHead(500).end('try later');
         else res.writeHead(answer).end('ok');
       });

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { assertMatchesContract } from '../api/contract';
 
 type RouteHandler = (request: Request, segment: { params: Promise<any> }) => Promise<Response>;
 
@@ -24,7 +25,7 @@ export interface Reply {
   json: any;
 }
 
-/** Invokes a handler with a hand-built Request (for streamed bodies, explicit Content-Length, raw paths). */
+/** Invokes a handler with a hand-built Request (for streamed bodies, explicit Content-Length, raw paths); checks the answer against the OpenAPI document. */
 export async function send(handler: RouteHandler, request: Request, params: Record<string, string> = {}): Promise<Reply> {
   return bounded(
     (async () => {
@@ -36,7 +37,9 @@ export async function send(handler: RouteHandler, request: Request, params: Reco
       } catch {
         json = null;
       }
-      return { status: response.status, headers: response.headers, text, json };
+      const reply = { status: response.status, headers: response.headers, text, json };
+      assertMatchesContract(handler, reply);
+      return reply;
     })(),
   );
 }

@@ -10,6 +10,7 @@ import { accountUsage, grantCredits } from '@/lib/quota';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import type { Verifier } from '@/lib/verifier/types';
 import { DIALECTS } from '../databases';
+import { assertWebhookPayload } from '../api/contract';
 import { call, setup, until } from '../api/harness';
 
 const emails = (tag: string, n = 12) => Array.from({ length: n }, (_, i) => `valid${i}@${tag}.test`);
@@ -84,6 +85,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ free_remaining_today: before.free_remaining_today, credits: before.credits });
     const [delivery] = await ctx.database.prisma.webhookDelivery.findMany({ where: { webhookId: hook.json.id } });
     const event = JSON.parse(delivery!.payload);
+    assertWebhookPayload(event);
     expect(event).toMatchObject({ type: 'bulk.failed', sandbox: false, data: { job_id, status: 'failed', total_emails: 12, summary: { total: 12 } } });
     expect(event.data.error).toBe(res.json.error);
   });

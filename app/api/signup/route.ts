@@ -2,7 +2,7 @@ import { parseBody, readBytes } from '@/lib/api/body';
 import { ApiError, errorResponse, invalidRequest } from '@/lib/api/errors';
 import { assertSameOrigin, clientAddress } from '@/lib/api/origin';
 import { signUp } from '@/lib/auth/login';
-import { signupBody } from '@/lib/auth/schemas';
+import { signupBody } from '@/lib/api/schemas';
 import { env } from '@/lib/env';
 
 /**

@@ -3,7 +3,7 @@ import { apiRoute } from '@/lib/api/route';
 
 /** Unknown /v1 paths: authenticated and answered like every /v1 call, in the error envelope. */
 const notFound = apiRoute<{ path: string[] }>(async () => {
-  throw new ApiError('not_found', 'No such endpoint. See the API reference in README.md.');
+  throw new ApiError('not_found', 'No such endpoint. See the API reference at /docs (the document: /v1/openapi.json).');
 });
 
 export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };

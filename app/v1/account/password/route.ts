@@ -2,7 +2,7 @@ import { parseBody } from '@/lib/api/body';
 import { ApiError } from '@/lib/api/errors';
 import { apiRoute, json } from '@/lib/api/route';
 import { changePasswordThrottled } from '@/lib/auth/login';
-import { passwordChangeBody } from '@/lib/auth/schemas';
+import { passwordChangeBody } from '@/lib/api/schemas';
 import { readSession, reissuedSessionCookie } from '@/lib/auth/sessions';
 
 /**

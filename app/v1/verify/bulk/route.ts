@@ -13,7 +13,8 @@ import { applySandboxTrigger } from '@/lib/verification/triggers';
 
 export const POST = apiRoute(async (_request, caller) => {
   const body = parseBulkRequest(caller.body);
-  // Triggers apply only to a request of one address (api-decisions.md).
+  // Triggers apply only to a request of one address (README, "Sandbox mode"), so a list that
+  // happens to hold an error-… address is still verified.
   if (caller.sandbox && body.emails.length === 1) await applySandboxTrigger(body.emails[0]!);
   const bulk = { ...body, userId: caller.userId, sandbox: caller.sandbox };
   await takeJobLimits(caller.userId, caller.sandbox, body.emails.length > INSTANT_LIMIT);

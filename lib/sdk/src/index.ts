@@ -1,0 +1,171 @@
+import { Transport, type EmailVerifierOptions, type RequestOptions } from './client.js';
+import type {
+  Account, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
+  SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
+} from './types.js';
+
+export * from './errors.js';
+export * from './types.js';
+export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.js';
+export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.js';
+
+const path = (id: string) => encodeURIComponent(id);
+
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+async function* pages<T>(read: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await read(cursor);
+    yield* page.data;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+}
+
+export interface WaitOptions extends RequestOptions {
+  /** called after every poll */
+  onProgress?: (status: JobStatus) => void;
+  /** between polls; default 1,000 ms */
+  intervalMs?: number;
+}
+
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
+
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+class Bulk {
+  constructor(private readonly t: Transport) {}
+
+  /** Submits addresses (or CSV rows); 10 or fewer are answered at once (`instant: true`). */
+  submit(input: string[] | BulkInput, options?: RequestOptions): Promise<BulkSubmitted> {
+    return this.t.json('POST', '/v1/verify/bulk', { ...options, body: Array.isArray(input) ? { emails: input } : input });
+  }
+
+  /** Progress; when completed, `data` holds the summary and one page of results. */
+  status(jobId: string, options: RequestOptions & { limit?: number; offset?: number; filter?: Bucket } = {}): Promise<JobStatus> {
+    const { limit, offset, filter, ...rest } = options;
+    return this.t.json('GET', `/v1/verify/bulk/status/${path(jobId)}`, { ...rest, query: { limit, offset, filter } });
+  }
+
+  /** Polls until the job has completed, failed or been cancelled, and returns that status. */
+  async wait(jobId: string, options: WaitOptions = {}): Promise<JobStatus> {
+    const { onProgress, intervalMs = 1000, ...rest } = options;
+    for (;;) {
+      const status = await this.status(jobId, rest);
+      onProgress?.(status);
+      if (ENDED.has(status.status)) return status;
+      await wait(intervalMs, rest.signal);
+    }
+  }
+
+  /** The results as CSV, streamed (409 ConflictError until the job has completed). */
+  download(jobId: string, options: RequestOptions & { filter?: Bucket } = {}): Promise<ReadableStream<Uint8Array>> {
+    const { filter, ...rest } = options;
+    return this.t.stream(`/v1/verify/bulk/download/${path(jobId)}`, { ...rest, query: { filter } });
+  }
+
+  /** The account's jobs in this client's mode, newest first, page after page. */
+  list(options: RequestOptions & { pageSize?: number } = {}): AsyncGenerator<JobListItem, void, undefined> {
+    const { pageSize, ...rest } = options;
+    return pages((cursor) => this.t.json<Page<JobListItem>>('GET', '/v1/verify/bulk', { ...rest, query: { limit: pageSize, cursor } }));
+  }
+
+  cancel(jobId: string, options?: RequestOptions): Promise<JobCancelled> {
+    return this.t.json('DELETE', `/v1/verify/bulk/${path(jobId)}`, options);
+  }
+}
+
+class History {
+  constructor(private readonly t: Transport) {}
+
+  /** Past verifications, newest first, page after page; `sandbox` defaults to this client's mode. */
+  list(options: RequestOptions & { pageSize?: number; email?: string; sandbox?: boolean } = {}): AsyncGenerator<HistoryRecord, void, undefined> {
+    const { pageSize, email, sandbox, ...rest } = options;
+    return pages((cursor) => this.t.json<Page<HistoryRecord>>('GET', '/v1/history', { ...rest, query: { limit: pageSize, cursor, email, sandbox } }));
+  }
+}
+
+class Webhooks {
+  constructor(private readonly t: Transport) {}
+
+  /** The answer holds the signing `secret`, shown this once. */
+  create(input: WebhookInput, options?: RequestOptions): Promise<WebhookCreated> {
+    return this.t.json('POST', '/v1/webhooks', { ...options, body: input });
+  }
+
+  async list(options?: RequestOptions): Promise<Webhook[]> {
+    return (await this.t.json<{ data: Webhook[] }>('GET', '/v1/webhooks', options)).data;
+  }
+
+  delete(id: string, options?: RequestOptions): Promise<{ success: true; id: string; deleted: true }> {
+    return this.t.json('DELETE', `/v1/webhooks/${path(id)}`, options);
+  }
+
+  /** The latest 50 deliveries with every attempt. */
+  async deliveries(id: string, options?: RequestOptions): Promise<Delivery[]> {
+    return (await this.t.json<{ data: Delivery[] }>('GET', `/v1/webhooks/${path(id)}/deliveries`, options)).data;
+  }
+
+  /** Sends a `webhook.test` event now. */
+  test(id: string, options?: RequestOptions): Promise<DeliverySent> {
+    return this.t.json('POST', `/v1/webhooks/${path(id)}/test`, options);
+  }
+
+  replay(id: string, deliveryId: string, options?: RequestOptions): Promise<DeliverySent> {
+    return this.t.json('POST', `/v1/webhooks/${path(id)}/deliveries/${path(deliveryId)}/replay`, options);
+  }
+}
+
+/**
+ * The email verifier API. Every call retries 429 (after Retry-After), 5xx, time-outs and network
+ * errors with exponential back-off and jitter, sends one Idempotency-Key per POST across its
+ * retries, and throws the typed errors of ./errors.ts.
+ */
+export class EmailVerifier {
+  readonly bulk: Bulk;
+  readonly history: History;
+  readonly webhooks: Webhooks;
+  private readonly transport: Transport;
+
+  constructor(options: EmailVerifierOptions) {
+    this.transport = new Transport(options);
+    this.bulk = new Bulk(this.transport);
+    this.history = new History(this.transport);
+    this.webhooks = new Webhooks(this.transport);
+  }
+
+  get sandbox(): boolean {
+    return this.transport.sandbox;
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** POST /v1/verify: `email`, `status`, `score`, `is_disposable` and the rest. */
+  verify(email: string, options?: RequestOptions): Promise<VerifyResult> {
+    return this.transport.json('POST', '/v1/verify', { ...options, body: { email } });
+  }
+
+  /** POST /v1/verify/single. */
+  verifySingle(email: string, options?: RequestOptions): Promise<SingleResult> {
+    return this.transport.json('POST', '/v1/verify/single', { ...options, body: { email } });
+  }
+
+  /** Plan, today's free quota and credits. */
+  account(options?: RequestOptions): Promise<Account> {
+    return this.transport.json('GET', '/v1/account', options);
+  }
+}

@@ -1,0 +1,272 @@
+// The API's shapes, as the OpenAPI document (GET /v1/openapi.json) states them. The repository keeps
+// them equal to the server's schemas (lib/sdk/src/types.test.ts, checked by tsc).
+
+export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
+export type Reason =
+  | 'accepted_email' | 'rejected_email' | 'invalid_email' | 'invalid_domain' | 'no_mx' | 'accept_all' | 'disposable_email'
+  | 'role_account' | 'low_quality' | 'timeout' | 'no_connect' | 'unavailable_smtp' | 'unexpected_error';
+export type SubReason =
+  | 'greylisted' | 'try_again_later' | 'throttled' | 'timeout' | 'no_connect' | 'connection_dropped' | 'protocol_error' | 'tls_required'
+  | 'tls_failed' | 'blocked_by_policy' | 'ip_blocklisted' | 'smtputf8_unsupported' | 'provider_unverifiable' | 'catch_all_unknown'
+  | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'unexpected_error';
+export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
+export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
+export type WebhookEvent = 'bulk.completed' | 'bulk.failed';
+export type EventType = WebhookEvent | 'webhook.test';
+
+export interface Evidence {
+  mx_host: string | null;
+  smtp_code: number | null;
+  smtp_enhanced_code: string | null;
+  smtp_message: string | null;
+  smtp_failure: string | null;
+  attempts: number;
+  /** the conversation was upgraded with STARTTLS */
+  tls: boolean;
+  /** what DNS said when it decided the verdict */
+  dns_failure: string | null;
+}
+
+export interface SingleResult {
+  email: string;
+  /** the local part in NFC with its case kept, the domain per UTS #46 */
+  normalized_email: string | null;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: RiskLevel;
+  provider: string;
+  /** who receives the mail, from the domain's MX hosts (google, microsoft, yahoo, …, or a gateway) */
+  mailbox_provider: string | null;
+  /** milliseconds */
+  response_time: number;
+  confidence: number;
+  details: { syntax_valid: boolean; domain_exists: boolean; mx_record: boolean; smtp_valid: boolean };
+  reason: Reason;
+  sub_reason: SubReason | null;
+  cached: boolean;
+  status: VerdictStatus;
+  /** 0-100: deliverable ≥ 80, undeliverable 0 */
+  score: number;
+  disposable: boolean;
+  role: boolean;
+  free: boolean;
+  catch_all: boolean;
+  did_you_mean: string | null;
+  evidence: Evidence | null;
+  sandbox: boolean;
+}
+
+export interface VerifyResult extends SingleResult {
+  is_disposable: boolean;
+}
+
+export interface BulkItem {
+  email: string;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: RiskLevel;
+  reason: Reason;
+  cached: boolean;
+  status: VerdictStatus;
+  score: number;
+  sub_reason: SubReason | null;
+  mailbox_provider: string | null;
+}
+
+export interface JobSummary {
+  total: number;
+  /** rows that repeat an earlier mailbox: not verified, not charged */
+  duplicates?: number;
+  valid: number;
+  invalid: number;
+  unknown: number;
+  failed: number;
+  deliverable: number;
+  undeliverable: number;
+  risky: number;
+}
+
+interface FormatCounts {
+  total_emails: number;
+  valid_emails: number;
+  invalid_format_emails: number;
+  /** rows that repeat an earlier mailbox of the list: verified and charged once */
+  duplicate_emails: number;
+}
+
+export interface BulkInstant extends FormatCounts {
+  success: true;
+  instant: true;
+  job_id: string;
+  status: 'completed';
+  results: BulkItem[];
+  summary: JobSummary;
+  message: string;
+}
+
+export interface BulkQueued extends FormatCounts {
+  success: true;
+  job_id: string;
+  status: 'queued';
+  estimated_time: string;
+  message: string;
+}
+
+export type BulkSubmitted = BulkInstant | BulkQueued;
+
+export interface BulkInput {
+  emails?: string[];
+  /** the original CSV rows, one per address; the download puts them back in front of the verdict columns */
+  rows?: string[][];
+  /** with `rows` and no `emails`: the index of the address column */
+  email_column?: number;
+  columns?: string[];
+  filename?: string;
+  /** the uploaded file's format, which the download keeps by default */
+  delimiter?: ',' | ';' | '\t' | '|';
+  bom?: boolean;
+  newline?: '\r\n' | '\n';
+  /** an .xlsx upload: the sheet it was read from */
+  sheet?: string;
+}
+
+export interface JobStatus {
+  success: true;
+  job_id: string;
+  status: JobState;
+  progress: number;
+  processed_emails: number;
+  total_emails: number;
+  duplicate_emails: number;
+  /** while queued or processing: what the job waits for */
+  waiting?: { addresses: number; next_try_at: string } | null;
+  sandbox: boolean;
+  filename: string | null;
+  created_at: string;
+  error?: string | null;
+  data?: {
+    results: BulkItem[];
+    results_total: number;
+    summary: JobSummary;
+    providers: { google: number; microsoft: number; yahoo: number; other: number };
+    completed_at: string;
+  };
+}
+
+export interface JobListItem extends FormatCounts {
+  job_id: string;
+  status: JobState;
+  sandbox: boolean;
+  instant: boolean;
+  processed_emails: number;
+  progress: number;
+  filename: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface JobCancelled {
+  success: true;
+  job_id: string;
+  status: 'cancelled';
+}
+
+export interface HistoryRecord {
+  id: string;
+  email: string;
+  status: VerdictStatus;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: RiskLevel;
+  reason: Reason;
+  score: number;
+  sandbox: boolean;
+  source: 'single' | 'bulk';
+  job_id: string | null;
+  created_at: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  description: string;
+  created_at: string;
+  disabled: boolean;
+}
+
+export interface WebhookCreated extends Webhook {
+  /** the signing secret (`whsec_…`), shown once */
+  secret: string;
+}
+
+export interface WebhookInput {
+  url: string;
+  events?: WebhookEvent[];
+  description?: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_type: EventType;
+  event_id: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  attempt_log: { attempt: number; status: number | null; error: string | null; duration_ms: number; at: string }[];
+}
+
+export interface DeliverySent {
+  success: true;
+  event_id?: string;
+  delivery_id: string;
+  state: Delivery['state'];
+  last_status: number | null;
+}
+
+export interface Account {
+  email: string;
+  plan: string;
+  free_remaining_today: number;
+  used_today: number;
+  credits: number;
+}
+
+interface EventBase {
+  /** also `webhook-id`: the same on every retry */
+  id: string;
+  created_at: string;
+  sandbox: boolean;
+}
+
+export interface BulkCompletedEvent extends EventBase {
+  type: 'bulk.completed';
+  data: { job_id: string; status: 'completed'; total_emails: number; summary: JobSummary; download_url: string; completed_at: string };
+}
+
+export interface BulkFailedEvent extends EventBase {
+  type: 'bulk.failed';
+  data: { job_id: string; status: 'failed'; total_emails: number; summary: JobSummary; error: string; failed_at: string };
+}
+
+export interface WebhookTestEvent extends EventBase {
+  type: 'webhook.test';
+  data: { message: string };
+}
+
+export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | WebhookTestEvent;
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  param?: string;
+  limit?: number;
+  retry_after?: number;
+  required?: number;
+  free_remaining_today?: number;
+  credits?: number;
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobWorker } from '@/lib/jobs/worker';
+import { sandboxVerifier } from '@/lib/verifier/sandbox';
+import { setup } from '@/test/api/harness';
+import { startApiServer } from '@/test/api/server';
+import { main } from '../src/cli';
+import { listFromCsv, parseCsv } from '../src/csv';
+
+describe('the CLI against the real API over HTTP', () => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  let api: Awaited<ReturnType<typeof startApiServer>>;
+  let worker: JobWorker;
+  const dir = mkdtempSync(join(tmpdir(), 'ev-cli-'));
+
+  beforeAll(async () => {
+    ctx = await setup('sqlite', { EV_SANDBOX_TIMEOUT_MS: '50' });
+    api = await startApiServer();
+    worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
+    worker.start();
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await api.close();
+    await ctx.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c) => (out += c));
+    stderr.on('data', (c) => (err += c));
+    const code = await main(args, {
+      stdout, stderr, stdin: Readable.from([options.stdin ?? '']),
+      env: { EV_API_KEY: ctx.key, EV_BASE_URL: api.url, ...options.env },
+    });
+    return { code, out, err };
+  }
+
+  it('verify: one line per address; exit 0 when every address is deliverable, 1 when one is not', async () => {
+    const good = await cli(['verify', '--sandbox', 'valid@example.com', 'role@example.com']);
+    expect(good.out).toBe('valid@example.com\tdeliverable\t95\taccepted_email\nrole@example.com\trole-based\t70\trole_account\n');
+    expect(good.code).toBe(1);
+    expect((await cli(['verify', '--sandbox', 'valid@example.com'])).code).toBe(0);
+    const json = await cli(['verify', '--sandbox', '--json', 'invalid@example.com']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ email: 'invalid@example.com', status: 'undeliverable', is_disposable: false, sandbox: true });
+  });
+
+  it('exit codes a script can use: 2 usage, 3 authentication, 5 rate limited, 7 server error after the retries', async () => {
+    expect((await cli(['verify', 'valid@example.com'], { env: { EV_API_KEY: undefined } })).code).toBe(2);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['verify', '--sandbox', '--retries', 'x', 'a@b.c'])).code).toBe(2);
+    const auth = await cli(['verify', '--sandbox', 'error-auth@example.com']);
+    expect(auth.code).toBe(3);
+    expect(auth.err).toMatch(/authentication_error, request req_/);
+    expect((await cli(['verify', '--sandbox', '--retries', '0', 'error-ratelimit@example.com'])).code).toBe(5);
+    const server = await cli(['verify', '--sandbox', '--retries', '1', 'error-server@example.com']);
+    expect(server.code).toBe(7);
+    expect(server.err).toMatch(/retry 1 in \d+ ms after server_error/);
+  });
+
+  it('bulk: a CSV with a header, its columns kept in front of the verdicts, written to --out', async () => {
+    const file = join(dir, 'people.csv');
+    const people = Array.from({ length: 25 }, (_, i) => [`Person "${i}", Jr.`, i % 5 === 0 ? `invalid${i}@x.test` : `valid${i}@x.test`, `=${i}`]);
+    writeFileSync(file, Papa.unparse([['name', 'E-mail', 'note'], ...people]));
+    const out = join(dir, 'results.csv');
+    const run = await cli(['bulk', file, '--sandbox', '-o', out]);
+    expect(run.code, run.err).toBe(0);
+    expect(run.err).toMatch(/25 addresses, 20 deliverable, 5 undeliverable/);
+    expect(run.err).toMatch(/100% 25\/25/);
+    const rows = Papa.parse<string[]>(readFileSync(out, 'utf8').trim()).data;
+    expect(rows[0]!.slice(0, 5)).toEqual(['name', 'E-mail', 'note', 'email', 'valid']);
+    expect(rows).toHaveLength(26);
+    expect(rows[1]!.slice(0, 4)).toEqual(['Person "0", Jr.', 'invalid0@x.test', "'=0", 'invalid0@x.test']);
+  });
+
+  it('bulk: addresses on stdin, one a line, filtered, to stdout', async () => {
+    const emails = Array.from({ length: 12 }, (_, i) => (i < 4 ? `invalid${i}@y.test` : `valid${i}@y.test`));
+    const run = await cli(['bulk', '-', '--sandbox', '--filter', 'undeliverable', '--no-progress'], { stdin: emails.join('\n') + '\n' });
+    expect(run.code, run.err).toBe(0);
+    const lines = run.out.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(emails.slice(0, 4));
+    expect((await cli(['bulk', join(dir, 'missing.csv'), '--sandbox'])).code).toBe(2);
+  });
+});
+
+describe('CSV input', () => {
+  it('parses quotes, doubled quotes, line breaks in cells, CRLF and a BOM', () => {
+    expect(parseCsv('\uFEFFa,"b ""c"", d"\r\n"line\nbreak",x\r\n\r\n')).toEqual([['a', 'b "c", d'], ['line\nbreak', 'x']]);
+  });
+
+  it('finds the address column by header, name or index, and takes a headerless list as emails', () => {
+    expect(listFromCsv([['Name', 'Email Address'], ['A', 'a@x.y']])).toEqual({ rows: [['A', 'a@x.y']], columns: ['Name', 'Email Address'], email_column: 1 });
+    expect(listFromCsv([['id', 'contact'], ['1', 'a@x.y']], 'contact').email_column).toBe(1);
+    expect(listFromCsv([['a@x.y'], [' b@x.y ']])).toEqual({ emails: ['a@x.y', 'b@x.y'] });
+    expect(() => listFromCsv([['id', 'name'], ['1', 'x']])).toThrow(/--column/);
+  });
+});

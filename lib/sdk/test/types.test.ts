@@ -1,0 +1,33 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type * as res from '@/lib/api/responses';
+import type * as req from '@/lib/api/schemas';
+import type * as sdk from '../src/index';
+
+// Checked by `tsc --noEmit`: the SDK's hand-written types (it has no dependencies, so no zod) equal
+// the server's schemas, from which the OpenAPI document is generated.
+describe('the SDK types', () => {
+  it('equal the response schemas of the contract', () => {
+    expectTypeOf<sdk.SingleResult>().toEqualTypeOf<z.infer<typeof res.singleResult>>();
+    expectTypeOf<sdk.VerifyResult>().toEqualTypeOf<z.infer<typeof res.verifyResult>>();
+    expectTypeOf<sdk.BulkSubmitted>().toEqualTypeOf<z.infer<typeof res.bulkSubmitted>>();
+    expectTypeOf<sdk.JobStatus>().toEqualTypeOf<z.infer<typeof res.jobStatus>>();
+    expectTypeOf<sdk.JobListItem>().toEqualTypeOf<z.infer<typeof res.jobListItem>>();
+    expectTypeOf<sdk.JobCancelled>().toEqualTypeOf<z.infer<typeof res.jobCancelled>>();
+    expectTypeOf<sdk.HistoryRecord>().toEqualTypeOf<z.infer<typeof res.historyRecord>>();
+    expectTypeOf<sdk.Webhook>().toEqualTypeOf<z.infer<typeof res.webhook>>();
+    expectTypeOf<sdk.WebhookCreated>().toEqualTypeOf<z.infer<typeof res.webhookCreated>>();
+    expectTypeOf<sdk.Delivery>().toEqualTypeOf<z.infer<typeof res.delivery>>();
+    expectTypeOf<sdk.DeliverySent>().toEqualTypeOf<z.infer<typeof res.deliverySent>>();
+    expectTypeOf<sdk.Account>().toEqualTypeOf<z.infer<typeof res.account>>();
+    expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
+      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof res.webhookTestEvent>
+    >();
+    expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
+  });
+
+  it('accept what the request schemas accept', () => {
+    expectTypeOf<sdk.BulkInput>().toEqualTypeOf<z.input<typeof req.bulkBody>>();
+    expectTypeOf<sdk.WebhookInput>().toEqualTypeOf<z.input<typeof req.webhookBody>>();
+  });
+});

@@ -1,0 +1,150 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { buildOpenApi } from '@/lib/api/openapi';
+import * as account from '@/app/v1/account/route';
+import * as password from '@/app/v1/account/password/route';
+import * as sessions from '@/app/v1/account/sessions/route';
+import * as egress from '@/app/v1/egress/route';
+import * as history from '@/app/v1/history/route';
+import * as keyById from '@/app/v1/keys/[id]/route';
+import * as keys from '@/app/v1/keys/route';
+import * as openapi from '@/app/v1/openapi.json/route';
+import * as bulkJob from '@/app/v1/verify/bulk/[jobId]/route';
+import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
+import * as bulk from '@/app/v1/verify/bulk/route';
+import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
+import * as verify from '@/app/v1/verify/route';
+import * as single from '@/app/v1/verify/single/route';
+import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
+import * as deliveries from '@/app/v1/webhooks/[id]/deliveries/route';
+import * as webhookById from '@/app/v1/webhooks/[id]/route';
+import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
+import * as webhooks from '@/app/v1/webhooks/route';
+import * as unknownPath from '@/app/v1/[...path]/route';
+
+/**
+ * Checks answers against the OpenAPI document (lib/api/openapi.ts): the test harness runs every
+ * response through here, so a route cannot answer what the document does not say.
+ */
+
+/** Each route module under the path template the document gives it (lib/api/openapi.test.ts keeps this list complete). */
+export const ROUTE_MODULES: Record<string, Record<string, unknown>> = {
+  '/v1/account': account,
+  '/v1/account/password': password,
+  '/v1/account/sessions': sessions,
+  '/v1/egress': egress,
+  '/v1/history': history,
+  '/v1/keys/{id}': keyById,
+  '/v1/keys': keys,
+  '/v1/openapi.json': openapi,
+  '/v1/verify/bulk/{jobId}': bulkJob,
+  '/v1/verify/bulk/download/{jobId}': download,
+  '/v1/verify/bulk': bulk,
+  '/v1/verify/bulk/status/{jobId}': status,
+  '/v1/verify': verify,
+  '/v1/verify/single': single,
+  '/v1/webhooks/{id}/deliveries/{deliveryId}/replay': replay,
+  '/v1/webhooks/{id}/deliveries': deliveries,
+  '/v1/webhooks/{id}': webhookById,
+  '/v1/webhooks/{id}/test': webhookTest,
+  '/v1/webhooks': webhooks,
+};
+
+type Doc = ReturnType<typeof buildOpenApi> & {
+  paths: Record<string, Record<string, { responses: Record<string, any> }>>;
+  components: { responses: Record<string, any>; headers: Record<string, any>; schemas: Record<string, unknown> };
+};
+
+let state: { doc: Doc; ajv: Ajv2020; byHandler: Map<unknown, { path: string; method: string }> } | null = null;
+
+function load() {
+  if (state) return state;
+  const doc = buildOpenApi() as Doc;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // The components as one schema, so every $ref of the document resolves inside it.
+  const defs = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', '"contract#/$defs/'));
+  ajv.addSchema({ $id: 'contract', $defs: defs });
+  const byHandler = new Map<unknown, { path: string; method: string }>();
+  for (const [path, module] of Object.entries(ROUTE_MODULES)) {
+    for (const [method, handler] of Object.entries(module)) {
+      if (typeof handler === 'function') byHandler.set(handler, { path, method: method.toLowerCase() });
+    }
+  }
+  state = { doc, ajv, byHandler };
+  return state;
+}
+
+const compiled = new Map<unknown, ValidateFunction>();
+
+function validator(ajv: Ajv2020, schema: unknown): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"contract#/$defs/'));
+    validate = ajv.compile(rewritten);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function deref(doc: Doc, node: any): any {
+  const $ref: string | undefined = node?.$ref;
+  if (!$ref) return node;
+  const [, section, name] = /^#\/components\/(\w+)\/(.+)$/.exec($ref)!;
+  return (doc.components as any)[section!][name!];
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+/** Throws when the answer of `handler` is not one the document allows. */
+export function assertMatchesContract(handler: unknown, answer: Answer): void {
+  const { doc, ajv, byHandler } = load();
+  const route = byHandler.get(handler);
+  const where = route ? `${route.method.toUpperCase()} ${route.path} → ${answer.status}` : `catch-all → ${answer.status}`;
+  const fail = (what: string) => {
+    throw new Error(`Response does not match the OpenAPI document (${where}): ${what}\n${answer.text.slice(0, 500)}`);
+  };
+  if (!route) {
+    if (handler === unknownPath.GET && answer.status >= 400) return checkBody(deref(doc, { $ref: '#/components/responses/NotFound' }));
+    throw new Error('This handler is not in test/api/contract.ts ROUTE_MODULES: add its route there and to lib/api/openapi.ts.');
+  }
+  const operation = doc.paths[route.path]?.[route.method];
+  if (!operation) return fail('the operation is not in the document');
+  const response = deref(doc, operation.responses[String(answer.status)]);
+  if (!response) return fail(`status ${answer.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+  checkBody(response);
+
+  function checkBody(response: any) {
+    for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
+      const spec = deref(doc, header);
+      const value = answer.headers.get(name);
+      if (value === null) {
+        if (spec.required) fail(`header ${name} is missing`);
+        continue;
+      }
+      const validate = validator(ajv, spec.schema);
+      if (!validate(value)) fail(`header ${name}: ${value} ${ajv.errorsText(validate.errors)}`);
+    }
+    const [mediaType, media] = Object.entries<any>(response.content ?? {})[0] ?? [];
+    if (!mediaType) return;
+    const contentType = answer.headers.get('content-type') ?? '';
+    if (!contentType.startsWith(mediaType)) fail(`content-type ${contentType}, documented ${mediaType}`);
+    if (mediaType !== 'application/json') return;
+    const validate = validator(ajv, media.schema);
+    if (!validate(answer.json)) fail(ajv.errorsText(validate.errors, { separator: '\n  ' }));
+  }
+}
+
+/** Throws when a webhook payload is not the document's schema for its event type. */
+export function assertWebhookPayload(payload: { type: string }): void {
+  const { doc, ajv } = load();
+  const hook = (doc.webhooks as Record<string, any>)[payload.type];
+  if (!hook) throw new Error(`Webhook event ${payload.type} is not in the OpenAPI document`);
+  const validate = validator(ajv, hook.post.requestBody.content['application/json'].schema);
+  if (!validate(payload)) throw new Error(`Webhook payload does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
+}
