@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createCapped, type Tx } from './api/limits';
+import { createCapped, type Tx } from './db/capped';
 import { db } from './db/client';
 import { env } from './env';
 import { isIdShaped, newId } from './ids';

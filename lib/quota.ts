@@ -1,5 +1,5 @@
 import type { Database, Db } from './db/client';
-import { ApiError } from './api/errors';
+import { AppError } from './errors';
 import { env } from './env';
 
 /**
@@ -33,7 +33,7 @@ export async function reserve(database: Database, userId: string, count: number)
       return await database.prisma.$transaction((tx) => takeReservation(tx, userId, day, count));
     } catch (error) {
       if (!(error instanceof QuotaMoved) && !lostDayRowRace(error)) throw error;
-      if (attempt >= 20) throw new ApiError('conflict', 'Too many requests changed the quota at the same time; please retry.');
+      if (attempt >= 20) throw new AppError('conflict', 'Too many requests changed the quota at the same time; please retry.');
     }
   }
 }
@@ -47,7 +47,7 @@ async function takeReservation(tx: Tx, userId: string, day: string, count: numbe
     const charged = await tx.user.updateMany({ where: { id: userId, credits: { gte: credits } }, data: { credits: { decrement: credits } } });
     if (charged.count !== 1) {
       const user = await tx.user.findUnique({ where: { id: userId } });
-      throw new ApiError(
+      throw new AppError(
         'insufficient_credits',
         `This needs ${count} production verifications; ${free} free ones remain today and the account has ${user?.credits ?? 0} credits.`,
         { required: count, free_remaining_today: free, credits: user?.credits ?? 0 },

@@ -1,6 +1,6 @@
 import { userIdForKey } from '../accounts';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
-import { ApiError } from './errors';
+import { AppError } from '../errors';
 import { assertSameOrigin } from './origin';
 
 export interface Caller {
@@ -11,7 +11,7 @@ export interface Caller {
 }
 
 const unauthenticated = () =>
-  new ApiError('authentication_error', 'Missing or invalid API key. Send Authorization: Bearer <key>.');
+  new AppError('authentication_error', 'Missing or invalid API key. Send Authorization: Bearer <key>.');
 
 /**
  * A Bearer key, or (for the dashboard's own pages) the next-auth session cookie, which must not have

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, invalidRequest } from './errors';
+import { AppError, invalidRequest } from '../errors';
 
 /**
  * Reads a body's bytes, refusing it as soon as it passes `maxBytes` (by Content-Length when given,
@@ -7,7 +7,7 @@ import { ApiError, invalidRequest } from './errors';
  */
 export async function readBytes(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
+  const tooLarge = () => new AppError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
   if (!request.body) {
     if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
     return Buffer.alloc(0);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
-import { ApiError, errorResponse } from './errors';
+import { AppError } from '../errors';
+import { errorResponse } from './errors';
 
 /**
  * Idempotency-Key on POST (Stripe semantics): the first answer below 500 to a key is stored for the
@@ -19,7 +20,7 @@ export function idempotencyKeyOf(request: Request): string | null {
   const key = request.headers.get('idempotency-key');
   if (key === null) return null;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw new ApiError('invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`, { param: 'Idempotency-Key' });
+    throw new AppError('invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`, { param: 'Idempotency-Key' });
   }
   return key;
 }
@@ -43,15 +44,15 @@ export async function claimKey({ prisma, dialect }: Database, userId: string, ke
     const row = await prisma.idempotencyKey.findUnique({ where: { userId_key: { userId, key } } });
     if (row) return row; // else it was released between the INSERT and the read: try again
   }
-  throw new ApiError('conflict', 'The original request with this Idempotency-Key is in progress. Retry later.');
+  throw new AppError('conflict', 'The original request with this Idempotency-Key is in progress. Retry later.');
 }
 
 /** The stored answer for a retry, or the error that says why there is none. */
 export function replayOf(row: Row, hash: string): Response {
   if (row.requestHash !== hash) {
-    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' });
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' });
   }
-  if (row.state !== 'done') throw new ApiError('conflict', 'The original request with this Idempotency-Key is in progress. Retry later.');
+  if (row.state !== 'done') throw new AppError('conflict', 'The original request with this Idempotency-Key is in progress. Retry later.');
   return new Response(row.responseBody, {
     status: row.responseStatus!,
     headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
@@ -60,7 +61,7 @@ export function replayOf(row: Row, hash: string): Response {
 
 /**
  * Stores an answer below 500 for replay; releases the key on a 500 so a retry runs again, and on a
- * 429 or 409 (a rate window or an account cap, lib/api/limits.ts): those pass, and the retry must
+ * 429 or 409 (a rate window, lib/api/limits.ts, or an account cap, lib/db/capped.ts): those pass, and the retry must
  * then run rather than replay the refusal.
  */
 export async function settleKey({ prisma }: Database, userId: string, key: string, response: Response): Promise<Response> {

@@ -1,13 +1,12 @@
-import type { Database } from '../db/client';
 import { env } from '../env';
-import { ApiError } from './errors';
+import { AppError } from '../errors';
 import { secondsUntil } from './ratelimit';
 import { rateStore } from './rate-store';
 
 /**
  * Abuse limits per account that hold in both modes: requests that create rows (keys, webhooks,
  * test and replay deliveries, queued jobs) share a creation rate, sandbox jobs a budget per hour,
- * and webhooks and active keys have hard caps. Sandbox requests are otherwise never limited.
+ * and webhooks and active keys have hard caps (lib/db/capped.ts). Sandbox requests are otherwise never limited.
  */
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -16,7 +15,7 @@ async function take(subject: string, limit: number, windowMs: number, what: stri
   const { count } = await (await rateStore()).hit(subject, windowMs, now);
   if (count <= limit) return;
   const retryAfter = secondsUntil(now, windowMs);
-  throw new ApiError('rate_limit', `${what} Retry in ${retryAfter} s.`, { retry_after: retryAfter, limit }, { 'Retry-After': String(retryAfter) });
+  throw new AppError('rate_limit', `${what} Retry in ${retryAfter} s.`, { retry_after: retryAfter, limit }, { 'Retry-After': String(retryAfter) });
 }
 
 /** A request that creates rows: EV_CREATE_RATE_PER_MINUTE per account, whichever key or mode. */
@@ -38,27 +37,4 @@ export function takeSandboxJob(userId: string): Promise<void> {
 export async function takeJobLimits(userId: string, sandbox: boolean, queued: boolean): Promise<void> {
   if (queued) await takeCreation(userId);
   if (sandbox) await takeSandboxJob(userId);
-}
-
-export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];
-
-/**
- * Creates a row unless the account already holds `limit` of its kind (409 `limit_reached`). Counting
- * and creating run in one transaction under a per-account lock (an advisory lock on PostgreSQL; on
- * SQLite the writer's lock), so concurrent requests cannot pass the cap together.
- */
-export async function createCapped<T>(
-  { prisma, dialect }: Database,
-  userId: string,
-  cap: { what: string; limit: number; count(tx: Tx): Promise<number> },
-  create: (tx: Tx) => Promise<T>,
-): Promise<T> {
-  return prisma.$transaction(async (tx) => {
-    if (dialect === 'postgres') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `cap:${cap.what}:${userId}`);
-    else await tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', userId); // takes the write lock now, not at the INSERT
-    if ((await cap.count(tx)) >= cap.limit) {
-      throw new ApiError('limit_reached', `This account already has the most ${cap.what} allowed (${cap.limit}). Delete one first.`, { limit: cap.limit });
-    }
-    return create(tx);
-  });
 }

@@ -1,5 +1,5 @@
 import { env } from '../env';
-import { ApiError } from './errors';
+import { AppError } from '../errors';
 
 /**
  * Where a request came in: scheme and host as this server saw them. Next's own server fills in
@@ -39,7 +39,7 @@ export function assertSameOrigin(request: Request, { optional = false } = {}): v
     from = null;
   }
   if (!from || from.protocol !== `${own.scheme}:` || from.host !== own.host) {
-    throw new ApiError('forbidden', 'Cross-site request refused: the Origin header does not match this site.');
+    throw new AppError('forbidden', 'Cross-site request refused: the Origin header does not match this site.');
   }
 }
 

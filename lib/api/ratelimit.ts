@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { AppError } from '../errors';
 import { rateStore } from './rate-store';
 
 const WINDOW_MS = 60_000;
@@ -35,7 +35,7 @@ export async function takeRateLimit(subject: string, limit: number, now = Date.n
   const headers = { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Reset': String(windowReset(now)) };
   if (count > limit) {
     const retryAfter = secondsUntil(now, WINDOW_MS);
-    throw new ApiError(
+    throw new AppError(
       'rate_limit',
       `Rate limit of ${limit} requests per minute exceeded. Retry in ${retryAfter} s.`,
       { retry_after: retryAfter },

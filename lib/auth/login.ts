@@ -1,5 +1,5 @@
 import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts';
-import { ApiError } from '../api/errors';
+import { AppError } from '../errors';
 import { env } from '../env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
@@ -41,7 +41,7 @@ export async function signUp(email: string, password: string, address: string): 
   const { EV_SIGNUPS_PER_IP: limit, EV_SIGNUP_WINDOW_MS: windowMs } = env();
   const attempt = await countAttempt(`signup:address:${address}`, windowMs);
   if (attempt.count > limit) {
-    throw new ApiError(
+    throw new AppError(
       'rate_limit',
       `Too many sign-ups from this address (${limit} per ${Math.round(windowMs / 60_000)} minutes). Retry in ${attempt.retryAfter} s.`,
       { retry_after: attempt.retryAfter },
@@ -57,16 +57,16 @@ export async function signUp(email: string, password: string, address: string): 
 }
 
 /** Account errors in the API's envelope: the field at fault as `param`. */
-export function accountApiError(error: AccountError): ApiError {
+export function accountApiError(error: AccountError): AppError {
   switch (error.code) {
     case 'email_taken':
-      return new ApiError('conflict', error.message, { param: 'email' });
+      return new AppError('conflict', error.message, { param: 'email' });
     case 'invalid_email':
-      return new ApiError('invalid_request', error.message, { param: 'email' });
+      return new AppError('invalid_request', error.message, { param: 'email' });
     case 'weak_password':
-      return new ApiError('invalid_request', error.message, { param: 'password' });
+      return new AppError('invalid_request', error.message, { param: 'password' });
     case 'invalid_credentials':
-      return new ApiError('invalid_request', error.message, { param: 'current_password' });
+      return new AppError('invalid_request', error.message, { param: 'current_password' });
   }
 }
 
@@ -80,7 +80,7 @@ export async function changePasswordThrottled(userId: string, current: string, n
   const key = `password:user:${userId}`;
   const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
   if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-    throw new ApiError('rate_limit', `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+    throw new AppError('rate_limit', `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
   }
   try {
     const version = await changePassword(userId, current, next);

@@ -1,6 +1,7 @@
 import NextAuth from 'next-auth';
 import { readBytes } from '../api/body';
-import { ApiError, errorResponse, invalidRequest } from '../api/errors';
+import { AppError, invalidRequest } from '../errors';
+import { errorResponse } from '../api/errors';
 import { requestOrigin } from '../api/origin';
 import { env } from '../env';
 import { authOptions } from './options';
@@ -17,7 +18,7 @@ import { parseCookies } from './sessions';
 export async function authRoute(request: Request, segments: string[]): Promise<Response> {
   try {
     if (request.method !== 'GET' && request.method !== 'POST' && request.method !== 'HEAD') {
-      throw new ApiError('method_not_allowed', `${request.method} is not supported here; use GET or POST.`, {}, { Allow: 'GET, POST' });
+      throw new AppError('method_not_allowed', `${request.method} is not supported here; use GET or POST.`, {}, { Allow: 'GET, POST' });
     }
     const body = request.method === 'POST' ? parseAuthBody(request, await readBytes(request, env().EV_AUTH_MAX_BODY_BYTES)) : undefined;
     const url = new URL(request.url);

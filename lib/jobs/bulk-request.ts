@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { ApiError, invalidRequest } from '../api/errors';
+import { AppError, invalidRequest } from '../errors';
 import { validate } from '../api/body';
 import { bulkBody } from '../api/schemas';
 import { env } from '../env';
@@ -22,8 +22,8 @@ export function readBulkBody(bytes: Buffer): unknown {
   let key = '';
   let list: unknown[] = [];
   let row: string[] = [];
-  let failure: ApiError | null = null;
-  const fail = (error: ApiError): never => { failure = error; throw error; };
+  let failure: AppError | null = null;
+  const fail = (error: AppError): never => { failure = error; throw error; };
   // the param names the offending element as zod would: emails.3, rows.2, rows.2.5
   const wrongType = (...at: number[]) => {
     const param = [key, ...at].join('.');
@@ -88,7 +88,7 @@ export function readBulkBody(bytes: Buffer): unknown {
       case 'list':
         if (list.length >= (key === 'columns' ? 1000 : max)) {
           if (key === 'columns') fail(invalidRequest('columns', 'columns: at most 1000 columns'));
-          fail(new ApiError('too_many_emails', `A bulk request may hold at most ${max} emails; this one has more.`, { limit: max }));
+          fail(new AppError('too_many_emails', `A bulk request may hold at most ${max} emails; this one has more.`, { limit: max }));
         }
         if (key === 'rows') {
           if (token !== TokenType.LEFT_BRACKET) wrongType(list.length);

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Database } from '../db/client';
-import { ApiError } from '../api/errors';
+import { AppError } from '../errors';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';
 import type { DownloadFilter } from './results';
 import { CSV_FLAGS, csvPage, type CsvRow } from './store';
@@ -114,7 +114,7 @@ export interface DownloadOptions {
  */
 export function resultsFile(database: Database, job: DownloadedJob, options: DownloadOptions = {}): { body: ReadableStream<Uint8Array>; kind: FileKind } {
   if (job.status !== 'completed' && !options.partial) {
-    throw new ApiError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
+    throw new AppError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
   }
   const upload = uploadInfo(job.columns);
   const kind = fileKind(options.format ?? 'original', upload.format);

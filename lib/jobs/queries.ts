@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { notFound, ApiError } from '../api/errors';
+import { notFound, AppError } from '../errors';
 import { isIdShaped } from '../ids';
 import { bulkItem, type Bucket } from './results';
 import { endUnfinished } from './finish';
@@ -120,6 +120,6 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
 export async function cancelJob(database: Database, userId: string, jobId: string) {
   const job = await getOwnJob(database, userId, jobId);
   const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
-  if (!cancelled) throw new ApiError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
+  if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
   return { success: true, job_id: jobId, status: 'cancelled' };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors';
+import { AppError } from '../errors';
 import { env } from '../env';
 import { sandboxTrigger } from '../verifier/sandbox';
 
@@ -9,14 +9,14 @@ import { sandboxTrigger } from '../verifier/sandbox';
 export async function applySandboxTrigger(email: string): Promise<void> {
   switch (sandboxTrigger(email)) {
     case 'auth':
-      throw new ApiError('authentication_error', 'Simulated authentication error (sandbox trigger error-auth).');
+      throw new AppError('authentication_error', 'Simulated authentication error (sandbox trigger error-auth).');
     case 'ratelimit':
-      throw new ApiError('rate_limit', 'Simulated rate limit (sandbox trigger error-ratelimit). Retry in 60 s.', { retry_after: 60 }, { 'Retry-After': '60' });
+      throw new AppError('rate_limit', 'Simulated rate limit (sandbox trigger error-ratelimit). Retry in 60 s.', { retry_after: 60 }, { 'Retry-After': '60' });
     case 'server':
-      throw new ApiError('server_error', 'Simulated server error (sandbox trigger error-server).');
+      throw new AppError('server_error', 'Simulated server error (sandbox trigger error-server).');
     case 'timeout':
       await new Promise((resolve) => setTimeout(resolve, env().EV_SANDBOX_TIMEOUT_MS));
-      throw new ApiError('timeout', 'Simulated verification time-out (sandbox trigger error-timeout).');
+      throw new AppError('timeout', 'Simulated verification time-out (sandbox trigger error-timeout).');
     case null:
       return;
   }

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ApiError, invalidRequest } from '../api/errors';
+import { AppError, invalidRequest } from '../errors';
 import { env } from '../env';
 import { isPrivateAddress } from '../verifier/net';
 
@@ -18,7 +18,7 @@ export async function resolvePublicAddress(url: URL, allowPrivate: boolean): Pro
   if (answers.length === 0) throw invalidRequest('url', `The webhook host ${host} does not resolve.`);
   const refused = answers.find((a) => isPrivateAddress(a.address));
   if (refused && !allowPrivate) {
-    throw new ApiError('invalid_request', `Webhook URLs on private, loopback or IPv4-embedding addresses (${refused.address}) are not allowed.`, { param: 'url' });
+    throw new AppError('invalid_request', `Webhook URLs on private, loopback or IPv4-embedding addresses (${refused.address}) are not allowed.`, { param: 'url' });
   }
   return answers[0]!;
 }

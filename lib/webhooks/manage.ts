@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
-import { notFound } from '../api/errors';
-import { createCapped, type Tx } from '../api/limits';
+import { notFound } from '../errors';
+import { createCapped, type Tx } from '../db/capped';
 import { env } from '../env';
 import { isIdShaped, newId } from '../ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';

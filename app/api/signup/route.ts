@@ -1,5 +1,6 @@
 import { parseBody, readBytes } from '@/lib/api/body';
-import { ApiError, errorResponse, invalidRequest } from '@/lib/api/errors';
+import { AppError, invalidRequest } from '@/lib/errors';
+import { errorResponse } from '@/lib/api/errors';
 import { assertSameOrigin, clientAddress } from '@/lib/api/origin';
 import { signUp } from '@/lib/auth/login';
 import { signupBody } from '@/lib/api/schemas';
@@ -25,6 +26,6 @@ export async function POST(request: Request): Promise<Response> {
 }
 
 const wrongMethod = async (request: Request) =>
-  errorResponse(new ApiError('method_not_allowed', `${request.method} is not supported here; sign up with POST.`, {}, { Allow: 'POST' }));
+  errorResponse(new AppError('method_not_allowed', `${request.method} is not supported here; sign up with POST.`, {}, { Allow: 'POST' }));
 
 export { wrongMethod as GET, wrongMethod as PUT, wrongMethod as PATCH, wrongMethod as DELETE };

@@ -1,9 +1,9 @@
-import { ApiError } from '@/lib/api/errors';
+import { AppError } from '@/lib/errors';
 import { apiRoute } from '@/lib/api/route';
 
 /** Unknown /v1 paths: authenticated and answered like every /v1 call, in the error envelope. */
 const notFound = apiRoute<{ path: string[] }>(async () => {
-  throw new ApiError('not_found', 'No such endpoint. See the API reference at /docs (the document: /v1/openapi.json).');
+  throw new AppError('not_found', 'No such endpoint. See the API reference at /docs (the document: /v1/openapi.json).');
 });
 
 export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };

@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { ApiError } from '@/lib/api/errors';
+import { AppError } from '@/lib/errors';
 import { apiRoute, json } from '@/lib/api/route';
 import { changePasswordThrottled } from '@/lib/auth/login';
 import { passwordChangeBody } from '@/lib/api/schemas';
@@ -10,7 +10,7 @@ import { readSession, reissuedSessionCookie } from '@/lib/auth/sessions';
  * to the account). Every other session is signed out; this one gets a re-issued cookie.
  */
 export const POST = apiRoute(async (request, caller) => {
-  if (caller.via !== 'session') throw new ApiError('forbidden', 'Change the password from the dashboard, signed in; API keys cannot.');
+  if (caller.via !== 'session') throw new AppError('forbidden', 'Change the password from the dashboard, signed in; API keys cannot.');
   const body = parseBody(caller.body, passwordChangeBody);
   const version = await changePasswordThrottled(caller.userId, body.current_password, body.new_password);
   const response = json({ success: true, message: 'Password changed. Other sessions are signed out.' });

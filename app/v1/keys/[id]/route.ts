@@ -1,5 +1,5 @@
 import { apiRoute, json } from '@/lib/api/route';
-import { notFound } from '@/lib/api/errors';
+import { notFound } from '@/lib/errors';
 import { revokeApiKey } from '@/lib/accounts';
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {

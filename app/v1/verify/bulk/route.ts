@@ -1,7 +1,7 @@
 import { parseQuery } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { listQuery } from '@/lib/api/schemas';
-import { invalidRequest } from '@/lib/api/errors';
+import { invalidRequest } from '@/lib/errors';
 import { takeJobLimits } from '@/lib/api/limits';
 import { db } from '@/lib/db/client';
 import { env } from '@/lib/env';

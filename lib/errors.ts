@@ -1,0 +1,43 @@
+/**
+ * The closed set of error codes and their HTTP statuses (the README's error table; `Error` in
+ * lib/api/openapi.ts). The domain throws `AppError` without importing the request plumbing;
+ * `errorResponse` (lib/api/errors.ts) turns it into the envelope.
+ */
+export const ERROR_STATUS = {
+  authentication_error: 401,
+  invalid_request: 400,
+  too_many_emails: 413,
+  payload_too_large: 413,
+  not_found: 404,
+  job_not_completed: 409,
+  conflict: 409,
+  limit_reached: 409,
+  idempotency_key_reused: 422,
+  rate_limit: 429,
+  insufficient_credits: 402,
+  forbidden: 403,
+  method_not_allowed: 405,
+  timeout: 504,
+  server_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type the server throws; `extra` fields join the envelope (`param`, `limit`, `retry_after`). */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, string | number> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const invalidRequest = (param: string, message: string) => new AppError('invalid_request', message, { param });
+export const notFound = (what = 'Job') => new AppError('not_found', `${what} not found.`);
