@@ -6,7 +6,8 @@
  * one store hit alone.
  */
 import * as account from '../app/v1/account/route';
-import { createApiKey, ensureAccount } from '../lib/accounts';
+import { ensureAccount } from '../lib/accounts/users';
+import { createApiKey } from '../lib/accounts/keys';
 import { rateStore } from '../lib/api/rate-store';
 import { useDatabase } from '../lib/db/client';
 import { resetEnvForTests } from '../lib/env';
@@ -71,7 +72,7 @@ export async function runRateLimitBench(ms: number, log: (line: string) => void)
       });
       const database = await useDatabase(fresh.url);
       try {
-        const { key } = await createApiKey((await ensureAccount(`bench-${dialect}@example.com`)).id, 'bench');
+        const { key } = await createApiKey(database, (await ensureAccount(database, `bench-${dialect}@example.com`)).id, 'bench');
         const latencies = new Map<string, number[]>(STORES.map((store) => [store, []]));
         for (const store of STORES) {
           useStore(store);

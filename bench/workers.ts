@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ensureAccount } from '../lib/accounts';
+import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
 import { resetEnvForTests } from '../lib/env';
 import { submitQueued } from '../lib/jobs/submit';
@@ -64,7 +64,7 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
     database = await useDatabase(fresh.url);
     // the workers start (and connect) first, so the clock measures verification, not start-up
     for (let i = 0; i < workers; i++) children.push(await startWorker(fresh.url, peers, options.concurrency));
-    const account = await ensureAccount('bench-workers@example.com');
+    const account = await ensureAccount(database, 'bench-workers@example.com');
     await grantCredits(database, account.id, emails.length);
     for (const c of children) (c as any).cpuAtStart = cpuMs(c.pid!);
     const start = performance.now();

@@ -1,7 +1,8 @@
-import { userIdForKey } from '../accounts';
+import { userIdForKey } from '../accounts/keys';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
 import { AppError } from '../errors';
 import { assertSameOrigin } from './origin';
+import { db } from '../db/client';
 
 export interface Caller {
   userId: string;
@@ -21,7 +22,7 @@ export async function authenticate(request: Request): Promise<Caller> {
   const header = request.headers.get('authorization');
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const userId = match ? await userIdForKey(match[1]!) : null;
+    const userId = match ? await userIdForKey(await db(), match[1]!) : null;
     if (!userId) throw unauthenticated();
     return { userId, subject: `key:${match![1]!.slice(0, 16)}`, via: 'key' };
   }

@@ -11,7 +11,7 @@ import { buildOpenApi, OPERATIONS } from './openapi';
 import type * as res from './responses';
 import type { singleResult, verifyResult } from '../verification/shape';
 import type { Reason, RiskLevel, VerdictStatus } from '../verifier/types';
-import type { ApiKeyInfo } from '../accounts';
+import type { ApiKeyInfo } from '../accounts/keys';
 
 const root = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'ev-openapi-'));

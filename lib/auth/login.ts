@@ -1,8 +1,9 @@
-import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts';
+import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts/users';
 import { AppError } from '../errors';
 import { env } from '../env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
+import { db } from '../db/client';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
 export class SignInThrottled extends Error {
@@ -31,7 +32,7 @@ export async function signInWithPassword(email: string, password: string, addres
   if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
     throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
   }
-  const signedIn = await authenticatePassword(email, password);
+  const signedIn = await authenticatePassword(await db(), email, password);
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
@@ -49,7 +50,7 @@ export async function signUp(email: string, password: string, address: string): 
     );
   }
   try {
-    return await createAccount(email, password);
+    return await createAccount(await db(), email, password);
   } catch (error) {
     if (error instanceof AccountError) throw accountApiError(error);
     throw error;
@@ -83,7 +84,7 @@ export async function changePasswordThrottled(userId: string, current: string, n
     throw new AppError('rate_limit', `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
   }
   try {
-    const version = await changePassword(userId, current, next);
+    const version = await changePassword(await db(), userId, current, next);
     forgetSessionVersion(userId);
     await clearAttempts(key);
     return version;

@@ -1,6 +1,6 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { AccountError } from '@/lib/accounts';
+import { AccountError } from '@/lib/accounts/users';
 import { clientAddress } from '@/lib/api/origin';
 import { sessionSecret } from '@/lib/secret';
 import { signInWithPassword } from './login';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
 import { resetEnvForTests } from '@/lib/env';
 import { setup, until } from '@/test/api/harness';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
@@ -24,8 +25,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     async function account(kind: Parameters<typeof startReceiver>[0], deliveries: number, options = {}) {
       const receiver = await startReceiver(kind, options);
       receivers.push(receiver);
-      const user = await ensureAccount(`${kind}-${Math.random().toString(36).slice(2, 8)}@example.com`);
-      await createApiKey(user.id, 'k');
+      const user = await ensureAccount(ctx.database, `${kind}-${Math.random().toString(36).slice(2, 8)}@example.com`);
+      await createApiKey(ctx.database, user.id, 'k');
       const hook = await createWebhook(ctx.database, user.id, { url: receiver.url });
       for (let i = 0; i < deliveries; i++) {
         await enqueueEvent(ctx.database.prisma, user.id, buildEvent('bulk.completed', true, { job_id: `job_${i}` }), hook.id);
@@ -74,7 +75,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it('takes one delivery from every account before a second from any (fair across accounts)', async () => {
-      const busy = await ensureAccount(`busy-${Math.random().toString(36).slice(2, 8)}@example.com`);
+      const busy = await ensureAccount(ctx.database, `busy-${Math.random().toString(36).slice(2, 8)}@example.com`);
       for (let i = 0; i < 8; i++) {
         const receiver = await startReceiver('ok');
         receivers.push(receiver);

@@ -1,4 +1,5 @@
-import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
 import { useDatabase, type Database } from '@/lib/db/client';
 import { resetEnvForTests } from '@/lib/env';
 import { freshDatabaseUrl } from '../databases';
@@ -65,8 +66,8 @@ export async function setup(dialect: 'sqlite' | 'postgres', env: Record<string, 
   const fresh = await freshDatabaseUrl(dialect);
   process.env.DATABASE_URL = fresh.url;
   const database: Database = await useDatabase(fresh.url);
-  const account = await ensureAccount(`dev-${Math.random().toString(36).slice(2, 8)}@example.com`);
-  const { key } = await createApiKey(account.id, 'test');
+  const account = await ensureAccount(database, `dev-${Math.random().toString(36).slice(2, 8)}@example.com`);
+  const { key } = await createApiKey(database, account.id, 'test');
   return {
     database,
     account,

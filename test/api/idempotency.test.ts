@@ -8,7 +8,8 @@ import * as webhooks from '@/app/v1/webhooks/route';
 import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
 import * as deliveries from '@/app/v1/webhooks/[id]/deliveries/route';
 import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
-import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '@/lib/api/idempotency';
 import { resetEnvForTests } from '@/lib/env';
 import { DIALECTS } from '../databases';
@@ -28,8 +29,8 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
     process.env.EV_EMBEDDED_WORKER = 'false';
     resetEnvForTests();
     ctx = await setup(dialect);
-    const account = await ensureAccount(`other-${dialect}@example.com`);
-    other = { id: account.id, key: (await createApiKey(account.id)).key };
+    const account = await ensureAccount(ctx.database, `other-${dialect}@example.com`);
+    other = { id: account.id, key: (await createApiKey(ctx.database, account.id)).key };
   });
   afterAll(async () => ctx.teardown());
 

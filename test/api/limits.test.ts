@@ -11,12 +11,14 @@ import * as webhooks from '@/app/v1/webhooks/route';
 import * as webhookById from '@/app/v1/webhooks/[id]/route';
 import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
 import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
-import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
 import { pruneRateWindows } from '@/lib/api/rate-store';
 import { resetEnvForTests } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { DIALECTS } from '../databases';
 import { call, setup, type Call } from './harness';
+import { db } from '@/lib/db/client';
 
 const LIMITS = {
   EV_CREATE_RATE_PER_MINUTE: '6',
@@ -33,8 +35,8 @@ async function freshMinute(): Promise<void> {
 }
 
 async function newAccountKey(): Promise<{ userId: string; key: string }> {
-  const user = await ensureAccount(`caps-${Math.random().toString(36).slice(2, 10)}@example.com`);
-  return { userId: user.id, key: (await createApiKey(user.id, 'first')).key };
+  const user = await ensureAccount(await db(), `caps-${Math.random().toString(36).slice(2, 10)}@example.com`);
+  return { userId: user.id, key: (await createApiKey(await db(), user.id, 'first')).key };
 }
 
 const hook = (n: number) => ({ url: `http://127.0.0.1:9999/hook-${n}` });
@@ -50,7 +52,7 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
   it('refuses the creation past the rate in both modes, whichever key, with 429 rate_limit and Retry-After', async () => {
     await freshMinute();
     const { userId, key } = await newAccountKey();
-    const second = (await createApiKey(userId, 'second')).key;
+    const second = (await createApiKey(ctx.database, userId, 'second')).key;
     const created = [
       await call(keys.POST, { key, body: { name: 'a' } }),
       await call(keys.POST, { key: second, body: { name: 'b' } }),
@@ -124,7 +126,7 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
   it('caps active keys per account; a revoked key frees its place', async () => {
     const { userId, key } = await newAccountKey();
     const made = [];
-    for (let n = 1; n < 10; n++) made.push(await createApiKey(userId, `k${n}`));
+    for (let n = 1; n < 10; n++) made.push(await createApiKey(ctx.database, userId, `k${n}`));
     const refused = await call(keys.POST, { key, body: { name: 'eleventh' }, sandbox: false });
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({ error: 'limit_reached', limit: 10 });

@@ -18,7 +18,8 @@ import * as account from '@/app/v1/account/route';
 import * as webhookById from '@/app/v1/webhooks/[id]/route';
 import * as unknownPath from '@/app/v1/[...path]/route';
 import Papa from 'papaparse';
-import { createApiKey, ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
 import { resetEnvForTests } from '@/lib/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
@@ -47,7 +48,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
     resetEnvForTests();
     ctx = await setup(dialect);
-    otherKey = (await createApiKey((await ensureAccount(`other-${dialect}@example.com`)).id)).key;
+    otherKey = (await createApiKey(ctx.database, (await ensureAccount(ctx.database, `other-${dialect}@example.com`)).id)).key;
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     worker.start();
   });

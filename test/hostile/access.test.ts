@@ -20,7 +20,9 @@ import * as deliveries from '@/app/v1/webhooks/[id]/deliveries/route';
 import * as keys from '@/app/v1/keys/route';
 import * as keyById from '@/app/v1/keys/[id]/route';
 import * as account from '@/app/v1/account/route';
-import { createApiKey, ensureAccount, forgetKeyLookups } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
+import { createApiKey } from '@/lib/accounts/keys';
+import { forgetKeyLookups } from '@/lib/accounts/key-cache';
 import { resetEnvForTests } from '@/lib/env';
 import { sessionSecret } from '@/lib/secret';
 import { DIALECTS } from '../databases';
@@ -95,8 +97,8 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true'; // only so the other account can own a webhook
     resetEnvForTests();
     ctx = await setup(dialect);
-    const acct = await ensureAccount(`victim-${dialect}@example.com`);
-    const { key, info } = await createApiKey(acct.id, 'victim-key-name');
+    const acct = await ensureAccount(ctx.database, `victim-${dialect}@example.com`);
+    const { key, info } = await createApiKey(ctx.database, acct.id, 'victim-key-name');
     const marker = 'secret-victim-marker@victim-corp.example';
     const job = await call(bulk.POST, { key, body: { emails: [marker, 'valid@victim-corp.example'], rows: [['VICTIM-ROW-1'], ['VICTIM-ROW-2']], columns: ['victim_col'] } });
     expect(job.status).toBe(200);
@@ -219,7 +221,7 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
   });
 
   it('auth: a revoked key → 401', async () => {
-    const { key, info } = await createApiKey(ctx.account.id, 'to-revoke');
+    const { key, info } = await createApiKey(ctx.database, ctx.account.id, 'to-revoke');
     expect((await call(single.POST, { key, body: { email: 'valid@example.com' } })).status).toBe(200);
     expect((await call(keyById.DELETE, { method: 'DELETE', key: ctx.key, params: { id: info.id } })).status).toBe(200);
     expectError(await bounded(call(single.POST, { key, body: { email: 'valid@example.com' } })), 401, 'authentication_error');
@@ -233,16 +235,16 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     ['create key', keys.POST, { body: { name: 'again' } }],
   ];
   it.each(DELETED)('auth: key of a deleted account, never used before → 401 on %s', async (name, handler, options) => {
-    const doomed = await ensureAccount(`doomed-cold-${name.replace(' ', '')}-${dialect}@example.com`);
-    const { key } = await createApiKey(doomed.id, 'doomed');
+    const doomed = await ensureAccount(ctx.database, `doomed-cold-${name.replace(' ', '')}-${dialect}@example.com`);
+    const { key } = await createApiKey(ctx.database, doomed.id, 'doomed');
     await ctx.database.prisma.user.delete({ where: { id: doomed.id } });
     expectError(await bounded(call(handler, { key, ...options })), 401, 'authentication_error');
   });
   // Key lookups are cached for 5 s; removing an account (an operator action, no API) forgets them
   // in the process that does it, other processes within the cache's 5 s.
   it.each(DELETED)('auth: key of a deleted account, used just before deletion → 401 on %s', async (name, handler, options) => {
-    const doomed = await ensureAccount(`doomed-warm-${name.replace(' ', '')}-${dialect}@example.com`);
-    const { key } = await createApiKey(doomed.id, 'doomed');
+    const doomed = await ensureAccount(ctx.database, `doomed-warm-${name.replace(' ', '')}-${dialect}@example.com`);
+    const { key } = await createApiKey(ctx.database, doomed.id, 'doomed');
     expect((await call(single.POST, { key, body: { email: 'valid@example.com' } })).status).toBe(200);
     await ctx.database.prisma.user.delete({ where: { id: doomed.id } });
     forgetKeyLookups();

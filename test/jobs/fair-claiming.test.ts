@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureAccount } from '@/lib/accounts';
+import { ensureAccount } from '@/lib/accounts/users';
 import { claimChunk, completeChunk } from '@/lib/jobs/store';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
@@ -18,7 +18,7 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
 
   it('an account with many large jobs does not starve one with a small job', async () => {
     const big = ctx.account;
-    const small = await ensureAccount(`small-${Math.random().toString(36).slice(2, 8)}@example.com`);
+    const small = await ensureAccount(ctx.database, `small-${Math.random().toString(36).slice(2, 8)}@example.com`);
     const owner = new Map<string, string>();
     // Five jobs of 20 chunks for one account, queued first...
     for (let j = 0; j < 5; j++) {
@@ -46,8 +46,8 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
   });
 
   it('chunks held by other workers count: a second worker serves the other account', async () => {
-    const a = await ensureAccount(`a-${Math.random().toString(36).slice(2, 8)}@example.com`);
-    const b = await ensureAccount(`b-${Math.random().toString(36).slice(2, 8)}@example.com`);
+    const a = await ensureAccount(ctx.database, `a-${Math.random().toString(36).slice(2, 8)}@example.com`);
+    const b = await ensureAccount(ctx.database, `b-${Math.random().toString(36).slice(2, 8)}@example.com`);
     const { job_id: jobA } = await submitQueued(ctx.database, { userId: a.id, sandbox: true, emails: emails(5 * CHUNK, 'held-a') });
     const { job_id: jobB } = await submitQueued(ctx.database, { userId: b.id, sandbox: true, emails: emails(5 * CHUNK, 'held-b') });
     // The first test's accounts have been served already, so these two new ones come first.

@@ -1,12 +1,13 @@
 import { parseBody } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { keyBody } from '@/lib/api/schemas';
-import { createApiKey, listApiKeys } from '@/lib/accounts';
+import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
+import { db } from '@/lib/db/client';
 
 export const POST = apiRoute(async (_request, caller) => {
   const { name } = parseBody(caller.body, keyBody);
-  const { key, info } = await createApiKey(caller.userId, name);
+  const { key, info } = await createApiKey(await db(), caller.userId, name);
   return json({ ...info, key }, 201);
 }, { maxBodyBytes: 4096, creates: true });
 
-export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listApiKeys(caller.userId) }));
+export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listApiKeys(await db(), caller.userId) }));
