@@ -1,3 +1,4 @@
+import { bucketOf as statusBucket, type Bucket } from '@/lib/verifier/vocabulary';
 import { cx } from './ui';
 
 // Four buckets the summary, filters and downloads share; the API's finer statuses fold into them.
@@ -6,15 +7,13 @@ export const verdicts = [
   { key: 'undeliverable', label: 'Undeliverable', color: 'bg-rose-500', text: 'text-rose-700', soft: 'bg-rose-50 text-rose-700 ring-rose-600/20' },
   { key: 'risky', label: 'Risky', color: 'bg-amber-400', text: 'text-amber-700', soft: 'bg-amber-50 text-amber-800 ring-amber-600/20' },
   { key: 'unknown', label: 'Unknown', color: 'bg-slate-400', text: 'text-slate-600', soft: 'bg-slate-100 text-slate-700 ring-slate-500/20' },
-] as const;
+] as const satisfies readonly { key: Bucket; label: string; color: string; text: string; soft: string }[];
 
-export type VerdictKey = (typeof verdicts)[number]['key'];
+export type VerdictKey = Bucket;
 
-/** Same buckets as the API's summary and download filter: anything not clearly good, bad or unknown is risky. */
+/** The API's bucket of a status (lib/verifier/vocabulary.ts); a result without a status by its `deliverable` flag. */
 export function bucketOf(status: string | undefined, deliverable?: boolean): VerdictKey {
-  if (!status) return deliverable ? 'deliverable' : 'unknown';
-  if (status === 'deliverable' || status === 'undeliverable' || status === 'unknown') return status;
-  return 'risky';
+  return status ? statusBucket(status) : deliverable ? 'deliverable' : 'unknown';
 }
 
 export function StatusBadge({ status, deliverable }: { status?: string; deliverable?: boolean }) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { REASONS, RISK_LEVELS, SUB_REASONS, VERDICT_STATUSES } from '../verifier/vocabulary';
 import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
 
@@ -16,23 +17,14 @@ const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601,
 const success = z.literal(true);
 const cursor = z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.');
 
-export const riskLevel = z.enum(['low', 'medium', 'high', 'unknown']).register(named, { id: 'RiskLevel' });
-export const reason = z
-  .enum([
-    'accepted_email', 'rejected_email', 'invalid_email', 'invalid_domain', 'no_mx', 'accept_all', 'disposable_email',
-    'role_account', 'low_quality', 'timeout', 'no_connect', 'unavailable_smtp', 'unexpected_error',
-  ])
-  .register(named, { id: 'Reason', description: 'Why the verdict is what it is.' });
+export const riskLevel = z.enum(RISK_LEVELS).register(named, { id: 'RiskLevel' });
+export const reason = z.enum(REASONS).register(named, { id: 'Reason', description: 'Why the verdict is what it is.' });
 export const verdictStatus = z
-  .enum(['deliverable', 'undeliverable', 'risky', 'catch-all', 'disposable', 'role-based', 'unknown'])
+  .enum(VERDICT_STATUSES)
   .register(named, { id: 'VerdictStatus' });
 const score = percent.describe('0-100: deliverable ≥ 80, undeliverable 0.');
 export const subReason = z
-  .enum([
-    'greylisted', 'try_again_later', 'throttled', 'timeout', 'no_connect', 'connection_dropped', 'protocol_error', 'tls_required',
-    'tls_failed', 'blocked_by_policy', 'ip_blocklisted', 'smtputf8_unsupported', 'provider_unverifiable', 'catch_all_unknown',
-    'dns_failure', 'resolver_unreliable', 'mx_unresolvable', 'mailbox_full', 'private_address', 'unexpected_error',
-  ])
+  .enum(SUB_REASONS)
   .register(named, { id: 'SubReason', description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (README, "Verdict vocabulary").' });
 const mailboxProvider = z.string().nullable()
   .describe('Who receives the mail, from the domain\'s MX hosts: `google`, `microsoft`, `yahoo`, `apple`, …, or a gateway (`proofpoint`, `mimecast`, …); null when unknown.');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { requestSchemas } from './registry';
+import { BUCKETS } from '../verifier/vocabulary';
 
 // No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
 // counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
@@ -31,7 +32,7 @@ export const bulkBody = z
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 export const bucket = z
-  .enum(['deliverable', 'undeliverable', 'risky', 'unknown'])
+  .enum(BUCKETS)
   .describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
 
 export const statusQuery = z.object({

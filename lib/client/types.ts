@@ -1,24 +1,26 @@
 // The /v1 API's response shapes, as the dashboard reads them (the contract: lib/api/responses.ts).
 
-export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
+import type { Bucket, Reason, RiskLevel, SubReason, VerdictStatus } from '../verifier/vocabulary';
+
+export type { Reason, RiskLevel, SubReason, VerdictStatus };
 export type JobState = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
-export type VerdictFilter = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+export type VerdictFilter = Bucket;
 
 export interface BulkItem {
   email: string;
   valid: boolean;
   deliverable: boolean;
   risk_level: RiskLevel;
-  reason: string;
+  reason: Reason;
   cached: boolean;
-  status?: string;
+  status?: VerdictStatus;
   score?: number;
 }
 
 export interface SingleResult extends BulkItem {
   provider: string;
   mailbox_provider?: string | null;
-  sub_reason?: string | null;
+  sub_reason?: SubReason | null;
   response_time: number;
   confidence: number;
   details: { syntax_valid: boolean; domain_exists: boolean; mx_record: boolean; smtp_valid: boolean };

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
 import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv, resultsFile } from './csv';
-import { bucketOf, VERIFICATION_COLUMNS, type Bucket } from './results';
+import { bucketOf, type Bucket } from '../verifier/vocabulary';
+import { VERIFICATION_COLUMNS } from './results';
 import { CSV_FLAGS, insertJobItems, saveResults, type CsvRow } from './store';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });

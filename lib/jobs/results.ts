@@ -1,4 +1,5 @@
 import type { Verdict } from '../verifier/types';
+import type { Bucket } from '../verifier/vocabulary';
 
 /** The columns a verdict is stored in (table `verifications`), shared by history, jobs and CSV. */
 export const VERIFICATION_COLUMNS = [
@@ -75,20 +76,11 @@ export function bulkItem(row: ItemSource) {
   };
 }
 
-/** Which of the four summary buckets a verdict falls in (dashboard picture, CSV filter). */
-export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
-
-export function bucketOf(status: string): Bucket {
-  if (status === 'deliverable') return 'deliverable';
-  if (status === 'undeliverable') return 'undeliverable';
-  if (status === 'unknown') return 'unknown';
-  return 'risky';
-}
-
 /**
  * What a download can be narrowed to: a bucket, or `safe` (deliverable: the addresses a marketer
  * can send to without risk) with or without the catch-all ones the user chose to take.
  */
+export type { Bucket };
 export type DownloadFilter = Bucket | 'safe' | 'safe+catch-all';
 
 /** SQL condition on `status` for a bucket or download filter. */

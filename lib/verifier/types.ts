@@ -1,55 +1,7 @@
-/** The vocabulary of a verdict (README, "Verdict vocabulary"; the API's enums in lib/api/responses.ts). */
-export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
+import type { Reason, RiskLevel, SubReason, VerdictStatus } from './vocabulary';
 
-export type Reason =
-  | 'accepted_email'
-  | 'rejected_email'
-  | 'invalid_email'
-  | 'invalid_domain'
-  | 'no_mx'
-  | 'accept_all'
-  | 'disposable_email'
-  | 'role_account'
-  | 'low_quality'
-  | 'timeout'
-  | 'no_connect'
-  | 'unavailable_smtp'
-  | 'unexpected_error';
-
-/**
- * The finer reason beside `reason` (README "Verdict vocabulary"): every `unknown` has one, and so
- * do verdicts whose reason alone would mislead (a dangling MX, a full mailbox, a gateway).
- */
-export type SubReason =
-  | 'greylisted' // a 4xx to RCPT: asked again later within a job
-  | 'try_again_later' // a 4xx before RCPT: postscreen's first connection, a busy server
-  | 'throttled' // 421 / too many connections: the domain is left alone a while
-  | 'timeout'
-  | 'no_connect'
-  | 'connection_dropped'
-  | 'protocol_error' // the server broke SMTP or a limit of SMTP_LIMITS
-  | 'tls_required'
-  | 'tls_failed'
-  | 'blocked_by_policy'
-  | 'ip_blocklisted'
-  | 'smtputf8_unsupported'
-  | 'provider_unverifiable' // the provider or gateway accepts every recipient at its edge
-  | 'catch_all_unknown' // accepted, but the made-up address got no clear answer
-  | 'dns_failure' // SERVFAIL, time-out, refused: never "invalid"
-  | 'resolver_unreliable' // our resolver denies a name that must exist: its NXDOMAIN is worthless
-  | 'mx_unresolvable' // every MX host name is NXDOMAIN or has no address: mail cannot be delivered
-  | 'mailbox_full'
-  | 'private_address' // the MX resolves to a private address (EV_ALLOW_PRIVATE_NETWORKS)
-  | 'unexpected_error';
-
-export type VerdictStatus =
-  | 'deliverable'
-  | 'undeliverable'
-  | 'risky'
-  | 'catch-all'
-  | 'disposable'
-  | 'role-based'
-  | 'unknown';
+/** The vocabulary of a verdict is declared once, in vocabulary.ts. */
+export type { Reason, RiskLevel, SubReason, VerdictStatus } from './vocabulary';
 
 export interface VerdictDetails {
   syntax_valid: boolean;
@@ -86,7 +38,7 @@ export interface Verdict {
   confidence: number;
   status: VerdictStatus;
   score: number;
-  /** the address's domain, as the spec defines `provider` */
+  /** the address's domain (README, "Verdict vocabulary") */
   provider: string;
   /** who runs the mailboxes, from the MX hosts ("google", "microsoft", "mimecast"); null: not known */
   mailbox_provider: string | null;

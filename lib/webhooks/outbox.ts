@@ -3,7 +3,6 @@ import { env } from '../env';
 import { newId } from '../ids';
 
 export type EventType = 'bulk.completed' | 'bulk.failed' | 'webhook.test';
-export const EVENT_TYPES: EventType[] = ['bulk.completed', 'bulk.failed', 'webhook.test'];
 
 export interface EventPayload {
   id: string;

@@ -2,8 +2,7 @@
 // Runs on SQLite and PostgreSQL (every row twice).
 // Cases per dialect: 43 query-string rows + 40 path-id rows (5 routes x 8 ids) + 13 cross-account
 //   + 21 auth (11 bad headers, lowercase bearer, revoked, 8 deleted-account) + 6 session-cookie = 123;
-//   x 2 dialects = 246. Known failures: bulk-list cursor t=1e300 (lib/jobs/queries.ts), deleted-account
-//   key still cached (lib/accounts.ts), NUL path ids on PostgreSQL (route handlers/queries).
+//   x 2 dialects = 246.
 import { encode } from 'next-auth/jwt';
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
