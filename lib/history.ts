@@ -48,6 +48,24 @@ export interface HistoryQuery {
   email?: string;
 }
 
+/**
+ * The history a caller asks for: a sandbox caller lists only sandbox records; a production caller
+ * lists production records unless it asks for sandbox ones (`?sandbox=true`).
+ */
+export function historyFor(
+  database: Database,
+  caller: { userId: string; sandbox: boolean },
+  request: { sandbox?: boolean; limit: number; cursor?: string; email?: string },
+) {
+  return listHistory(database, {
+    userId: caller.userId,
+    sandbox: caller.sandbox || (request.sandbox ?? false),
+    limit: request.limit,
+    before: request.cursor === undefined ? undefined : Number(request.cursor),
+    email: request.email,
+  });
+}
+
 /** Past verifications, newest first, keyset-paged on the row id. */
 export async function listHistory(database: Database, query: HistoryQuery) {
   const params: unknown[] = [query.userId];

@@ -62,4 +62,31 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
   };
 }
 
+/**
+ * A route without an API key or session (sign-up): the same X-Request-Id and error envelope as
+ * apiRoute. The handler reads the body when its cheaper checks have passed, within `maxBodyBytes`.
+ */
+export function publicRoute(
+  handler: (request: Request, readBody: () => Promise<Buffer>) => Promise<Response>,
+  options: { maxBodyBytes: () => number } = { maxBodyBytes: () => DEFAULT_BODY_BYTES },
+) {
+  return async (request: Request): Promise<Response> => {
+    const requestId = newId('req');
+    try {
+      const response = await handler(request, () => readBytes(request, options.maxBodyBytes()));
+      response.headers.set('X-Request-Id', requestId);
+      return response;
+    } catch (error) {
+      return errorResponse(error, { 'X-Request-Id': requestId });
+    }
+  };
+}
+
 export const json = (body: unknown, status = 200) => Response.json(body, { status });
+
+/**
+ * A success answer in the envelope: `success: true` before the domain's fields. Domain functions
+ * return data; the route adds the envelope here (lib/jobs's submit, status, list and cancel answers
+ * still carry their own, until that folder is reshaped).
+ */
+export const ok = (body: object, status = 200) => json({ success: true, ...body }, status);

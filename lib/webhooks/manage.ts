@@ -50,7 +50,7 @@ async function ownWebhook({ prisma }: Database, userId: string, id: string) {
 export async function deleteWebhook(database: Database, userId: string, id: string) {
   await ownWebhook(database, userId, id);
   await database.prisma.webhook.delete({ where: { id } });
-  return { success: true, id, deleted: true };
+  return { id, deleted: true };
 }
 
 export async function listDeliveries(database: Database, userId: string, id: string) {
@@ -82,7 +82,7 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
   const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
   await deliverNow(database, deliveryId!);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
-  return { success: true, event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
 }
 
 /**
@@ -99,5 +99,5 @@ export async function replayDelivery(database: Database, userId: string, id: str
   });
   await deliverNow(database, replayId);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: replayId } });
-  return { success: true, delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
 }

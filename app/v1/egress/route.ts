@@ -1,10 +1,10 @@
 import { parseQuery } from '@/lib/api/body';
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { egressQuery } from '@/lib/api/schemas';
 import { egressStatus } from '@/lib/egress/state';
 
 /** The installation's egress health (port 25, reverse DNS, blocklists); `?refresh=true` checks again. */
 export const GET = apiRoute(async (request) => {
   const { refresh } = parseQuery(request, egressQuery);
-  return json({ success: true, data: await egressStatus({ refresh: refresh ?? false }) });
+  return ok({ data: await egressStatus({ refresh: refresh ?? false }) });
 });

@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, json, ok } from '@/lib/api/route';
 import { keyBody } from '@/lib/api/schemas';
 import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
@@ -10,4 +10,4 @@ export const POST = apiRoute(async (_request, caller) => {
   return json({ ...info, key }, 201);
 }, { maxBodyBytes: 4096, creates: true });
 
-export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listApiKeys(await db(), caller.userId) }));
+export const GET = apiRoute(async (_request, caller) => ok({ data: await listApiKeys(await db(), caller.userId) }));

@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, json, ok } from '@/lib/api/route';
 import { webhookBody } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { createWebhook, listWebhooks } from '@/lib/webhooks/manage';
@@ -9,4 +9,4 @@ export const POST = apiRoute(async (_request, caller) => {
   return json(await createWebhook(await db(), caller.userId, body), 201);
 }, { creates: true });
 
-export const GET = apiRoute(async (_request, caller) => json({ success: true, data: await listWebhooks(await db(), caller.userId) }));
+export const GET = apiRoute(async (_request, caller) => ok({ data: await listWebhooks(await db(), caller.userId) }));

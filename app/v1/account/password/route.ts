@@ -1,6 +1,6 @@
 import { parseBody } from '@/lib/api/body';
 import { AppError } from '@/lib/errors';
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { changePasswordThrottled } from '@/lib/auth/login';
 import { passwordChangeBody } from '@/lib/api/schemas';
 import { readSession, reissuedSessionCookie } from '@/lib/auth/sessions';
@@ -13,7 +13,7 @@ export const POST = apiRoute(async (request, caller) => {
   if (caller.via !== 'session') throw new AppError('forbidden', 'Change the password from the dashboard, signed in; API keys cannot.');
   const body = parseBody(caller.body, passwordChangeBody);
   const version = await changePasswordThrottled(caller.userId, body.current_password, body.new_password);
-  const response = json({ success: true, message: 'Password changed. Other sessions are signed out.' });
+  const response = ok({ message: 'Password changed. Other sessions are signed out.' });
   const token = await readSession(request);
   if (token) response.headers.append('Set-Cookie', await reissuedSessionCookie(request, token, version));
   return response;

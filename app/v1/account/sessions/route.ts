@@ -1,8 +1,8 @@
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { revokeSessions } from '@/lib/auth/sessions';
 
 /** Sign out everywhere: every dashboard session of the account, this one included, stops working. */
 export const DELETE = apiRoute(async (_request, caller) => {
   await revokeSessions(caller.userId);
-  return json({ success: true, message: 'Signed out of every session.' });
+  return ok({ message: 'Signed out of every session.' });
 });

@@ -1,7 +1,7 @@
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { listDeliveries } from '@/lib/webhooks/manage';
 
 export const GET = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  json({ success: true, data: await listDeliveries(await db(), caller.userId, id) }),
+  ok({ data: await listDeliveries(await db(), caller.userId, id) }),
 );

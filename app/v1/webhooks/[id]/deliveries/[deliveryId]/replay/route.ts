@@ -1,8 +1,8 @@
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { replayDelivery } from '@/lib/webhooks/manage';
 
 export const POST = apiRoute<{ id: string; deliveryId: string }>(
-  async (_request, caller, { id, deliveryId }) => json(await replayDelivery(await db(), caller.userId, id, deliveryId)),
+  async (_request, caller, { id, deliveryId }) => ok(await replayDelivery(await db(), caller.userId, id, deliveryId)),
   { creates: true },
 );
