@@ -115,14 +115,8 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+// the server's own shape (a type-only import: nothing of lib/accounts reaches the browser)
+export type { ApiKeyInfo } from '../accounts/keys';
 
 export interface Webhook {
   id: string;
