@@ -52,13 +52,13 @@ export async function signUp(email: string, password: string, address: string): 
   try {
     return await createAccount(await db(), email, password);
   } catch (error) {
-    if (error instanceof AccountError) throw accountApiError(error);
+    if (error instanceof AccountError) throw accountAppError(error);
     throw error;
   }
 }
 
 /** Account errors in the API's envelope: the field at fault as `param`. */
-export function accountApiError(error: AccountError): AppError {
+export function accountAppError(error: AccountError): AppError {
   switch (error.code) {
     case 'email_taken':
       return new AppError('conflict', error.message, { param: 'email' });
@@ -89,7 +89,7 @@ export async function changePasswordThrottled(userId: string, current: string, n
     await clearAttempts(key);
     return version;
   } catch (error) {
-    if (error instanceof AccountError) throw accountApiError(error);
+    if (error instanceof AccountError) throw accountAppError(error);
     throw error;
   }
 }
