@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../test/databases';
 import { setup } from '../test/api/harness';
 import { q } from './db/sql';
-import { cacheLookupSql, listHistory, recordSingle } from './history';
+import { cacheLookupSql, cachedVerdict, listHistory, recordSingle } from './history';
 import { sandboxVerdict } from './verifier/sandbox';
 
 describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
@@ -69,5 +69,12 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
     }
     const [cached] = await ctx.database.prisma.$queryRawUnsafe<unknown[]>(q(dialect, cacheLookupSql(ctx.database)), ctx.account.id, 'findme@example.com', false, 0);
     expect(cached).toMatchObject({ email: 'findme@example.com' });
+    // one mailbox whatever the ASCII case of its spelling: the search and the cache find it, and the
+    // cached verdict answers for the address as asked
+    const { data } = await listHistory(ctx.database, { userId: ctx.account.id, sandbox: false, limit: 10, email: 'FindMe@Example.COM' });
+    expect(data.map((row) => row.email)).toEqual(['findme@example.com']);
+    const verdict = await cachedVerdict(ctx.database, ctx.account.id, 'FindMe@Example.COM', 0);
+    expect(verdict).toMatchObject({ email: 'FindMe@Example.COM', status: sandboxVerdict('findme@example.com').status });
+    expect(await cachedVerdict(ctx.database, ctx.account.id, 'findme2@example.com', 0)).toBeNull();
   });
 });

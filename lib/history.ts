@@ -24,11 +24,25 @@ export function recordSingle(database: Database, userId: string, verdict: Verdic
   return batch.stored;
 }
 
-/** The cache lookup: production rows only, by the partial (user_id, email) index. */
+/**
+ * An address as the cache and the history search compare it: ASCII letters lower-cased, nothing else
+ * (what SQLite's lower() and PostgreSQL's under the "C" collation do, so the index on it serves the
+ * query). One mailbox whatever the case of its spelling, as the duplicates rule says (README).
+ */
+export function mailboxCase(email: string): string {
+  return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** The SQL side of mailboxCase: the expression the (user_id, lower(email)) index is built on. */
+function emailCase(database: Database): string {
+  return database.dialect === 'postgres' ? 'lower(email COLLATE "C")' : 'lower(email)';
+}
+
+/** The cache lookup: production rows only, by the partial (user_id, lower(email)) index. */
 export function cacheLookupSql(database: Database): string {
   // SQLite without statistics would walk the (user_id, sandbox, id) index for the ORDER BY instead
   const from = database.dialect === 'sqlite' ? 'verifications INDEXED BY verifications_user_id_email_idx' : 'verifications';
-  return `SELECT * FROM ${from} WHERE user_id = ? AND email = ? AND sandbox = ${booleanLiteral(database, false)} AND cached = ?
+  return `SELECT * FROM ${from} WHERE user_id = ? AND ${emailCase(database)} = ? AND sandbox = ${booleanLiteral(database, false)} AND cached = ?
     AND status <> 'unknown' AND created_at >= ? ORDER BY id DESC LIMIT 1`;
 }
 
@@ -36,6 +50,13 @@ export function cacheLookupSql(database: Database): string {
 function booleanLiteral(database: Database, value: boolean): string {
   if (database.dialect === 'postgres') return value ? 'true' : 'false';
   return value ? '1' : '0';
+}
+
+/** The stored normalized address with the local part as asked (normalized_email keeps its case). */
+function normalizedAsAsked(email: string, stored: string | null): string | null {
+  if (!stored) return null;
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, at).normalize('NFC')}${stored.slice(stored.lastIndexOf('@'))}`;
 }
 
 const openBatches = new Map<Database, { rows: unknown[][]; stored: Promise<void> }>();
@@ -76,8 +97,8 @@ export async function listHistory(database: Database, query: HistoryQuery) {
     params.push(query.before);
   }
   if (query.email !== undefined) {
-    where += ' AND email = ?';
-    params.push(query.email);
+    where += ` AND ${emailCase(database)} = ?`;
+    params.push(mailboxCase(query.email));
   }
   // a production search by address goes by that index (SQLite would pick the one matching ORDER BY)
   const byEmail = query.email !== undefined && !query.sandbox && database.dialect === 'sqlite';
@@ -106,18 +127,18 @@ export async function listHistory(database: Database, query: HistoryQuery) {
 }
 
 /**
- * The caller's latest fresh production verdict for this address since `since`, rebuilt from its
- * stored row; `unknown` answers are not reused.
+ * The caller's latest fresh production verdict for this mailbox (whatever the case of its spelling)
+ * since `since`, rebuilt from its stored row for the address as asked; `unknown` answers are not reused.
  */
 export async function cachedVerdict(database: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
-  const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, email, false, since]);
+  const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, mailboxCase(email), false, since]);
   const row = rows[0];
   if (!row) return null;
   const { evidence, sub_reason = null, mailbox_provider = null, normalized_email = null, ...details } =
     JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email'>> & { evidence: Verdict['evidence'] };
   return {
-    email: row.email,
-    normalized_email,
+    email,
+    normalized_email: row.email === email ? normalized_email : normalizedAsAsked(email, normalized_email),
     valid: bool(row.valid),
     deliverable: bool(row.deliverable),
     risk_level: row.risk_level as Verdict['risk_level'],

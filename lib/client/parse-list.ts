@@ -58,7 +58,7 @@ export function detectEmailColumn(columns: string[], rows: string[][]): number {
 
 /**
  * Rows whose address appeared earlier in the list, compared as the server does (lib/jobs/duplicates.ts):
- * without case, Gmail without dots. Only well-formed addresses are compared; empty cells are not duplicates.
+ * without case, the local part in NFC, the domain as A-labels, Gmail without dots. Only well-formed addresses are compared; empty cells are not duplicates.
  */
 export function countDuplicates(rows: string[][], column: number): number {
   const seen = new Set<string>();
@@ -67,14 +67,24 @@ export function countDuplicates(rows: string[][], column: number): number {
     const address = row[column]?.trim();
     if (!address || !isWellFormed(address)) continue;
     const at = address.lastIndexOf('@');
-    let local = address.slice(0, at).toLowerCase();
-    let domain = address.slice(at + 1).toLowerCase();
+    let local = address.slice(0, at).normalize('NFC').toLowerCase();
+    let domain = asciiDomain(address.slice(at + 1));
     if (domain === 'gmail.com' || domain === 'googlemail.com') [local, domain] = [local.replaceAll('.', ''), 'gmail.com'];
     const key = `${local}@${domain}`;
     if (seen.has(key)) duplicates++;
     else seen.add(key);
   }
   return duplicates;
+}
+
+/** A domain as its lower-case A-labels (bücher.example is xn--bcher-kva.example), as URL parsing does UTS #46. */
+function asciiDomain(domain: string): string {
+  if (/^[\x00-\x7f]*$/.test(domain)) return domain.toLowerCase();
+  try {
+    return new URL(`http://${domain}/`).hostname;
+  } catch {
+    return domain.toLowerCase();
+  }
 }
 
 export function countWellFormed(rows: string[][], column: number): number {

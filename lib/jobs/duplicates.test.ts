@@ -7,6 +7,10 @@ describe('mailboxKey', () => {
     expect(mailboxKey('Anna.Schmidt@Example.DE')).toBe(mailboxKey('anna.schmidt@example.de'));
     expect(mailboxKey('ANNA@münchen.de')).toBe(mailboxKey('anna@MÜNCHEN.de'));
   });
+  it('compares as normalized_email does: the local part in NFC, the domain as A-labels', () => {
+    expect(mailboxKey('ren\u00e9@example.com')).toBe(mailboxKey('rene\u0301@example.com'));
+    expect(mailboxKey('anna@bücher.example')).toBe(mailboxKey('anna@xn--bcher-kva.example'));
+  });
   it('drops dots at Gmail only, and keeps plus tags', () => {
     expect(mailboxKey('j.doe@gmail.com')).toBe(mailboxKey('jdoe@googlemail.com'));
     expect(mailboxKey('j.doe@outlook.com')).not.toBe(mailboxKey('jdoe@outlook.com'));
@@ -28,8 +32,9 @@ describe('listShape', () => {
 
 describe('the upload preview counts duplicates as the server does', () => {
   it('agrees with listShape on a marketer-style list', () => {
-    const emails = ['Anna@Shop.de', 'anna@shop.de ', 'j.doe@gmail.com', 'JDOE@googlemail.com', 'x+1@y.com', 'x@y.com', '', '', 'no'];
+    const emails = ['Anna@Shop.de', 'anna@shop.de ', 'j.doe@gmail.com', 'JDOE@googlemail.com', 'x+1@y.com', 'x@y.com', '', '', 'no',
+      'ren\u00e9@bücher.example', 'RENE\u0301@xn--bcher-kva.example'];
     expect(countDuplicates(emails.map((e) => ['n', e]), 1)).toBe(listShape(emails.map((e) => e.trim())).duplicates);
-    expect(listShape(emails.map((e) => e.trim())).duplicates).toBe(2);
+    expect(listShape(emails.map((e) => e.trim())).duplicates).toBe(3);
   });
 });

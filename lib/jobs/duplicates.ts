@@ -21,7 +21,9 @@ export function mailboxKey(email: string): string | null {
   // An ASCII address is its own key in lower case, which V8 hands back without a copy when it is
   // lower case already: a million-address list then holds no second copy of itself.
   if (ASCII.test(email)) return email.toLowerCase();
-  return `${syntax.local.toLowerCase()}@${domain}`;
+  // the local part as normalized_email has it (NFC: a composed and a decomposed é are one letter),
+  // the domain as its A-labels (bücher.example is xn--bcher-kva.example)
+  return `${syntax.local.normalize('NFC').toLowerCase()}@${domain}`;
 }
 
 export interface ListShape {

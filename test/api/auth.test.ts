@@ -8,7 +8,7 @@ import * as keys from '@/app/v1/keys/route';
 import { LINGER } from '@/lib/api/body';
 import { resetEnvForTests } from '@/lib/env';
 import { DIALECTS } from '../databases';
-import { setup, until } from './harness';
+import { answerOf, setup, until } from './harness';
 
 const SITE = 'http://app.test';
 
@@ -29,30 +29,20 @@ function request(path: string, { method, headers = {}, body, site = SITE }: Sent
   } as RequestInit);
 }
 
-async function answer(response: Response) {
-  const text = await response.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, headers: response.headers, text, json };
-}
 
 /** next-auth's route as Next calls it: the segments after /api/auth as params. */
 async function authCall(path: string, sent: Sent = {}) {
   const segments = path.split('?')[0]!.split('/').slice(3);
   const handler = (sent.method ?? (sent.body === undefined ? 'GET' : 'POST')) === 'GET' ? nextauth.GET : nextauth.POST;
-  return answer(await handler(request(path, sent), { params: Promise.resolve({ nextauth: segments }) }));
+  return answerOf(await handler(request(path, sent), { params: Promise.resolve({ nextauth: segments }) }));
 }
 
 async function v1(handler: (r: Request, s: { params: Promise<any> }) => Promise<Response>, path: string, sent: Sent = {}) {
-  return answer(await handler(request(path, sent), { params: Promise.resolve({}) }));
+  return answerOf(await handler(request(path, sent), { params: Promise.resolve({}) }));
 }
 
 async function signupCall(sent: Sent) {
-  return answer(await signup.POST(request('/api/signup', sent)));
+  return answerOf(await signup.POST(request('/api/signup', sent)));
 }
 
 const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).join('; ');
@@ -151,7 +141,7 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         expect(res.json).toMatchObject({ error: code, param });
       }
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-        const res = await answer(await signup[method](request('/api/signup', { method })));
+        const res = await answerOf(await signup[method](request('/api/signup', { method })));
         expect(res.status).toBe(405);
         expect(res.json).toMatchObject({ error: 'method_not_allowed' });
         expect(res.headers.get('allow')).toBe('POST');
@@ -169,11 +159,11 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         expect(res.status, body).toBe(400);
         expect(res.json.error).toBe('invalid_request');
       }
-      const put = await answer(await nextauth.PUT(request('/api/auth/session', { method: 'PUT' }), { params: Promise.resolve({ nextauth: ['session'] }) }));
+      const put = await answerOf(await nextauth.PUT(request('/api/auth/session', { method: 'PUT' }), { params: Promise.resolve({ nextauth: ['session'] }) }));
       expect(put.status).toBe(405);
       expect(put.json).toMatchObject({ error: 'method_not_allowed' });
       for (const segments of [['%ZZ'], ['callback', '%E0%A4%A'], ['..', 'session']]) {
-        const res = await answer(await nextauth.GET(request(`/api/auth/${segments.join('/')}`), { params: Promise.resolve({ nextauth: segments }) }));
+        const res = await answerOf(await nextauth.GET(request(`/api/auth/${segments.join('/')}`), { params: Promise.resolve({ nextauth: segments }) }));
         expect(res.status, segments.join('/')).toBeGreaterThanOrEqual(400);
         expect(res.status, segments.join('/')).toBeLessThan(500);
       }

@@ -32,7 +32,13 @@ export async function call(handler: RouteHandler, options: Call = {}) {
   if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const request = new Request(`http://localhost${options.path ?? '/v1/test'}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body });
-  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const answer = await answerOf(await handler(request, { params: Promise.resolve(options.params ?? {}) }));
+  if (options.contract ?? true) assertMatchesContract(handler, answer);
+  return answer;
+}
+
+/** A response read whole: its status, headers, text and (when it is JSON) the parsed body. */
+export async function answerOf(response: Response) {
   const text = await response.text();
   let json: any = null;
   try {
@@ -40,9 +46,7 @@ export async function call(handler: RouteHandler, options: Call = {}) {
   } catch {
     json = null;
   }
-  const answer = { status: response.status, headers: response.headers, text, json };
-  if (options.contract ?? true) assertMatchesContract(handler, answer);
-  return answer;
+  return { status: response.status, headers: response.headers, text, json };
 }
 
 /** Reads until `ok` holds or `ms` pass, and returns the last value read (the caller asserts on it). */

@@ -66,8 +66,12 @@ describe('production mode against real DNS and SMTP', () => {
     const again = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'alice@example.test' } });
     expect(again.json).toMatchObject({ deliverable: true, cached: true });
     expect(await free()).toMatchObject({ free_remaining_today: 3 });
+    // the same mailbox spelt in another case is served from the cache too, for the address as asked
+    const otherCase = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'Alice@Example.TEST' } });
+    expect(otherCase.json).toMatchObject({ email: 'Alice@Example.TEST', normalized_email: 'Alice@example.test', deliverable: true, cached: true });
+    expect(await free()).toMatchObject({ free_remaining_today: 3 });
     const records = await call(history.GET, { key: ctx.key, sandbox: false, path: '/v1/history?email=alice@example.test' });
-    expect(records.json.data.map((r: any) => r.sandbox)).toEqual([false, false]);
+    expect(records.json.data.map((r: any) => [r.email, r.sandbox])).toEqual([['Alice@Example.TEST', false], ['alice@example.test', false], ['alice@example.test', false]]);
   });
 
   it('calls an unknown mailbox undeliverable and does not charge bad syntax or unknown answers', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { assertMatchesContract } from '../api/contract';
+import { answerOf } from '../api/harness';
 
 type RouteHandler = (request: Request, segment: { params: Promise<any> }) => Promise<Response>;
 
@@ -29,15 +30,7 @@ export interface Reply {
 export async function send(handler: RouteHandler, request: Request, params: Record<string, string> = {}): Promise<Reply> {
   return bounded(
     (async () => {
-      const response = await handler(request, { params: Promise.resolve(params) });
-      const text = await response.text();
-      let json: any = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-      const reply = { status: response.status, headers: response.headers, text, json };
+      const reply = await answerOf(await handler(request, { params: Promise.resolve(params) }));
       assertMatchesContract(handler, reply);
       return reply;
     })(),
