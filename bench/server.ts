@@ -22,6 +22,8 @@ export interface BenchServer {
   /** the exit code or signal, once the server ended */
   exited(): string | null;
   dbDir: string;
+  /** the NODE_OPTIONS it runs with (the heap cap of `npm start`) */
+  nodeOptions: string;
   /** The last lines the server printed. */
   log(): string;
   stop(): Promise<void>;
@@ -105,7 +107,7 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
   let exit: string | null = null;
   child.once('exit', (code, signal) => { exit = String(code ?? signal); });
   return {
-    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir,
+    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir, nodeOptions: env.NODE_OPTIONS ?? '',
     exited: () => exit,
     async stop() {
       await stopChild(child);
