@@ -159,6 +159,19 @@ function rssKb(pid: number): number {
   } catch { return 0; }
 }
 
+/** CPU time (user + system) the tree's live processes have used so far, in ms (/proc, 10 ms ticks). */
+export function treeCpuMs(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch { /* exited meanwhile */ }
+  }
+  return ticks * 10;
+}
+
 /** Current RSS of the whole tree in MB. */
 export function treeRssMb(root: number): number {
   return processTree(root).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
