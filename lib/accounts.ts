@@ -1,4 +1,4 @@
-import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createCapped, type Tx } from './api/limits';
 import { db } from './db/client';
@@ -103,8 +103,7 @@ export async function getAccount(userId: string): Promise<Account | null> {
 // ---- API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix.
 
 export function hashKey(key: string): string {
-  // the one-shot hash: every API request hashes its key, and a Hash object per call costs more
-  return hash('sha256', key, 'hex');
+  return createHash('sha256').update(key).digest('hex');
 }
 
 export interface ApiKeyInfo {
