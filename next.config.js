@@ -27,7 +27,10 @@ const nextConfig = {
   async headers() {
     return [
       {
-        source: '/:path*',
+        // an unnamed group, not '/:path*': with a named parameter Next.js compiles every header value
+        // holding a colon (the CSP's `data:`) with path-to-regexp on every request
+        // (resolve-routes.js in next/dist/server/lib/router-utils); unnamed groups are not parameters
+        source: '/(.*)',
         headers: [
           { key: 'Content-Security-Policy', value: contentSecurityPolicy },
           { key: 'X-Frame-Options', value: 'DENY' },

@@ -22,6 +22,8 @@ export interface BenchServer {
   /** the exit code or signal, once the server ended */
   exited(): string | null;
   dbDir: string;
+  /** the NODE_OPTIONS it runs with (the heap cap of `npm start`) */
+  nodeOptions: string;
   /** The last lines the server printed. */
   log(): string;
   stop(): Promise<void>;
@@ -105,7 +107,7 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
   let exit: string | null = null;
   child.once('exit', (code, signal) => { exit = String(code ?? signal); });
   return {
-    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir,
+    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir, nodeOptions: env.NODE_OPTIONS ?? '',
     exited: () => exit,
     async stop() {
       await stopChild(child);
@@ -155,6 +157,19 @@ function rssKb(pid: number): number {
     const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;
   } catch { return 0; }
+}
+
+/** CPU time (user + system) the tree's live processes have used so far, in ms (/proc, 10 ms ticks). */
+export function treeCpuMs(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch { /* exited meanwhile */ }
+  }
+  return ticks * 10;
 }
 
 /** Current RSS of the whole tree in MB. */

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import pLimit from 'p-limit';
 import type { Database } from '../db/client';
 import { newId } from '../ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
@@ -114,32 +113,37 @@ export class JobWorker {
         pending = [];
         await saveResults(database, rows);
       };
-      const limit = pLimit(Math.max(1, options.concurrency));
-      await Promise.all(
-        items.map((item) =>
-          limit(async () => {
-            // A stopping worker hands slow (production) work back instead of finishing it.
-            if (lost || (!this.running && !chunk.sandbox)) return void skipped++;
-            // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
-            // on the last try the address stands as unknown/unexpected_error and the job finishes.
-            const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
-              console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
-              return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
-            });
-            if (outcome.retryAfterMs !== undefined && !lastTry) {
-              retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
-              return;
-            }
-            pending.push(verificationRow(outcome.verdict, {
-              userId: chunk.userId, jobId: chunk.jobId, idx: item.idx, sandbox: chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
-            }));
-            if (pending.length >= SAVE_BATCH) {
-              await flush();
-              await yieldToEventLoop();
-            }
-          }),
-        ),
-      );
+      // `concurrency` runners take the items in order: at most that many verifications at once,
+      // without a queued promise per item (a sandbox chunk is 2,000 items that answer at once)
+      let next = 0;
+      const runner = async () => {
+        while (next < items.length) {
+          const item = items[next++]!;
+          // A stopping worker hands slow (production) work back instead of finishing it.
+          if (lost || (!this.running && !chunk.sandbox)) {
+            skipped++;
+            continue;
+          }
+          // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
+          // on the last try the address stands as unknown/unexpected_error and the job finishes.
+          const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
+            console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
+            return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
+          });
+          if (outcome.retryAfterMs !== undefined && !lastTry) {
+            retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
+            continue;
+          }
+          pending.push(verificationRow(outcome.verdict, {
+            userId: chunk.userId, jobId: chunk.jobId, idx: item.idx, sandbox: chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
+          }));
+          if (pending.length >= SAVE_BATCH) {
+            await flush();
+            await yieldToEventLoop();
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(Math.max(1, options.concurrency), items.length) }, runner));
       await flush();
       if (lost) return;
       if (retryAfter !== Infinity || skipped > 0) {

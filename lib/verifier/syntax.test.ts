@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkSyntax } from './syntax';
 
@@ -106,5 +107,11 @@ describe('checkSyntax', () => {
     expect(checkSyntax('Jo\u0308hn@EXÄMPLE.com')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
     expect(checkSyntax('J\u00f6hn@xn--exmple-cua.COM')).toMatchObject({ ok: true, normalized: 'J\u00f6hn@exämple.com' });
     expect(checkSyntax('Alice@Example.TEST')).toMatchObject({ ok: true, normalized: 'Alice@example.test', address: 'Alice@example.test' });
+    // ASCII addresses skip the NFC and UTS #46 calls: the spelling is what those calls would give
+    for (const email of ['"John  Doe"@Ab--cd.Example', 'o\'brien+tag@sub-1.EXAMPLE.co.uk', 'x@io', 'A.B@xn--exmple-cua.com']) {
+      const result = checkSyntax(email);
+      if (!result.ok) throw new Error(`${email} refused`);
+      expect(result.normalized).toBe(`${result.local.normalize('NFC')}@${domainToUnicode(result.asciiDomain) || result.asciiDomain}`);
+    }
   });
 });

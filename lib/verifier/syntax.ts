@@ -63,7 +63,11 @@ export function checkSyntax(email: string): SyntaxResult {
 
   // RFC 6530 10.1: compare internationalized addresses in NFC; the domain's mapping (UTS #46) already
   // lower-cased and normalized it on the way to A-labels, so its U-labels are canonical too
-  const normalized = `${local.normalize('NFC')}@${domainToUnicode(asciiDomain) || asciiDomain}`;
+  // (ASCII is its own NFC, and an ASCII domain without an A-label is its own U-label form: the
+  // common case skips both calls, which cost more than the rest of the check together)
+  const normalizedLocal = localOctets === local.length ? local : local.normalize('NFC');
+  const normalizedDomain = asciiDomain.includes('xn--') ? domainToUnicode(asciiDomain) || asciiDomain : asciiDomain;
+  const normalized = `${normalizedLocal}@${normalizedDomain}`;
   return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}`, normalized };
 }
 
