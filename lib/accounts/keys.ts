@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../env';
@@ -8,7 +8,7 @@ import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } fro
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix.
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex'); // one-shot: no Hash object per request
 }
 
 export interface ApiKeyInfo {
