@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePacingSpec } from './verifier/profiles';
 import { parseProxyUrl } from './verifier/proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -49,6 +50,15 @@ const schema = z.object({
     }
   }),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
+  /** per-provider / per-MX-host pacing overrides, `google=3/30,mx:mx.example.com=1/10,default=2/60` (lib/verifier/profiles.ts) */
+  EV_SMTP_PACING: z.string().default('').transform((value, ctx) => {
+    try {
+      return parsePacingSpec(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
   EV_GREYLIST_RETRY_MS: int.default(300_000),
   EV_DOMAIN_BACKOFF_MS: int.default(120_000),
   EV_GLOBAL_CONCURRENCY: int.default(50),
