@@ -37,6 +37,8 @@ const schema = z.object({
   EV_SMTP_PORT: int.default(25),
   EV_HELO_NAME: z.string().default('verifier.localhost'),
   EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),
+  /** probe with the `verifier.localhost` placeholder HELO / MAIL FROM anyway (tests, labs): production probing refuses it otherwise */
+  EV_ALLOW_PLACEHOLDER_IDENTITY: bool.default(false),
   EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_CONVERSATION_TIMEOUT_MS: int.default(30_000),

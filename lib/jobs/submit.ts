@@ -3,7 +3,7 @@ import { env } from '../env';
 import { newId } from '../ids';
 import { checkSyntax } from '../verifier/syntax';
 import { refund, reserve } from '../quota';
-import { isChargeable } from '../verification/single';
+import { isChargeable, refuseWithoutIdentity } from '../verification/single';
 import type { Verdict } from '../verifier/types';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
@@ -42,6 +42,7 @@ function chunkSize(sandbox: boolean): number {
 export async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const counts = countFormats(request.emails);
+  if (!request.sandbox) refuseWithoutIdentity();
   const reservation = request.sandbox ? null : await reserve(database, request.userId, counts.valid);
   const jobId = newId('job');
   const verifier = verifierFor(request.sandbox, jobId);
