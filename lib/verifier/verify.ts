@@ -134,11 +134,13 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (greyLeft > 0) return stillGreylisted(greyLeft);
       const smtp = await untilAborted(scheduler.run(key, async () => {
         const permit = await politeness.acquire(target, signal);
+        const closing: Promise<void>[] = [];
         try {
           const [left] = await politeness.heldFor([backoffSubject(key)]); // a 421 may have arrived while this one queued
-          return left > 0 ? left : await conversation(hosts, syntax.address, syntax.asciiDomain, signal);
+          return left > 0 ? left : await conversation(hosts, syntax.address, syntax.asciiDomain, closing, signal);
         } finally {
-          permit.release();
+          // the server counts a connection until it closes, after our QUIT: so does the lease
+          void Promise.all(closing).finally(() => permit.release());
         }
       }), signal);
       if (typeof smtp === 'number') return backedOff(smtp);
@@ -191,14 +193,14 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
-  async function conversation(hosts: MailHost[], address: string, domain: string, signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
+  async function conversation(hosts: MailHost[], address: string, domain: string, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
     const known = catchAllByDomain.get(domain);
     const asked = known === undefined ? catchAllAsked.get(domain) : undefined;
     const asking = known === undefined && asked === undefined;
     let answerCatchAll = (_: boolean | null) => {};
     if (asking) catchAllAsked.set(domain, new Promise((resolve) => (answerCatchAll = resolve)));
     try {
-      const result = await talk(hosts, address, domain, asking, signal);
+      const result = await talk(hosts, address, domain, asking, closing, signal);
       return asked ? { ...result, catchAllAsked: asked } : result;
     } finally {
       if (asking) {
@@ -208,7 +210,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     }
   }
 
-  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, signal?: AbortSignal): Promise<SmtpFacts> {
+  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
     // host names that do not resolve cost no attempt; MTAs skip them the same way (RFC 5321 5.1)
@@ -230,6 +232,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
         catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
+      if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
         continue;
