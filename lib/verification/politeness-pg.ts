@@ -53,6 +53,22 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
   const pool = new pg.Pool({ connectionString: options.url, max: options.connections ?? 6 });
   pool.on('error', (error) => console.error('[politeness] postgres', error.message));
   let prunedAt = Date.now();
+  const queues = new Map<string, Promise<void>>();
+  const wakeUp = new Map<string, () => void>();
+
+  /** Waits `ms` before asking again, or less when this process frees a lease of the target. */
+  const nap = (key: string, ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (wakeUp.get(key) === finish) wakeUp.delete(key);
+    };
+    const timer = setTimeout(() => (finish(), resolve()), ms);
+    const onAbort = () => (finish(), reject(signal!.reason));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    wakeUp.set(key, () => (finish(), resolve()));
+  });
 
   const query = async <R extends pg.QueryResultRow>(sql: string, values: unknown[]) => {
     if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
@@ -69,16 +85,31 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
       const interval = paceInterval(pacing);
       // a lease also covers the wait for its start: at most `concurrency` starts are reserved ahead
       const ttl = options.leaseMs + concurrency * interval;
+      // One waiter per target and process asks the database; the others queue behind it here, so
+      // a busy target costs each process one query per poll, not one per waiting conversation.
+      const ahead = queues.get(key) ?? Promise.resolve();
+      let done!: () => void;
+      const turn = ahead.then(() => new Promise<void>((resolve) => (done = resolve)));
+      queues.set(key, turn);
       let slot: number | undefined;
-      for (;;) {
-        const rows = await query<{ slot: number }>(TAKE_LEASE, [key, holder, ttl, concurrency]);
-        if (rows.length > 0) {
-          slot = rows[0]!.slot;
-          break;
+      try {
+        await untilAborted(ahead, signal);
+        for (;;) {
+          const rows = await query<{ slot: number }>(TAKE_LEASE, [key, holder, ttl, concurrency]);
+          if (rows.length > 0) {
+            slot = rows[0]!.slot;
+            break;
+          }
+          await nap(key, 20 + Math.random() * 30, signal);
         }
-        await sleep(20 + Math.random() * 30, signal);
+      } finally {
+        ahead.then(() => done());
+        if (queues.get(key) === turn) turn.then(() => queues.get(key) === turn && queues.delete(key));
       }
-      const free = () => void query(FREE_LEASE, [key, slot, holder]).catch((error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error));
+      const free = () => void query(FREE_LEASE, [key, slot, holder]).then(
+        () => wakeUp.get(key)?.(), // a lease freed here: this process's next waiter asks at once
+        (error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error),
+      );
       try {
         if (interval > 0) {
           const [row] = await query<{ wait_ms: string }>(RESERVE_START, [key, interval]);
@@ -101,4 +132,14 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
     },
     end: () => pool.end(),
   };
+}
+
+function untilAborted(work: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
