@@ -39,6 +39,7 @@ export default defineConfig({
     env: {
       DATABASE_URL: process.env.E2E_DB,
       EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
       NEXTAUTH_SECRET: 'e2e-secret-not-for-production',
       // Every spec signs up from 127.0.0.1, one shared bucket without a trusted proxy (README, "Accounts").
       EV_SIGNUPS_PER_IP: '1000',

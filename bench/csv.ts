@@ -147,7 +147,7 @@ async function overHttp(resultsCsv: ResultsCsv, database: Database, fx: Fixture,
 async function nextStart(dir: string) {
   const port = await freePort();
   const child = spawn(join(resolve(dir), 'node_modules/.bin/next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: resolve(dir), env: { ...process.env, EV_ALLOW_PRIVATE_NETWORKS: 'true' }, detached: true, stdio: 'ignore',
+    cwd: resolve(dir), env: { ...process.env, EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true' }, detached: true, stdio: 'ignore',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 60_000; ;) {

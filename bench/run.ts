@@ -9,6 +9,8 @@
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
  *   bodies      peak RSS of `next start` taking a 1M-row CSV upload and hostile bodies of its size
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
+ *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
+ *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -21,6 +23,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
+import { runPolitenessBench } from './politeness';
 import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
 import { runBodiesBench } from './bodies';
@@ -32,7 +35,7 @@ import { sampleRss, startServer, treeCpuMs, treeRssMb, type BenchServer } from '
 import { checkSyntax } from '../lib/verifier/syntax';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -282,6 +285,23 @@ async function rateLimitBench() {
   }
 }
 
+async function politenessBench() {
+  const addresses = quick ? 600 : 2000;
+  console.log(`\n[10] one polite sender: ${addresses} addresses (30% Google, 15% Microsoft, 10% Yahoo MX names, the rest small domains; the issue's 100,000 scaled down), 200 ms per SMTP reply, 1 and 3 workers on PostgreSQL`);
+  const r = await runPolitenessBench(addresses);
+  results.politeness = r;
+  row('politeness: server-seen connection ms / pacing', `${r.connectionMs} / ${r.pacing}`);
+  for (const run of r.runs) {
+    const w = `${run.workers} worker${run.workers > 1 ? 's' : ''}`;
+    const targets = [...Object.entries(run.targets), ['small hosts', run.smallHosts] as const];
+    const within = targets.every(([, t]) => t.maxConcurrent <= t.limit && t.maxPerMinute <= t.pacePerMinute);
+    row(`politeness ${w}: most open at once / limit`, targets.map(([name, t]) => `${name} ${t.maxConcurrent}/${t.limit}`).join(', '));
+    row(`politeness ${w}: most opened in a minute / pace`, targets.map(([name, t]) => `${name} ${t.maxPerMinute}/${t.pacePerMinute}`).join(', '), 'within limits', within);
+    row(`politeness ${w}: wall s / ideal s`, `${fmt(run.wallMs / 1000, 1)} / ${fmt(run.idealMs / 1000, 1)} (${fmt(run.ratio, 2)}x)`, '≤ 1.15x', run.ratio <= 1.15);
+    row(`politeness ${w}: worker RSS MB start → end; CPU ms per verification`, `${run.rssStartMb.join(', ')} → ${run.rssEndMb.join(', ')}; ${fmt(run.cpuMsPerVerification, 2)}`);
+  }
+}
+
 async function bodiesBench() {
   console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
   const r = await runBodiesBench((line) => console.log(line));
@@ -311,6 +331,7 @@ async function main() {
   await section('soak', soakBench);
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
+  await section('politeness', politenessBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

@@ -65,6 +65,7 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     NODE_OPTIONS: [heapFlag, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
     DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,
     EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', // local peers only: they take any HELO
     ...options.env,
   };
   const apiKeys: string[] = [];

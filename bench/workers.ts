@@ -110,6 +110,8 @@ async function startWorker(url: string, peers: ProductionPeers, concurrency: num
       ...process.env, DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(concurrency),
       // each worker's own limits are not what binds: its concurrency is
       EV_PER_DOMAIN_CONCURRENCY: String(concurrency), EV_GLOBAL_CONCURRENCY: String(concurrency),
+      // nor the per-host limits the workers now share, nor a pace (bench/politeness.ts measures those)
+      EV_SMTP_PACING: `default=${3 * concurrency}/0`,
       EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtpPort), EV_ALLOW_PRIVATE_NETWORKS: 'true',
       EV_HELO_NAME: 'bench.test', EV_MAIL_FROM: 'check@bench.test', EV_EGRESS_POLICY: 'off',
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePacingSpec } from './verifier/profiles';
 import { parseProxyUrl } from './verifier/proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -36,6 +37,8 @@ const schema = z.object({
   EV_SMTP_PORT: int.default(25),
   EV_HELO_NAME: z.string().default('verifier.localhost'),
   EV_MAIL_FROM: z.string().default('verify@verifier.localhost'),
+  /** probe with the `verifier.localhost` placeholder HELO / MAIL FROM anyway (tests, labs): production probing refuses it otherwise */
+  EV_ALLOW_PLACEHOLDER_IDENTITY: bool.default(false),
   EV_SMTP_CONNECT_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_COMMAND_TIMEOUT_MS: int.default(10_000),
   EV_SMTP_CONVERSATION_TIMEOUT_MS: int.default(30_000),
@@ -49,6 +52,15 @@ const schema = z.object({
     }
   }),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
+  /** per-provider / per-MX-host pacing overrides, `google=3/30,mx:mx.example.com=1/10,default=2/60` (lib/verifier/profiles.ts) */
+  EV_SMTP_PACING: z.string().default('').transform((value, ctx) => {
+    try {
+      return parsePacingSpec(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
   EV_GREYLIST_RETRY_MS: int.default(300_000),
   EV_DOMAIN_BACKOFF_MS: int.default(120_000),
   EV_GLOBAL_CONCURRENCY: int.default(50),

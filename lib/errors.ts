@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   method_not_allowed: 405,
   timeout: 504,
+  service_unavailable: 503,
   server_error: 500,
 } as const;
 

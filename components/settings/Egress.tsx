@@ -7,6 +7,7 @@ import type { CheckStatus, EgressCheck } from '@/lib/client/types';
 import { Button, Card, ErrorNote, cx, formatDate } from '../ui';
 
 const TITLES: Record<EgressCheck['name'], string> = {
+  identity: 'Sender identity',
   port25: 'Outbound port 25',
   egress_ip: 'Egress IP',
   rdns: 'Reverse DNS',
@@ -85,7 +86,7 @@ export function EgressBanner() {
     <div role="status" data-testid="egress-banner" className="rounded-xl bg-red-50 px-4 py-3 text-sm text-red-900 ring-1 ring-red-200">
       <span className="font-semibold">Mail server checks are failing ({failing.join(', ')}).</span>{' '}
       {data.production_paused
-        ? 'Live lists wait in the queue until outbound port 25 works.'
+        ? `Live lists wait in the queue until ${data.checks.some((c) => c.name === 'identity' && c.status === 'fail') ? 'the sender identity is set' : 'outbound port 25 works'}.`
         : 'Live results may come back as unknown.'}{' '}
       <Link href="/settings#egress" className="font-semibold underline underline-offset-2 hover:no-underline">
         Details in Settings

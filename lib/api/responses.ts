@@ -203,7 +203,7 @@ export const egressReport = z
     data: z.object({
       status: checkStatus.describe('The worst check.'), checked_at: timestamp, egress_ip: z.string().nullable(), helo_name: z.string(),
       policy: z.enum(['warn', 'pause', 'off']), production_paused: z.boolean(),
-      checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
+      checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
     }),
   })
   .register(named, { id: 'EgressReport' });

@@ -6,7 +6,7 @@ import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
 import { startTcpPeer, type TcpPeer } from '../../test/peers/tcp';
 import { parseProxyUrl } from '../verifier/proxy';
-import { checkEgress, createEgressDns, parseTarget, reverseLabels, type EgressDeps, type EgressReport } from './check';
+import { checkEgress, createEgressDns, parseTarget, placeholderIdentity, reverseLabels, type EgressDeps, type EgressReport } from './check';
 
 // Real dnsmasq and Postfix on loopback. Egress addresses are loopback ones (judged because
 // allowPrivateNetworks is on, as in a lab): 127.0.0.1 is well set up, 127.0.0.2 is the DNSBL test
@@ -187,5 +187,14 @@ describe('helpers', () => {
     expect(parseTarget('mx.example.com:2525', 25)).toEqual({ host: 'mx.example.com', port: 2525 });
     expect(parseTarget('[2001:db8::1]:26', 25)).toEqual({ host: '2001:db8::1', port: 26 });
     expect(parseTarget('2001:db8::1', 25)).toEqual({ host: '2001:db8::1', port: 25 });
+  });
+});
+
+describe('placeholderIdentity', () => {
+  it('names the localhost HELO name and MAIL FROM domain real servers refuse, and nothing else', () => {
+    expect(placeholderIdentity('verifier.localhost', 'verify@verifier.localhost')).toBe('the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost, a placeholder real mail servers refuse');
+    expect(placeholderIdentity('mx1.example.com', 'check@LOCALHOST')).toBe('the MAIL FROM domain is LOCALHOST, a placeholder real mail servers refuse');
+    expect(placeholderIdentity('mx1.example.com', 'check@example.com')).toBeNull();
+    expect(placeholderIdentity('notlocalhost.example.com', 'check@mylocalhost.com')).toBeNull();
   });
 });

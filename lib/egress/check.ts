@@ -13,11 +13,13 @@ import type { SocksProxy } from '../verifier/proxy';
  * - dnsbl: that address is on none of the DNS blocklists
  * - resolver: the resolver does not deny the canary names (EV_DNS_CANARIES); one that does makes
  *   every NXDOMAIN verdict worthless (lib/verifier/dns.ts health())
+ * - identity: the HELO name and MAIL FROM domain are not the `verifier.localhost` placeholder
+ *   (real servers refuse both); production probing does not start with it unless allowed
  * Pure TypeScript: DNS, the TCP connection and the clock come in as parameters.
  */
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
-export type CheckName = 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver';
+export type CheckName = 'identity' | 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver';
 
 export interface EgressCheck {
   name: CheckName;
@@ -63,6 +65,10 @@ export interface EgressDeps {
   connect?: Connect;
   proxy?: SocksProxy | null;
   heloName: string;
+  /** EV_MAIL_FROM: with it the sender identity is checked */
+  mailFrom?: string;
+  /** EV_ALLOW_PLACEHOLDER_IDENTITY: probing with the placeholder identity is allowed (tests, labs) */
+  allowPlaceholderIdentity?: boolean;
   smtpPort: number;
   /** "host", "domain" (its first MX is used), "host:port", "[v6]:port" or an IP */
   probeTargets: string[];
@@ -88,6 +94,7 @@ export async function checkEgress(deps: EgressDeps): Promise<EgressReport> {
   const port = await checkPort25(deps);
   const egress = egressAddress(deps, port.localAddress);
   const checks: EgressCheck[] = [port.check, egress.check];
+  if (deps.mailFrom !== undefined) checks.unshift(checkIdentity(heloName, deps.mailFrom, deps.allowPlaceholderIdentity ?? false));
   if (egress.ip === null || (isPrivateAddress(egress.ip) && !deps.allowPrivateNetworks)) {
     // the egress_ip check above says what to do
     const skipped = egress.ip === null ? 'Skipped: the egress IP is unknown.' : `Skipped: ${egress.ip} is a private address, receivers see another one.`;
@@ -103,6 +110,35 @@ export async function checkEgress(deps: EgressDeps): Promise<EgressReport> {
     helo_name: heloName,
     checks,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sender identity
+
+/**
+ * What is wrong with this HELO name and MAIL FROM, or null. `localhost` names (the shipped
+ * `verifier.localhost` placeholder among them) never resolve on the Internet: Gmail answers
+ * "550 5.7.1 ... HELO/EHLO" rejections and most MTAs refuse a sender domain without DNS
+ * (Postfix reject_unknown_sender_domain), so every verdict would rest on a refusal of the sender.
+ */
+export function placeholderIdentity(heloName: string, mailFrom: string): string | null {
+  const placeholder = (name: string) => /(^|\.)localhost\.?$/i.test(name.trim());
+  const senderDomain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
+  const problems = [
+    placeholder(heloName) ? `the HELO name is ${heloName}` : null,
+    placeholder(senderDomain) ? `the MAIL FROM domain is ${senderDomain}` : null,
+  ].filter(Boolean);
+  return problems.length > 0 ? `${problems.join(' and ')}, a placeholder real mail servers refuse` : null;
+}
+
+export const IDENTITY_REMEDY = 'Set EV_HELO_NAME to this machine\'s public host name (the PTR name of its egress IP) and EV_MAIL_FROM to an address of a domain you own; ' +
+  'EV_ALLOW_PLACEHOLDER_IDENTITY=true allows the placeholder (tests and labs only).';
+
+function checkIdentity(heloName: string, mailFrom: string, allowed: boolean): EgressCheck {
+  const problem = placeholderIdentity(heloName, mailFrom);
+  if (!problem) return { name: 'identity', status: 'pass', message: `Probes say HELO ${heloName} and MAIL FROM <${mailFrom}>.`, remedy: null };
+  if (allowed) return { name: 'identity', status: 'warn', message: `Probing with a placeholder identity (EV_ALLOW_PLACEHOLDER_IDENTITY=true): ${problem}.`, remedy: IDENTITY_REMEDY };
+  return { name: 'identity', status: 'fail', message: `Production probing is off: ${problem}.`, remedy: IDENTITY_REMEDY };
 }
 
 // ---------------------------------------------------------------------------------------------

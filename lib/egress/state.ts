@@ -1,6 +1,6 @@
 import { env, type Env } from '../env';
 import { parseDnsServers } from '../verifier/dns';
-import { checkEgress, createEgressDns, type EgressDeps, type EgressReport } from './check';
+import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
 
 /** The egress check as this process runs it: built from the environment, cached, refreshed. */
 
@@ -10,6 +10,8 @@ export function egressDepsFromEnv(config: Env = env()): EgressDeps {
     dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: list(config.EV_DNS_CANARIES) }),
     proxy: config.EV_SMTP_PROXY,
     heloName: config.EV_HELO_NAME,
+    mailFrom: config.EV_MAIL_FROM,
+    allowPlaceholderIdentity: config.EV_ALLOW_PLACEHOLDER_IDENTITY,
     smtpPort: config.EV_SMTP_PORT,
     probeTargets: list(config.EV_EGRESS_PROBE_HOSTS),
     egressIp: config.EV_EGRESS_IP || undefined,
@@ -133,10 +135,23 @@ function watched(): boolean {
 }
 
 /**
- * Whether the worker should leave production chunks alone right now: only with
- * EV_EGRESS_POLICY=pause, until a check has shown port 25 working. Never waits for a check.
+ * Why production probing must not start, or null: the SMTP engine with the placeholder sender
+ * identity, unless EV_ALLOW_PLACEHOLDER_IDENTITY. Single checks answer it as an error, workers
+ * hold production jobs, the egress check fails.
+ */
+export function identityRefusal(config: Env = env()): string | null {
+  if (config.EV_PRODUCTION_ENGINE === 'sandbox' || config.EV_ALLOW_PLACEHOLDER_IDENTITY) return null;
+  const problem = placeholderIdentity(config.EV_HELO_NAME, config.EV_MAIL_FROM);
+  return problem && `Production probing is off: ${problem}. ${IDENTITY_REMEDY}`;
+}
+
+/**
+ * Whether the worker should leave production chunks alone right now: with a refused sender
+ * identity, and with EV_EGRESS_POLICY=pause until a check has shown port 25 working. Never waits
+ * for a check.
  */
 export function productionPaused(): boolean {
+  if (identityRefusal()) return true;
   if (!watched() || env().EV_EGRESS_POLICY !== 'pause') return false;
   const monitor = egressMonitor();
   monitor.touch();
@@ -160,7 +175,7 @@ export interface EgressStatus extends EgressReport {
 export async function egressStatus({ refresh = false } = {}): Promise<EgressStatus> {
   const config = env();
   const report = await egressMonitor().get({ refresh });
-  const paused = config.EV_EGRESS_POLICY === 'pause' && config.EV_PRODUCTION_ENGINE !== 'sandbox' && port25Failed(report);
+  const paused = identityRefusal(config) !== null || (config.EV_EGRESS_POLICY === 'pause' && config.EV_PRODUCTION_ENGINE !== 'sandbox' && port25Failed(report));
   return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused };
 }
 

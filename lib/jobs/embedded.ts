@@ -1,5 +1,5 @@
 import { db } from '../db/client';
-import { noteProductionWork, productionPaused } from '../egress/state';
+import { identityRefusal, noteProductionWork, productionPaused } from '../egress/state';
 import { env } from '../env';
 import { verifierFor } from '../verification/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
@@ -22,6 +22,8 @@ export async function startWorker(): Promise<JobWorker> {
     productionPaused,
   });
   holder.__evWorker = worker;
+  const refusal = identityRefusal(config);
+  if (refusal) console.error(`[worker] production jobs wait: ${refusal}`);
   worker.start();
   // Webhooks go out beside the worker, never in its loop: a slow receiver delays only its own deliveries.
   holder.__evStopDispatcher = startDispatcher(database);

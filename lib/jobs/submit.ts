@@ -2,7 +2,7 @@ import type { Database } from '../db/client';
 import { env } from '../env';
 import { newId } from '../ids';
 import { refund, reserve } from '../quota';
-import { isChargeable } from '../verification/single';
+import { isChargeable, refuseWithoutIdentity } from '../verification/single';
 import type { Verdict } from '../verifier/types';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
@@ -50,6 +50,7 @@ function chunkSize(sandbox: boolean): number {
 export async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const shape = listShape(request.emails);
+  if (!request.sandbox) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
   const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
   const jobId = newId('job');

@@ -1,13 +1,35 @@
+import { db } from '../db/client';
 import { env } from '../env';
 import { createDnsResolver, parseDnsServers, type DnsResolver } from '../verifier/dns';
+import { createLocalPoliteness, type Politeness } from '../verifier/politeness';
+import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';
 import type { Verifier } from '../verifier/types';
 import { createVerifier } from '../verifier/verify';
+import { createPgPoliteness } from './politeness-pg';
 
 /** Production verifiers built from the environment. */
 
 let resolver: DnsResolver | undefined;
-// A 421 from an MX host is respected by every verifier of this process (jobs and single checks).
-const backoffUntil = new Map<string, number>();
+
+// Leases, pace, 421 back-offs and greylist holds: shared by every verifier of the process, and on
+// PostgreSQL by every process of the deployment (its workers and web servers); SQLite is one
+// machine and keeps them in the process.
+const holder = globalThis as unknown as { __evPoliteness?: { politeness: Politeness; end(): Promise<void> } };
+
+function sharedPoliteness(): Politeness {
+  if (holder.__evPoliteness) return holder.__evPoliteness.politeness;
+  const config = env();
+  const chosen = db().then(({ dialect, url }) => dialect === 'postgres'
+    ? createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 })
+    : { ...createLocalPoliteness(), end: async () => undefined });
+  const politeness: Politeness = {
+    acquire: async (target, signal) => (await chosen).acquire(target, signal),
+    hold: async (subject, ms) => (await chosen).hold(subject, ms),
+    heldFor: async (subjects) => (await chosen).heldFor(subjects),
+  };
+  holder.__evPoliteness = { politeness, end: async () => (await chosen).end() };
+  return politeness;
+}
 
 /** The process's resolver (also asked by the egress check whether it can be believed). */
 export function dns(): DnsResolver {
@@ -30,10 +52,11 @@ export function newProductionVerifier(options: { reuseAnswers?: boolean } = {}):
     },
     allowPrivateNetworks: config.EV_ALLOW_PRIVATE_NETWORKS,
     perDomainConcurrency: config.EV_PER_DOMAIN_CONCURRENCY,
+    pacing: pacingResolver(config.EV_SMTP_PACING, { concurrency: config.EV_PER_DOMAIN_CONCURRENCY, perMinute: DEFAULT_PER_MINUTE }),
+    politeness: sharedPoliteness(),
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
-    backoffUntil,
     reuseAnswers: options.reuseAnswers ?? false,
   });
 }
@@ -69,6 +92,7 @@ export function jobVerifier(jobId: string): Verifier {
 export function resetProductionVerifiers(): void {
   shared = undefined;
   resolver = undefined;
-  backoffUntil.clear();
+  void holder.__evPoliteness?.end().catch(() => undefined);
+  holder.__evPoliteness = undefined;
   perJob.clear();
 }

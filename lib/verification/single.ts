@@ -1,4 +1,6 @@
+import { AppError } from '../errors';
 import type { Database } from '../db/client';
+import { identityRefusal } from '../egress/state';
 import { env } from '../env';
 import { cachedVerdict, recordSingle } from '../history';
 import { refund, reserve } from '../quota';
@@ -17,6 +19,12 @@ export interface SingleOutcome {
 /** Verdicts that are charged: an answer the server gave. Bad syntax and `unknown` are free. */
 export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
   return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
+}
+
+/** Production work answered now (single checks, instant jobs) stops here while the sender identity is refused. */
+export function refuseWithoutIdentity(): void {
+  const refusal = identityRefusal();
+  if (refusal) throw new AppError('service_unavailable', refusal);
 }
 
 /** One address, in the caller's mode, recorded in history. */
@@ -39,6 +47,7 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     await recordSingle(database, userId, cached, false, true);
     return { verdict: cached, responseTimeMs: elapsed(), cached: true };
   }
+  refuseWithoutIdentity();
   const reservation = await reserve(database, userId, 1);
   let verdict: Verdict | undefined;
   try {

@@ -57,6 +57,11 @@ export interface ProbeResult {
   detail?: string;
   /** the conversation was upgraded with STARTTLS */
   tls: boolean;
+  /**
+   * Settles when the connection is closed (after the answer comes, QUIT is still on its way): a
+   * server counts the connection open until then, so a concurrency lease is held as long.
+   */
+  closed?: Promise<void>;
 }
 
 class ProbeFailure extends Error {
@@ -76,7 +81,8 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
   const result = await converse(options);
   if (result.failure !== 'tls' || options.startTls === false) return result;
   const plain = await converse({ ...options, startTls: false });
-  return plain.failure ? { ...plain, detail: `${result.detail}; then in plain text: ${plain.detail ?? plain.failure}` } : plain;
+  const closed = Promise.all([result.closed, plain.closed]).then(() => undefined);
+  return plain.failure ? { ...plain, closed, detail: `${result.detail}; then in plain text: ${plain.detail ?? plain.failure}` } : { ...plain, closed };
 }
 
 async function converse(options: ProbeOptions): Promise<ProbeResult> {
@@ -89,8 +95,11 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
   options.signal?.addEventListener('abort', stop, { once: true });
   const conversationMs = options.conversationTimeoutMs ?? 30_000;
   const conversationTimer = setTimeout(() => { overran = true; stop(); }, conversationMs);
+  let closed: Promise<void> = Promise.resolve();
   try {
     socket = await connect(options);
+    const raw = socket; // STARTTLS wraps it; its close is the connection's
+    closed = raw.destroyed ? Promise.resolve() : new Promise((resolve) => raw.once('close', () => resolve()));
     let session = new Session(socket, options.commandTimeoutMs);
     stage = 'banner';
     const banner = await session.reply();
@@ -134,12 +143,12 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
     }
     session.goodbye();
     ended = true;
-    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply, tls: secure };
+    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply, tls: secure, closed };
 
     function answered(at: ProbeStage, reply: SmtpReply): ProbeResult {
       session.goodbye();
       ended = true;
-      return { failure: null, stage: at, reply, catchAllReply: null, tls: secure };
+      return { failure: null, stage: at, reply, catchAllReply: null, tls: secure, closed };
     }
   } catch (error) {
     // a handshake cut short by the deadline is a time-out, not a TLS failure worth a plain-text retry
@@ -148,7 +157,7 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
     const detail = protocol || !overran
       ? (error instanceof ProbeFailure ? error.detail : undefined)
       : `the conversation took longer than ${conversationMs} ms`;
-    return { failure, stage, reply: null, catchAllReply: null, tls: secure, ...(detail === undefined ? {} : { detail }) };
+    return { failure, stage, reply: null, catchAllReply: null, tls: secure, closed, ...(detail === undefined ? {} : { detail }) };
   } finally {
     clearTimeout(conversationTimer);
     options.signal?.removeEventListener('abort', stop);

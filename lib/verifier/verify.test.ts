@@ -3,6 +3,7 @@ import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
 import { startRecordingRelay, startTcpPeer, type RecordingRelay, type TcpPeer } from '../../test/peers/tcp';
 import { createDnsResolver } from './dns';
+import { createLocalPoliteness } from './politeness';
 import { createVerifier, deadline, type VerifierDeps } from './verify';
 
 // Real peers: dnsmasq answers the DNS, a private Postfix instance answers SMTP on 127.0.0.1,
@@ -106,12 +107,17 @@ describe('verify against real DNS and SMTP peers', () => {
     expect(asked()).toContain('RCPT TO:<M1@counted.test>');
   });
 
-  it('returns greylisting as retry-later, then answers on the retry', async () => {
-    const v = verifier({ greylistRetryMs: 1000 });
+  it('returns greylisting as retry-later, does not knock again before the retry time, then answers', async () => {
+    let clock = 1_000_000;
+    const v = verifier({ greylistRetryMs: 1000, now: () => clock });
     const first = await v.verify('bob@grey.test');
     expect(first.retryAfterMs).toBe(1000);
     expect(first.verdict).toMatchObject({ status: 'unknown', reason: 'unavailable_smtp' });
     expect(first.verdict.evidence).toMatchObject({ smtp_code: 450, smtp_enhanced_code: '4.2.0' });
+    clock += 400;
+    const early = await v.verify('bob@grey.test');
+    expect(early).toMatchObject({ retryAfterMs: 600, verdict: { status: 'unknown', sub_reason: 'greylisted', evidence: { attempts: 0 } } });
+    clock += 600;
     const second = await v.verify('bob@grey.test');
     expect(second.retryAfterMs).toBeUndefined();
     expect(second.verdict.status).toBe('deliverable');
@@ -129,11 +135,11 @@ describe('verify against real DNS and SMTP peers', () => {
     expect((await v.verify('c@busy.test')).verdict.evidence?.attempts).toBe(1);
   });
 
-  it('holds a back-off for every verifier that shares the map (one process, many jobs)', async () => {
-    const backoffUntil = new Map<string, number>();
-    const first = await verifier({ backoffUntil }).verify('a@busy.test');
+  it('holds a back-off for every verifier that shares the politeness (one process, many jobs)', async () => {
+    const politeness = createLocalPoliteness();
+    const first = await verifier({ politeness }).verify('a@busy.test');
     expect(first.verdict.evidence).toMatchObject({ smtp_code: 421, attempts: 1 });
-    const other = await verifier({ backoffUntil }).verify('b@busy.test');
+    const other = await verifier({ politeness }).verify('b@busy.test');
     expect(other.retryAfterMs).toBeGreaterThan(0);
     expect(other.verdict).toMatchObject({ status: 'unknown', evidence: { attempts: 0 } });
     expect((await verifier().verify('c@busy.test')).verdict.evidence?.attempts).toBe(1);

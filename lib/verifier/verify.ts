@@ -3,6 +3,7 @@ import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
+import { backoffSubject, createLocalPoliteness, greylistSubject, politeKey, type Pacing, type Politeness } from './politeness';
 import { mailboxProviderOf } from './providers';
 import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
@@ -23,19 +24,22 @@ export interface VerifierDeps {
   };
   /** connect to MX hosts on private/loopback addresses (tests, on-premise setups only) */
   allowPrivateNetworks: boolean;
-  /** open conversations per MX host, so one big domain cannot take every slot */
+  /** open conversations per MX host when `pacing` is not given, so one big domain cannot take every slot */
   perDomainConcurrency: number;
+  /** the pacing of a target key (`provider:google`, `mx:<host>`; profiles.ts): default perDomainConcurrency, unpaced */
+  pacing?: (key: string) => Pacing;
+  /**
+   * Leases, pace, back-offs and greylist holds. Pass one to all of a process's verifiers (or one
+   * backed by a shared store to every process) so the limits hold across them (default: this
+   * verifier's own, in memory).
+   */
+  politeness?: Politeness;
   globalConcurrency: number;
   now?: () => number;
   /** when to ask a greylisting server again (default 5 min) */
   greylistRetryMs?: number;
   /** how long to leave a domain alone after "421 Too many connections" (default 2 min) */
   backoffMs?: number;
-  /**
-   * MX host → time until which it is left alone after a 421. Pass one map to all of a process's
-   * verifiers so that a back-off one job met holds for the others (default: this verifier's own).
-   */
-  backoffUntil?: Map<string, number>;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
   /**
@@ -57,12 +61,15 @@ export function deadline(ms: number): AbortSignal {
  */
 export function createVerifier(deps: VerifierDeps): Verifier {
   const now = deps.now ?? Date.now;
-  const scheduler = createScheduler({ perKey: deps.perDomainConcurrency, global: deps.globalConcurrency });
+  const pacingOf = deps.pacing ?? (() => ({ concurrency: deps.perDomainConcurrency, perMinute: 0 }));
+  const politeness = deps.politeness ?? createLocalPoliteness(now);
+  // the process's own queue (longest backlog first) in front of the politeness leases, so a
+  // conversation waits for a lease only when this process could start one
+  const scheduler = createScheduler({ perKey: (key) => pacingOf(key).concurrency, global: deps.globalConcurrency });
   const catchAllByDomain = new Map<string, boolean>();
   // the first conversation with a domain asks the made-up address; ones started meanwhile wait
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
-  const backoffUntil = deps.backoffUntil ?? new Map<string, number>();
   // Duplicates of a list (one mailbox however it is spelled: normalized_email) are asked once per
   // verifier. Only answers are kept, never an unknown (a retry must ask again), and only the
   // latest DUPLICATES_KEPT, so a job verifier stays small.
@@ -119,13 +126,24 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       facts.mxHost = mxKey;
       facts.mailboxProvider = mailboxProviderOf(hosts.map((h) => h.exchange));
 
-      const waitMs = backoffLeft(mxKey);
-      if (waitMs > 0) return backedOff(waitMs);
-      const smtp = await untilAborted(scheduler.run(mxKey, async () => {
-        const left = backoffLeft(mxKey); // a 421 may have arrived while this one queued
-        return left > 0 ? null : conversation(hosts, syntax.address, syntax.asciiDomain, signal);
+      const key = politeKey(mxKey, facts.mailboxProvider?.id);
+      const target = { key, pacing: pacingOf(key) };
+      // a 421 met by any verifier sharing the politeness, or this mailbox's greylisting not yet over
+      const [backoffLeft, greyLeft] = await untilAborted(politeness.heldFor([backoffSubject(key), greylistSubject(syntax.address)]), signal);
+      if (backoffLeft > 0) return backedOff(backoffLeft);
+      if (greyLeft > 0) return stillGreylisted(greyLeft);
+      const smtp = await untilAborted(scheduler.run(key, async () => {
+        const permit = await politeness.acquire(target, signal);
+        const closing: Promise<void>[] = [];
+        try {
+          const [left] = await politeness.heldFor([backoffSubject(key)]); // a 421 may have arrived while this one queued
+          return left > 0 ? left : await conversation(hosts, syntax.address, syntax.asciiDomain, closing, signal);
+        } finally {
+          // the server counts a connection until it closes, after our QUIT: so does the lease
+          void Promise.all(closing).finally(() => permit.release());
+        }
       }), signal);
-      if (smtp === null) return backedOff(backoffLeft(mxKey));
+      if (typeof smtp === 'number') return backedOff(smtp);
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilAborted(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       facts.smtp = smtp;
@@ -138,10 +156,16 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
       if (smtp.meaning === 'backoff') {
         const backoffMs = deps.backoffMs ?? 120_000;
-        backoffUntil.set(mxKey, now() + backoffMs);
+        await politeness.hold(backoffSubject(key), backoffMs);
         return answer(backoffMs);
       }
-      if (smtp.meaning === 'transient') return answer(deps.greylistRetryMs ?? 300_000);
+      if (smtp.meaning === 'transient') {
+        const retryMs = deps.greylistRetryMs ?? 300_000;
+        const outcome = answer(retryMs);
+        // greylisting counts from the first knock; a 4.3.x (postscreen, a busy system) may be asked again at once
+        if (outcome.verdict.sub_reason === 'greylisted') await politeness.hold(greylistSubject(syntax.address), retryMs);
+        return outcome;
+      }
       return answer();
     } catch (error) {
       // anything but the deadline is a bug or a broken peer: answer unexpected_error, not a guess
@@ -160,23 +184,23 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       facts.smtp = { meaning: 'backoff', failure: null, reply: null, catchAll: null, attempts: 0 };
       return answer(Math.max(waitMs, 1));
     }
-  }
 
-  function backoffLeft(mxKey: string): number {
-    const left = (backoffUntil.get(mxKey) ?? 0) - now();
-    if (left <= 0) backoffUntil.delete(mxKey); // a long-lived shared map keeps only live back-offs
-    return left;
+    /** Asked again before its retry time, a greylisting server would only restart its clock. */
+    function stillGreylisted(waitMs: number): VerifyOutcome {
+      facts.smtp = { meaning: 'transient', failure: null, reply: null, catchAll: null, attempts: 0, stage: 'rcpt' };
+      return answer(Math.max(waitMs, 1));
+    }
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
-  async function conversation(hosts: MailHost[], address: string, domain: string, signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
+  async function conversation(hosts: MailHost[], address: string, domain: string, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
     const known = catchAllByDomain.get(domain);
     const asked = known === undefined ? catchAllAsked.get(domain) : undefined;
     const asking = known === undefined && asked === undefined;
     let answerCatchAll = (_: boolean | null) => {};
     if (asking) catchAllAsked.set(domain, new Promise((resolve) => (answerCatchAll = resolve)));
     try {
-      const result = await talk(hosts, address, domain, asking, signal);
+      const result = await talk(hosts, address, domain, asking, closing, signal);
       return asked ? { ...result, catchAllAsked: asked } : result;
     } finally {
       if (asking) {
@@ -186,7 +210,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     }
   }
 
-  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, signal?: AbortSignal): Promise<SmtpFacts> {
+  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
     // host names that do not resolve cost no attempt; MTAs skip them the same way (RFC 5321 5.1)
@@ -208,6 +232,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
         catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
       });
+      if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
         continue;

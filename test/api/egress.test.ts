@@ -1,13 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as egress from '@/app/v1/egress/route';
-import { resetEgressForTests } from '@/lib/egress/state';
+import * as bulk from '@/app/v1/verify/bulk/route';
+import * as single from '@/app/v1/verify/single/route';
+import * as account from '@/app/v1/account/route';
+import { productionPaused, resetEgressForTests } from '@/lib/egress/state';
 import { resetEnvForTests } from '@/lib/env';
+import { submitQueued } from '@/lib/jobs/submit';
+import { JobWorker } from '@/lib/jobs/worker';
+import { verifierFor } from '@/lib/verification/verifiers';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../peers/postfix';
 import { call, setup } from './harness';
 
 // GET /v1/egress against a real Postfix (the probe target) and dnsmasq (PTR, forward record, blocklist zone).
-const ENV = ['EV_EGRESS_PROBE_HOSTS', 'EV_DNS_SERVERS', 'EV_DNSBL_ZONES', 'EV_HELO_NAME', 'EV_SMTP_PORT', 'EV_ALLOW_PRIVATE_NETWORKS', 'EV_SMTP_CONNECT_TIMEOUT_MS'];
+const ENV = ['EV_EGRESS_PROBE_HOSTS', 'EV_DNS_SERVERS', 'EV_DNSBL_ZONES', 'EV_HELO_NAME', 'EV_MAIL_FROM', 'EV_SMTP_PORT', 'EV_ALLOW_PRIVATE_NETWORKS', 'EV_SMTP_CONNECT_TIMEOUT_MS', 'EV_ALLOW_PLACEHOLDER_IDENTITY'];
 
 let ctx: Awaited<ReturnType<typeof setup>>;
 let dns: DnsPeer;
@@ -17,7 +23,7 @@ beforeAll(async () => {
   postfix = await startPostfix({ mailboxes: ['alice@example.test'] });
   dns = await startDnsmasq(['mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1', 'host-record=helo.test,127.0.0.1'], ['test', 'bl.test', '0.0.127.in-addr.arpa']);
   Object.assign(process.env, {
-    EV_EGRESS_PROBE_HOSTS: 'probe.test', EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: 'bl.test', EV_HELO_NAME: 'helo.test',
+    EV_EGRESS_PROBE_HOSTS: 'probe.test', EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: 'bl.test', EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test',
     EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
   });
   resetEnvForTests();
@@ -49,7 +55,7 @@ describe('GET /v1/egress', () => {
       success: true,
       data: { status: 'pass', egress_ip: '127.0.0.1', helo_name: 'helo.test', policy: 'warn', production_paused: false },
     });
-    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([['port25', 'pass'], ['egress_ip', 'pass'], ['rdns', 'pass'], ['dnsbl', 'pass'], ['resolver', 'pass']]);
+    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([['identity', 'pass'], ['port25', 'pass'], ['egress_ip', 'pass'], ['rdns', 'pass'], ['dnsbl', 'pass'], ['resolver', 'pass']]);
     for (const check of res.json.data.checks) expect(Object.keys(check).sort()).toEqual(['message', 'name', 'remedy', 'status']);
     const again = await call(egress.GET, { key: ctx.key, path: '/v1/egress' });
     expect(again.json.data.checked_at).toBe(res.json.data.checked_at);
@@ -72,5 +78,60 @@ describe('GET /v1/egress', () => {
     const bad = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=yes' });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'refresh' });
+  });
+});
+
+describe('the placeholder sender identity', () => {
+  const identity = async () => {
+    const res = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=true' });
+    return { data: res.json.data, check: res.json.data.checks.find((c: any) => c.name === 'identity') };
+  };
+  const reconfigure = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    resetEnvForTests();
+    resetEgressForTests();
+  };
+
+  it('refuses production probing with verifier.localhost: the check fails, single checks answer 503, jobs wait', async () => {
+    reconfigure({ EV_HELO_NAME: undefined, EV_MAIL_FROM: undefined }); // the shipped defaults
+    try {
+      const { data, check } = await identity();
+      expect(data).toMatchObject({ status: 'fail', production_paused: true, helo_name: 'verifier.localhost' });
+      expect(check).toMatchObject({ status: 'fail', message: expect.stringContaining('the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost') });
+      expect(check.remedy).toContain('EV_ALLOW_PLACEHOLDER_IDENTITY');
+
+      const before = (await call(account.GET, { key: ctx.key, sandbox: false })).json;
+      const refused = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'alice@probe.test' } });
+      expect(refused.status).toBe(503);
+      expect(refused.json).toMatchObject({ error: 'service_unavailable', message: expect.stringContaining('Production probing is off') });
+      const instant = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: ['alice@probe.test'] } });
+      expect(instant.status).toBe(503);
+      expect((await call(account.GET, { key: ctx.key, sandbox: false })).json).toMatchObject({ free_remaining_today: before.free_remaining_today });
+      // the sandbox never probes: unaffected
+      expect((await call(single.POST, { key: ctx.key, sandbox: true, body: { email: 'valid@x.com' } })).status).toBe(200);
+
+      expect(productionPaused()).toBe(true);
+      const job = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: Array.from({ length: 20 }, (_, i) => `u${i}@probe.test`) });
+      const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor, productionPaused });
+      worker.start();
+      await new Promise((r) => setTimeout(r, 400));
+      await worker.stop();
+      expect((await ctx.database.prisma.job.findUnique({ where: { id: job.job_id } }))!.status).toBe('queued');
+      await ctx.database.prisma.job.update({ where: { id: job.job_id }, data: { status: 'cancelled' } });
+    } finally {
+      reconfigure({ EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test' });
+    }
+  });
+
+  it('probes with it when EV_ALLOW_PLACEHOLDER_IDENTITY=true, and warns', async () => {
+    reconfigure({ EV_MAIL_FROM: 'verify@verifier.localhost', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true' });
+    try {
+      const { data, check } = await identity();
+      expect(data).toMatchObject({ status: 'warn', production_paused: false });
+      expect(check).toMatchObject({ status: 'warn', message: expect.stringContaining('the MAIL FROM domain is verifier.localhost') });
+      expect(productionPaused()).toBe(false);
+    } finally {
+      reconfigure({ EV_MAIL_FROM: 'check@helo.test', EV_ALLOW_PLACEHOLDER_IDENTITY: undefined });
+    }
   });
 });

@@ -28,7 +28,7 @@ let ctx: Awaited<ReturnType<typeof setup>>;
 
 function configure(extra: Record<string, string> = {}) {
   Object.assign(process.env, {
-    EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
     EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_GREYLIST_RETRY_MS: '300',
     EV_FREE_DAILY: '4', EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5',
     ...extra,

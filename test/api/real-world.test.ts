@@ -21,7 +21,7 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
 
   function configure(extra: Record<string, string> = {}) {
     Object.assign(process.env, {
-      EV_DNS_SERVERS: peers.dns.server, EV_DNS_CANARIES: 'canary.test', EV_SMTP_PORT: String(peers.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_DNS_SERVERS: peers.dns.server, EV_DNS_CANARIES: 'canary.test', EV_SMTP_PORT: String(peers.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
       EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '2000', EV_GREYLIST_RETRY_MS: '300',
       EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5', EV_EMBEDDED_WORKER: 'false',
       ...extra,

@@ -15,7 +15,7 @@ import { startPostfix, type PostfixPeer } from '../peers/postfix';
 // worker leaves production chunks unclaimed and runs sandbox jobs; once a real SMTP server answers
 // there, the next (periodic) check passes and production work resumes.
 const ENV = ['EV_EGRESS_POLICY', 'EV_EGRESS_PROBE_HOSTS', 'EV_EGRESS_CHECK_INTERVAL_MS', 'EV_DNS_SERVERS', 'EV_DNSBL_ZONES',
-  'EV_SMTP_CONNECT_TIMEOUT_MS', 'EV_CHUNK_SIZE', 'EV_ALLOW_PRIVATE_NETWORKS'];
+  'EV_SMTP_CONNECT_TIMEOUT_MS', 'EV_CHUNK_SIZE', 'EV_ALLOW_PRIVATE_NETWORKS', 'EV_ALLOW_PLACEHOLDER_IDENTITY'];
 
 let ctx: Awaited<ReturnType<typeof setup>>;
 let dns: DnsPeer;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   Object.assign(process.env, {
     EV_EGRESS_POLICY: 'pause', EV_EGRESS_PROBE_HOSTS: `127.0.0.1:${probePort}`, EV_EGRESS_CHECK_INTERVAL_MS: '300',
     EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: '', EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_CHUNK_SIZE: '5',
-    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
   });
   resetEnvForTests();
 });

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../../test/databases';
+import { openDatabase } from '../db/client';
+import { applyMigrations } from '../db/migrate';
+import { createPgPoliteness } from './politeness-pg';
+
+// Three politeness instances with pools of their own stand for three worker processes on one
+// PostgreSQL (test/jobs/politeness.test.ts runs real worker processes against a counting peer).
+let fresh: Awaited<ReturnType<typeof freshDatabaseUrl>>;
+let fleet: ReturnType<typeof createPgPoliteness>[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  fresh = await freshDatabaseUrl('postgres');
+  const { prisma } = await openDatabase(fresh.url);
+  await applyMigrations(prisma, 'postgres');
+  await prisma.$disconnect();
+  fleet = [0, 1, 2].map(() => createPgPoliteness({ url: fresh.url, leaseMs: 30_000 }));
+});
+
+afterAll(async () => {
+  await Promise.all(fleet.map((p) => p.end()));
+  await fresh?.drop();
+});
+
+async function converse(key: string, pacing: { concurrency: number; perMinute: number }, perProcess: number, holdMs: number) {
+  let open = 0;
+  let maxOpen = 0;
+  const starts: number[] = [];
+  await Promise.all(fleet.flatMap((politeness) => Array.from({ length: perProcess }, async () => {
+    const permit = await politeness.acquire({ key, pacing });
+    starts.push(performance.now());
+    maxOpen = Math.max(maxOpen, ++open);
+    await sleep(holdMs);
+    open--;
+    permit.release();
+  })));
+  return { maxOpen, starts: starts.sort((a, b) => a - b) };
+}
+
+describe('politeness shared on PostgreSQL', () => {
+  it('holds a target to its concurrency across processes, and uses all of it', async () => {
+    const { maxOpen } = await converse('provider:google', { concurrency: 4, perMinute: 0 }, 10, 60);
+    expect(maxOpen).toBe(4);
+  });
+
+  it('spaces connection starts across processes by the pace', async () => {
+    // 300 a minute: one start per 200 ms, whichever process asks
+    const { starts } = await converse('mx:mx.paced.test', { concurrency: 10, perMinute: 300 }, 3, 5);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
+    expect(starts.at(-1)! - starts[0]!).toBeLessThan(8 * 200 + 400);
+  });
+
+  it('gives a crashed holder\'s lease to another process once it expires', async () => {
+    const crashed = createPgPoliteness({ url: fresh.url, leaseMs: 300 });
+    await crashed.acquire({ key: 'mx:mx.crash.test', pacing: { concurrency: 1, perMinute: 0 } }); // never released
+    await crashed.end();
+    const started = Date.now();
+    const permit = await fleet[0]!.acquire({ key: 'mx:mx.crash.test', pacing: { concurrency: 1, perMinute: 0 } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    permit.release();
+  });
+
+  it('stops waiting for a lease when the signal fires', async () => {
+    const pacing = { concurrency: 1, perMinute: 0 };
+    const permit = await fleet[0]!.acquire({ key: 'mx:mx.busy.test', pacing });
+    await expect(fleet[1]!.acquire({ key: 'mx:mx.busy.test', pacing }, AbortSignal.timeout(100))).rejects.toThrow();
+    permit.release();
+  });
+
+  it('shares back-offs and greylist holds, the later time winning', async () => {
+    await fleet[0]!.hold('backoff:provider:yahoo', 2_000);
+    await fleet[1]!.hold('backoff:provider:yahoo', 500);
+    const [backoff, grey] = await fleet[2]!.heldFor(['backoff:provider:yahoo', 'grey:a@b.test']);
+    expect(backoff).toBeGreaterThan(1_500);
+    expect(backoff).toBeLessThanOrEqual(2_000);
+    expect(grey).toBe(0);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createLocalPoliteness, politeKey, type Politeness } from './politeness';
+import { mailboxProviderOf } from './providers';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `count` conversations of `holdMs` against one target; answers the most open at once and the start times. */
+async function converse(politeness: Politeness, key: string, pacing: { concurrency: number; perMinute: number }, count: number, holdMs: number) {
+  let open = 0;
+  let maxOpen = 0;
+  const starts: number[] = [];
+  await Promise.all(Array.from({ length: count }, async () => {
+    const permit = await politeness.acquire({ key, pacing });
+    starts.push(performance.now());
+    maxOpen = Math.max(maxOpen, ++open);
+    await sleep(holdMs);
+    open--;
+    permit.release();
+  }));
+  return { maxOpen, starts: starts.sort((a, b) => a - b) };
+}
+
+describe('createLocalPoliteness', () => {
+  it('keeps a target to its concurrency, whoever asks', async () => {
+    const politeness = createLocalPoliteness();
+    const { maxOpen } = await converse(politeness, 'mx:mx.a.test', { concurrency: 3, perMinute: 0 }, 20, 10);
+    expect(maxOpen).toBe(3);
+  });
+
+  it('spaces connection starts by the pace: 600 a minute is one per 100 ms', async () => {
+    const politeness = createLocalPoliteness();
+    const { starts } = await converse(politeness, 'mx:mx.b.test', { concurrency: 10, perMinute: 600 }, 8, 1);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(95);
+    expect(starts.at(-1)! - starts[0]!).toBeLessThan(7 * 100 + 150);
+  });
+
+  it('gives up a queued lease when the signal fires, and the slot stays usable', async () => {
+    const politeness = createLocalPoliteness();
+    const pacing = { concurrency: 1, perMinute: 0 };
+    const first = await politeness.acquire({ key: 'k', pacing });
+    await expect(politeness.acquire({ key: 'k', pacing }, AbortSignal.timeout(30))).rejects.toThrow();
+    first.release();
+    const again = await politeness.acquire({ key: 'k', pacing }, AbortSignal.timeout(30));
+    again.release();
+  });
+
+  it('holds subjects until their time, the later hold winning', async () => {
+    let clock = 0;
+    const politeness = createLocalPoliteness(() => clock);
+    await politeness.hold('backoff:x', 1000);
+    await politeness.hold('backoff:x', 500);
+    clock = 400;
+    expect(await politeness.heldFor(['backoff:x', 'grey:a@b.test'])).toEqual([600, 0]);
+    clock = 1000;
+    expect(await politeness.heldFor(['backoff:x'])).toEqual([0]);
+  });
+
+  it('keys all of a provider\'s MX names to one budget, other hosts to their own', () => {
+    const google = (mx: string) => politeKey(mx, mailboxProviderOf([mx])?.id);
+    expect(google('gmail-smtp-in.l.google.com')).toBe('provider:google');
+    expect(google('alt3.aspmx.l.google.com.')).toBe('provider:google');
+    expect(google('MX.Small.TEST.')).toBe('mx:mx.small.test');
+  });
+});

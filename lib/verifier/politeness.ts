@@ -1,0 +1,136 @@
+/**
+ * How politely one sender talks to a mail system: at most `concurrency` open conversations and
+ * `perMinute` new connections a minute per target (a provider's whole MX fleet, or one MX host),
+ * a pause after "421 too many connections", and no second knock at a greylisted mailbox before its
+ * retry time. The verifier asks a `Politeness` and never counts by itself, so the same core runs
+ * alone (`createLocalPoliteness`, this process) or in a fleet whose processes share one store
+ * (lib/verification/politeness-pg.ts on PostgreSQL).
+ */
+export interface Pacing {
+  /** open conversations at once */
+  concurrency: number;
+  /** new connections a minute; 0: no pace, only the concurrency limit */
+  perMinute: number;
+}
+
+export interface PoliteTarget {
+  /** `provider:google` (all of Google's MX names share one budget) or `mx:<host>` */
+  key: string;
+  pacing: Pacing;
+}
+
+export interface Politeness {
+  /**
+   * Resolves when a connection to the target may start: a concurrency lease is held and the pace
+   * allows it. `release` must be called when the conversation ends (a crashed holder's lease
+   * expires on a shared store). Rejects with the signal's reason when it fires first.
+   */
+  acquire(target: PoliteTarget, signal?: AbortSignal): Promise<{ release(): void }>;
+  /** Leaves `subject` alone (a back-off key, a greylisted mailbox) for `ms`. */
+  hold(subject: string, ms: number): Promise<void>;
+  /** How long each subject is still held (0 when free). */
+  heldFor(subjects: string[]): Promise<number[]>;
+}
+
+export const politeKey = (mxHost: string, providerId: string | null | undefined): string =>
+  providerId ? `provider:${providerId}` : `mx:${mxHost.toLowerCase().replace(/\.$/, '')}`;
+export const backoffSubject = (key: string) => `backoff:${key}`;
+export const greylistSubject = (address: string) => `grey:${address.toLowerCase()}`;
+
+/**
+ * Milliseconds between connection starts for a pace (0: unpaced). 2% over the exact spacing: a
+ * start waits on its process's timer, which can fire late, and a late start followed by one on
+ * time would otherwise put `perMinute + 1` starts in some minute; this way a start may be up to
+ * 1.2 s late before any minute sees more than the pace.
+ */
+export const paceInterval = (pacing: Pacing): number => (pacing.perMinute > 0 ? Math.ceil((60_000 / pacing.perMinute) * 1.02) : 0);
+
+/**
+ * This process only: one machine (SQLite) and every verifier of the process share it, so jobs and
+ * single checks together stay within a target's pacing. Pace is kept as the next free start time
+ * (GCRA with no burst): starts are at least `60 s / perMinute` apart, so no minute window, however
+ * placed, sees more than `perMinute`.
+ */
+export function createLocalPoliteness(now: () => number = Date.now): Politeness {
+  const active = new Map<string, { count: number; waiting: (() => void)[] }>();
+  const nextStart = new Map<string, number>();
+  const holds = new Map<string, number>();
+
+  function lease(key: string, limit: number, signal?: AbortSignal): Promise<void> {
+    let lane = active.get(key);
+    if (!lane) active.set(key, (lane = { count: 0, waiting: [] }));
+    const own = lane;
+    if (own.count < limit) {
+      own.count++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const start = () => {
+        signal?.removeEventListener('abort', onAbort);
+        own.count++;
+        resolve();
+      };
+      const onAbort = () => {
+        own.waiting.splice(own.waiting.indexOf(start), 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      own.waiting.push(start);
+    });
+  }
+
+  function unlease(key: string): void {
+    const lane = active.get(key)!;
+    lane.count--;
+    const next = lane.waiting.shift();
+    if (next) next();
+    else if (lane.count === 0) active.delete(key);
+  }
+
+  return {
+    async acquire({ key, pacing }, signal) {
+      await lease(key, Math.max(1, pacing.concurrency), signal);
+      try {
+        const interval = paceInterval(pacing);
+        if (interval > 0) {
+          const at = Math.max(now(), nextStart.get(key) ?? 0);
+          nextStart.set(key, at + interval);
+          if (nextStart.size > 10_000) for (const [k, t] of nextStart) if (t < now()) nextStart.delete(k);
+          await sleep(at - now(), signal);
+        }
+      } catch (error) {
+        unlease(key);
+        throw error;
+      }
+      let released = false;
+      return { release: () => void (released || ((released = true), unlease(key))) };
+    },
+    async hold(subject, ms) {
+      holds.set(subject, Math.max(holds.get(subject) ?? 0, now() + ms));
+    },
+    async heldFor(subjects) {
+      return subjects.map((subject) => {
+        const left = (holds.get(subject) ?? 0) - now();
+        if (left <= 0) holds.delete(subject); // a long-lived map keeps only live holds
+        return Math.max(0, left);
+      });
+    },
+  };
+}
+
+/** Waits `ms` (nothing when ≤ 0); rejects with the signal's reason when it fires first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

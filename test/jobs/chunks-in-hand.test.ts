@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitQueued } from '@/lib/jobs/submit';
+import { JobWorker, MAX_CHUNKS_IN_HAND } from '@/lib/jobs/worker';
+import { grantCredits } from '@/lib/quota';
+import { sandboxVerifier } from '@/lib/verifier/sandbox';
+import type { Verifier } from '@/lib/verifier/types';
+import { setup } from '../api/harness';
+
+// A production chunk waits for its slowest mail system; the worker takes a second chunk beside it
+// once every address of the first has started, up to MAX_CHUNKS_IN_HAND.
+describe('a worker holding production chunks', () => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    ctx = await setup('postgres', { EV_CHUNK_SIZE: '5' });
+    await grantCredits(ctx.database, ctx.account.id, 1000);
+  });
+  afterAll(() => ctx.teardown());
+
+  it('starts the next chunk while one slow address holds the first, a few chunks at most', async () => {
+    const startedAt = new Map<string, number>();
+    let open = 0;
+    let mostOpenChunks = 0;
+    const openByChunk = new Map<number, number>();
+    const slow: Verifier = {
+      async verify(email) {
+        const chunkNo = Math.floor(Number(/u(\d+)@/.exec(email)![1]) / 5);
+        startedAt.set(email, Date.now());
+        openByChunk.set(chunkNo, (openByChunk.get(chunkNo) ?? 0) + 1);
+        mostOpenChunks = Math.max(mostOpenChunks, [...openByChunk.values()].filter((n) => n > 0).length);
+        open++;
+        // the first address of every chunk is a slow mail system
+        await new Promise((r) => setTimeout(r, Number(/u(\d+)@/.exec(email)![1]) % 5 === 0 ? 400 : 20));
+        open--;
+        openByChunk.set(chunkNo, openByChunk.get(chunkNo)! - 1);
+        return sandboxVerifier.verify(email);
+      },
+    };
+    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: Array.from({ length: 30 }, (_, i) => `u${i}@example.com`) });
+    const worker = new JobWorker(ctx.database, { concurrency: 10, leaseMs: 5000, pollMs: 20, verifierFor: () => slow });
+    const began = Date.now();
+    worker.start();
+    try {
+      while ((await ctx.database.prisma.job.findUnique({ where: { id: job_id } }))!.status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await worker.stop();
+    }
+    // chunk 2 (u5-u9) began while u0 of chunk 1 was still being asked
+    expect(startedAt.get('u5@example.com')! - startedAt.get('u0@example.com')!).toBeLessThan(300);
+    expect(mostOpenChunks).toBe(MAX_CHUNKS_IN_HAND);
+    // six chunks, each held 400 ms by its slow address: one at a time would take 2.4 s
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(open).toBe(0);
+  });
+});
