@@ -19,8 +19,11 @@ export async function signUp(page: Page, email = newEmail('user')): Promise<stri
 
 export async function sandboxOn(page: Page): Promise<void> {
   const toggle = page.getByRole('switch', { name: 'Sandbox mode' });
-  if ((await toggle.getAttribute('aria-checked')) !== 'true') await toggle.click();
-  await expect(toggle).toHaveAttribute('aria-checked', 'true');
+  // a click that lands before the page has hydrated does nothing: click again until it holds
+  await expect(async () => {
+    if ((await toggle.getAttribute('aria-checked')) !== 'true') await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-checked', 'true', { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
   await expect(page.getByTestId('sandbox-banner')).toBeVisible();
 }
 
