@@ -37,7 +37,7 @@ export function dns(): DnsResolver {
   return resolver;
 }
 
-export function newProductionVerifier(options: { reuseAnswers?: boolean } = {}): Verifier {
+export function newProductionVerifier(): Verifier {
   const config = env();
   return createVerifier({
     dns: dns(),
@@ -57,7 +57,6 @@ export function newProductionVerifier(options: { reuseAnswers?: boolean } = {}):
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
-    reuseAnswers: options.reuseAnswers ?? false,
   });
 }
 
@@ -82,7 +81,7 @@ export function jobVerifier(jobId: string): Verifier {
   let verifier = perJob.get(jobId);
   if (!verifier) {
     if (perJob.size >= MAX_JOB_VERIFIERS) perJob.delete(perJob.keys().next().value!);
-    verifier = newProductionVerifier({ reuseAnswers: true }); // a list's duplicates are asked once
+    verifier = newProductionVerifier();
     perJob.set(jobId, verifier);
   }
   return verifier;

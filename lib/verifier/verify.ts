@@ -42,11 +42,6 @@ export interface VerifierDeps {
   backoffMs?: number;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
-  /**
-   * Ask each mailbox once (by normalized_email) and reuse the answer for its duplicates: for job
-   * verifiers. Single checks leave it off: their cache is the history, with its TTL and `cached`.
-   */
-  reuseAnswers?: boolean;
 }
 
 /** A signal that fires after `ms`, for verify(email, { signal: deadline(10_000) }). */
@@ -70,40 +65,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   // the first conversation with a domain asks the made-up address; ones started meanwhile wait
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
-  // Duplicates of a list (one mailbox however it is spelled: normalized_email) are asked once per
-  // verifier. Only answers are kept, never an unknown (a retry must ask again), and only the
-  // latest DUPLICATES_KEPT, so a job verifier stays small.
-  const answered = new Map<string, Verdict>();
-  const asking = new Map<string, Promise<VerifyOutcome>>();
 
   async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
-    if (!deps.reuseAnswers) return verifyOnce(email, options);
-    const syntax = checkSyntax(email);
-    if (!syntax.ok) return verifyOnce(email, options);
-    const key = syntax.normalized;
-    const known = answered.get(key);
-    if (known) return { verdict: { ...known, email } };
-    const pending = asking.get(key);
-    if (pending) {
-      const shared = await pending;
-      if (shared.verdict.status !== 'unknown') return { verdict: { ...shared.verdict, email } };
-      return verifyOnce(email, options); // its deadline or its retry may differ: ask for this one
-    }
-    const work = verifyOnce(email, options);
-    asking.set(key, work);
-    try {
-      const outcome = await work;
-      if (outcome.verdict.status !== 'unknown' && outcome.retryAfterMs === undefined) {
-        answered.set(key, outcome.verdict);
-        if (answered.size > DUPLICATES_KEPT) answered.delete(answered.keys().next().value!);
-      }
-      return outcome;
-    } finally {
-      asking.delete(key);
-    }
-  }
-
-  async function verifyOnce(email: string, options: { signal?: AbortSignal }): Promise<VerifyOutcome> {
     const { signal } = options;
     const facts = initialFacts(email);
     const answer = (retryAfterMs?: number): VerifyOutcome =>
@@ -261,7 +224,6 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   return { verify };
 }
 
-const DUPLICATES_KEPT = 1000;
 
 class DeadlinePassed extends Error {}
 
