@@ -4,8 +4,8 @@ import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
 import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv, resultsFile } from './csv';
 import { bucketOf, type Bucket } from '../verifier/vocabulary';
-import { VERIFICATION_COLUMNS } from './results';
-import { CSV_FLAGS, insertJobItems, saveResults, type CsvRow } from './store';
+import { VERIFICATION_COLUMNS, saveResults } from '../verifications/rows';
+import { CSV_FLAGS, insertJobItems, type CsvRow } from './store';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.

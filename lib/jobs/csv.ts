@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import type { Database } from '../db/client';
 import { AppError } from '../errors';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';
-import type { DownloadFilter } from './results';
+import type { DownloadFilter } from '../verifications/rows';
 import { CSV_FLAGS, csvPage, type CsvRow } from './store';
 import { XlsxWriter } from './xlsx';
 

@@ -1,7 +1,9 @@
 import type { Database, Db } from '../db/client';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
 import { jobReservation, refundIn, type Reservation } from '../quota';
-import { cancelChunks, chargeableCount, openChunkCount, summarize } from './store';
+import { chargeableCount } from '../verifications/chargeable';
+import { summarize } from '../verifications/summary';
+import { cancelChunks, openChunkCount } from './store';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];

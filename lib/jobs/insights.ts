@@ -33,7 +33,7 @@ export type ProviderCounts = Record<MailProvider, number>;
 
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
-  // mailbox_provider lives in the details JSON (lib/jobs/results.ts verificationRow)
+  // mailbox_provider lives in the details JSON (lib/verifications/rows.ts verificationRow)
   const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
   const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
     database,

@@ -1,11 +1,12 @@
 import type { Database } from '../db/client';
 import { notFound, AppError } from '../errors';
 import { isIdShaped } from '../ids';
-import { bulkItem, type Bucket } from './results';
+import { bulkItem, type Bucket } from '../verifications/rows';
+import { countResults } from '../verifications/summary';
 import { endUnfinished } from './finish';
 import { uploadInfo } from './formats';
 import { completedProviderCounts, waitingFor } from './insights';
-import { countResults, processedCount, resultsPage } from './store';
+import { processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
 export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {

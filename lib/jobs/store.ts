@@ -1,6 +1,6 @@
 import type { Database, Db } from '../db/client';
-import { bulkInsert, insertRows, q, selectArrays, selectRows, sqliteInsert } from '../db/sql';
-import { VERIFICATION_COLUMNS, bucketCondition, type Bucket, type DownloadFilter, type StoredVerification } from './results';
+import { insertRows, q, selectArrays, selectRows, sqliteInsert } from '../db/sql';
+import { bucketCondition, type Bucket, type DownloadFilter, type StoredVerification } from '../verifications/rows';
 
 /** Data access for bulk jobs: one query (or one batched statement) per function. */
 
@@ -164,17 +164,6 @@ export async function unverifiedItems(database: Database, chunk: ChunkClaim): Pr
   return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
 }
 
-export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
-  if (rows.length === 0) return;
-  await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-}
-
-/** The worker's batch save, outside any transaction: the fastest path of the dialect. */
-export async function saveResults(database: Database, rows: unknown[][]) {
-  if (rows.length === 0) return;
-  await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-}
-
 export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string): Promise<void> {
   await prisma.$executeRawUnsafe(
     q(dialect, `UPDATE job_chunks SET state = 'done' WHERE job_id = ? AND no = ? AND worker_id = ?`),
@@ -236,47 +225,6 @@ export async function processedCount(database: Database, jobId: string): Promise
   return Number(done?.n ?? 0) + Number(open?.n ?? 0) + Number(duplicates?.n ?? 0);
 }
 
-export interface JobSummary {
-  /** rows of the list, duplicates included */
-  total: number;
-  /** rows whose mailbox appeared earlier: answered with the first one's result, not counted below */
-  duplicates: number;
-  valid: number;
-  invalid: number;
-  unknown: number;
-  failed: number;
-  deliverable: number;
-  undeliverable: number;
-  risky: number;
-}
-
-/**
- * The summary, computed from the stored results (never from a counter kept beside them). Each
- * mailbox counts once: valid + invalid + unknown + failed = total - duplicates.
- */
-export async function summarize(
-  tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string, total: number, duplicates = 0,
-): Promise<JobSummary> {
-  const rows = await tx.$queryRawUnsafe<{ status: string; valid: boolean | number; n: number | bigint }[]>(
-    q(dialect, `SELECT status, valid, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY status, valid`),
-    jobId,
-  );
-  const summary: JobSummary = { total, duplicates, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
-  let processed = 0;
-  for (const row of rows) {
-    const n = Number(row.n);
-    processed += n;
-    if (row.status === 'unknown') summary.unknown += n;
-    else if (row.valid === true || row.valid === 1) summary.valid += n;
-    else summary.invalid += n;
-    if (row.status === 'deliverable') summary.deliverable += n;
-    else if (row.status === 'undeliverable') summary.undeliverable += n;
-    else if (row.status !== 'unknown') summary.risky += n;
-  }
-  summary.failed = Math.max(0, total - duplicates - processed);
-  return summary;
-}
-
 /** One page of a job's results in address order, optionally one verdict bucket. */
 export async function resultsPage(
   database: Database,
@@ -290,21 +238,6 @@ export async function resultsPage(
       WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ? OFFSET ?`,
     [jobId, opts.afterIdx, opts.limit, opts.offset ?? 0],
   );
-}
-
-export async function countResults({ prisma, dialect }: Database, jobId: string, bucket?: Bucket): Promise<number> {
-  const filter = bucket ? `AND ${bucketCondition(bucket)}` : '';
-  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? ${filter}`), jobId);
-  return Number(rows[0]?.n ?? 0);
-}
-
-/** Results that are charged: the SQL form of `isChargeable` (lib/verification/single.ts); keep them alike. */
-export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
-  const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
-    jobId,
-  );
-  return Number(rows[0]?.n ?? 0);
 }
 
 /** A result row as the CSV download reads it; see `csvPage`. */
@@ -332,7 +265,7 @@ export async function csvPage(
   // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level
   const bit = (column: string, i: number) => `(${database.dialect === 'postgres' ? `v.${column}::int` : `v.${column}`} << ${i})`;
   const flags = CSV_FLAGS.map(bit).join(' | ');
-  // sub_reason and mailbox_provider live in the details JSON (lib/jobs/results.ts verificationRow)
+  // sub_reason and mailbox_provider live in the details JSON (lib/verifications/rows.ts verificationRow)
   const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
   const verdict = `v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
     ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider`;

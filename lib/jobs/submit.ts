@@ -2,15 +2,17 @@ import type { Database } from '../db/client';
 import { env } from '../env';
 import { newId } from '../ids';
 import { refund, reserve } from '../quota';
-import { isChargeable, refuseWithoutIdentity } from '../verification/single';
+import { refuseWithoutIdentity } from '../verification/single';
+import { isChargeable } from '../verifications/chargeable';
 import type { Verdict } from '../verifier/types';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
 import { estimateTime } from './estimate';
 import type { UploadFormat, UploadInfo } from './formats';
-import { bulkItem, verificationRow } from './results';
-import { insertJobItems, insertQueuedJob, saveVerifications, summarize } from './store';
+import { bulkItem, saveVerifications, verificationRow } from '../verifications/rows';
+import { summarize } from '../verifications/summary';
+import { insertJobItems, insertQueuedJob } from './store';
 
 export const INSTANT_LIMIT = 10;
 

@@ -4,8 +4,8 @@ import { newId } from '../ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
 import { failJob, finishJobIfDone, markProcessing } from './finish';
-import { verificationRow } from './results';
-import { claimChunk, completeChunk, releaseChunk, renewLease, saveResults, unverifiedItems, type ChunkClaim } from './store';
+import { saveResults, verificationRow } from '../verifications/rows';
+import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './store';
 
 export interface WorkerOptions {
   concurrency: number;

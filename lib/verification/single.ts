@@ -2,7 +2,8 @@ import { AppError } from '../errors';
 import type { Database } from '../db/client';
 import { identityRefusal } from '../egress/state';
 import { env } from '../env';
-import { cachedVerdict, recordSingle } from '../history';
+import { isChargeable } from '../verifications/chargeable';
+import { cachedVerdict, recordSingle } from '../verifications/history';
 import { refund, reserve } from '../quota';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
@@ -14,11 +15,6 @@ export interface SingleOutcome {
   verdict: Verdict;
   responseTimeMs: number;
   cached: boolean;
-}
-
-/** Verdicts that are charged: an answer the server gave. Bad syntax and `unknown` are free. */
-export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
-  return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
 }
 
 /** Production work answered now (single checks, instant jobs) stops here while the sender identity is refused. */

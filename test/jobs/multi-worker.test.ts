@@ -6,7 +6,7 @@ import { processedCount } from '@/lib/jobs/store';
 import { submitQueued } from '@/lib/jobs/submit';
 import { accountUsage, grantCredits } from '@/lib/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
-import { isChargeable } from '@/lib/verification/single';
+import { isChargeable } from '@/lib/verifications/chargeable';
 import { setup } from '../api/harness';
 
 // Three worker processes share one PostgreSQL; one dies by SIGKILL mid-job. Production-mode

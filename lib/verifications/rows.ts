@@ -1,5 +1,12 @@
+import type { Database, Db } from '../db/client';
+import { bulkInsert, insertRows } from '../db/sql';
 import type { Verdict } from '../verifier/types';
 import type { Bucket } from '../verifier/vocabulary';
+
+/**
+ * The `verifications` table's rows: one per verdict, written by single checks (history.ts) and by
+ * jobs (lib/jobs), read back as history, cached verdicts, bulk items and CSV rows.
+ */
 
 /** The columns a verdict is stored in (table `verifications`), shared by history, jobs and CSV. */
 export const VERIFICATION_COLUMNS = [
@@ -26,6 +33,18 @@ export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
     verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,
     verdict.role, verdict.free, verdict.catch_all, verdict.did_you_mean, r.cached, details, r.at,
   ];
+}
+
+/** Stores a job's results inside the caller's transaction; a result already stored is kept. */
+export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
+  if (rows.length === 0) return;
+  await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+}
+
+/** The worker's batch save, outside any transaction: the fastest path of the dialect. */
+export async function saveResults(database: Database, rows: unknown[][]) {
+  if (rows.length === 0) return;
+  await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
 }
 
 /** A stored row as the API shows a bulk item. */

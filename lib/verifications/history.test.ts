@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS } from '../test/databases';
-import { setup } from '../test/api/harness';
-import { q } from './db/sql';
+import { DIALECTS } from '../../test/databases';
+import { setup } from '../../test/api/harness';
+import { q } from '../db/sql';
 import { cacheLookupSql, cachedVerdict, listHistory, recordSingle } from './history';
-import { sandboxVerdict } from './verifier/sandbox';
+import { sandboxVerdict } from '../verifier/sandbox';
 
 describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;

@@ -1,7 +1,7 @@
-import type { Database } from './db/client';
-import { bulkInsert, selectRows } from './db/sql';
-import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './jobs/results';
-import type { Verdict } from './verifier/types';
+import type { Database } from '../db/client';
+import { bulkInsert, selectRows } from '../db/sql';
+import type { Verdict } from '../verifier/types';
+import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
 
 /**
  * Records one single verification in history. The rows of all the checks that reach this point in

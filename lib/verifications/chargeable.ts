@@ -1,0 +1,20 @@
+import type { Database, Db } from '../db/client';
+import { q } from '../db/sql';
+import type { Verdict } from '../verifier/types';
+
+/**
+ * What is charged, in TypeScript and in SQL side by side so the two cannot drift apart: an answer
+ * the server gave. Bad syntax and `unknown` are free.
+ */
+export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
+  return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
+}
+
+/** The SQL form of `isChargeable` above: a job's stored results that are charged. */
+export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
+  const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
+    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
+    jobId,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
