@@ -26,7 +26,7 @@ import { ensureAccount } from '../lib/accounts/users';
 import { createApiKey } from '../lib/accounts/keys';
 import { useDatabase, type Database } from '../lib/db/client';
 import { resultsCsv as currentCsv } from '../lib/jobs/csv';
-import { insertQueuedJob } from '../lib/jobs/store';
+import { insertQueuedJob } from '../lib/jobs/insert';
 import { saveResults, verificationRow } from '../lib/verifications/rows';
 import { sandboxVerdict } from '../lib/verifier/sandbox';
 import { address, downloadCsv } from './bulk';

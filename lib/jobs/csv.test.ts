@@ -2,10 +2,11 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
-import { FORMULA_START, RESULT_COLUMNS, csvCell, csvLine, resultLine, resultsCsv, resultsFile } from './csv';
+import { CSV_FLAGS, RESULT_COLUMNS, resultLine, resultsCsv, resultsFile, type CsvRow } from './csv';
+import { FORMULA_START, csvCell, csvLine } from './csv-cells';
+import { insertJobItems } from './insert';
 import { bucketOf, type Bucket } from '../verifier/vocabulary';
 import { VERIFICATION_COLUMNS, saveResults } from '../verifications/rows';
-import { CSV_FLAGS, insertJobItems, type CsvRow } from './store';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.

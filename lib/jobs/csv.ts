@@ -1,10 +1,16 @@
-import Papa from 'papaparse';
 import type { Database } from '../db/client';
+import { selectArrays } from '../db/sql';
 import { AppError } from '../errors';
+import { bucketCondition, type DownloadFilter } from '../verifications/rows';
+import { cellWriter, csvCell, csvLine } from './csv-cells';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';
-import type { DownloadFilter } from '../verifications/rows';
-import { CSV_FLAGS, csvPage, type CsvRow } from './store';
-import { XlsxWriter } from './xlsx';
+import { pagedStream, xlsxStream } from './stream';
+
+/**
+ * The download's whole column contract: the result columns (RESULT_COLUMNS), the row read for them
+ * (CsvRow, CSV_FLAGS, csvPage) and how a row becomes cells (resultLine, rowCells), then the file
+ * the download route streams (resultsFile).
+ */
 
 export const RESULT_COLUMNS = [
   'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider',
@@ -12,34 +18,48 @@ export const RESULT_COLUMNS = [
 ] as const;
 
 const PAGE = 5000;
-// papaparse's default pattern ends in `.*$`, which misses cells that contain a line break.
-export const FORMULA_START = /^[=+\-@\t\r]/;
-/** What makes papaparse quote a string: a quote, comma, CR, LF or BOM anywhere, a space first or last, a formula start. */
-const SPECIAL = /[",\r\n\ufeff]|^[ =+\-@\t\r]| $/;
+
+/** A result row as the CSV download reads it; see `csvPage`. */
+export type CsvRow = [
+  idx: number, email: string, riskLevel: string, reason: string, status: string, score: number, provider: string,
+  didYouMean: string | null, flags: number, subReason: string | null, mailboxProvider: string | null, row: string | null,
+  duplicateOf?: number | null,
+];
+
+/** The bits of `CsvRow.flags`, in the order of the CSV's boolean columns. */
+export const CSV_FLAGS = ['valid', 'deliverable', 'disposable', 'role', 'free', 'catch_all', 'cached'] as const;
 
 /**
- * One cell exactly as `Papa.unparse(rows, { escapeFormulae: FORMULA_START })` (papaparse 5.7.1)
- * writes it: a string starting like a formula gets a `'` in front and quotes; a string holding a
- * quote, comma, CR, LF or BOM, or starting or ending with a space, is quoted with its quotes
- * doubled; null and undefined are empty; numbers and booleans are written as they are.
- * csv.test.ts holds this against papaparse for hostile and random cells.
+ * A page of results as the CSV writes them: [idx, email, risk_level, reason, status, score, provider,
+ * did_you_mean, flags, sub_reason, mailbox_provider, upload row JSON or NULL, duplicate_of]. The seven booleans come as one integer
+ * (bit i is CSV_FLAGS[i]): every value the driver hands back costs, and a million rows are streamed.
+ * `withDuplicates` reads the job's rows and joins each to its first occurrence's result; without it
+ * (a job with no duplicates, the common and fast case) only the results are read. Either way a row
+ * with no result yet (a running job's partial download) is left out.
  */
-export function csvCell(value: unknown): string {
-  if (typeof value === 'string') {
-    if (!SPECIAL.test(value)) return value;
-    const escaped = value.includes('"') ? value.replaceAll('"', '""') : value;
-    return FORMULA_START.test(value) ? `"'${escaped}"` : `"${escaped}"`;
+export async function csvPage(
+  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false,
+): Promise<CsvRow[]> {
+  const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
+  // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level
+  const bit = (column: string, i: number) => `(${database.dialect === 'postgres' ? `v.${column}::int` : `v.${column}`} << ${i})`;
+  const flags = CSV_FLAGS.map(bit).join(' | ');
+  // sub_reason and mailbox_provider live in the details JSON (lib/verifications/rows.ts verificationRow)
+  const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
+  const verdict = `v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
+    ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider`;
+  if (withDuplicates) {
+    const query = `SELECT i.idx, i.email, ${verdict}, ${withRows ? 'i.row' : 'NULL AS row'}, i.duplicate_of
+      FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx)
+      WHERE i.job_id = ? AND i.idx > ? ${filter} ORDER BY i.idx LIMIT ?`;
+    return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
   }
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return Papa.unparse([[value]], { escapeFormulae: FORMULA_START, newline: '\r\n' }); // dates, objects: never stored
-}
-
-/** One CSV record with its CRLF, as `Papa.unparse([cells], …) + '\r\n'` writes it. */
-export function csvLine(cells: readonly unknown[]): string {
-  let line = '';
-  for (let i = 0; i < cells.length; i++) line += (i ? ',' : '') + csvCell(cells[i]);
-  return `${line}\r\n`;
+  const from = withRows
+    ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
+    : 'NULL AS row FROM verifications v';
+  const query = `SELECT v.idx, v.email, ${verdict}, ${from}
+    WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
+  return selectArrays(database, query, [jobId, afterIdx, limit]) as Promise<CsvRow[]>;
 }
 
 // The boolean cells from CsvRow.flags (bits in CSV_FLAGS order): valid,deliverable are bits 0-1,
@@ -83,18 +103,6 @@ function rowCells(row: CsvRow, width: number, duplicates: boolean): unknown[] {
   return cells;
 }
 
-/** A cell for a CSV of another delimiter: the same rules as csvCell, with that delimiter quoted instead of the comma. */
-function cellWriter(delimiter: string): (value: unknown) => string {
-  if (delimiter === ',') return csvCell;
-  const special = new RegExp(`["${delimiter === '|' ? '\\|' : delimiter}\\r\\n\\ufeff]|^[ =+\\-@\\t\\r]| $`);
-  return (value) => {
-    if (typeof value !== 'string') return csvCell(value);
-    if (!special.test(value)) return value;
-    const escaped = value.replaceAll('"', '""');
-    return FORMULA_START.test(value) ? `"'${escaped}"` : `"${escaped}"`;
-  };
-}
-
 type DownloadedJob = { id: string; status: string; columns: string | null; duplicateEmails: number };
 
 export interface DownloadOptions {
@@ -120,7 +128,7 @@ export function resultsFile(database: Database, job: DownloadedJob, options: Dow
   const kind = fileKind(options.format ?? 'original', upload.format);
   const pages = { database, jobId: job.id, width: upload.columns.length, filter: options.filter, duplicates: job.duplicateEmails > 0 };
   const header = [...upload.columns, ...RESULT_COLUMNS, ...(pages.duplicates ? ['duplicate_of'] : [])];
-  if (kind.kind === 'xlsx') return { kind, body: xlsxStream(kind.sheet, header, pages) };
+  if (kind.kind === 'xlsx') return { kind, body: xlsxStream(kind.sheet, header, nextPage(pages), (row) => rowCells(row, pages.width, pages.duplicates)) };
   const { delimiter, newline, bom } = kind.csv;
   if (delimiter === ',' && newline === '\r\n' && !bom) return { kind, body: plainCsv(header, pages) };
   const write = cellWriter(delimiter);
@@ -130,7 +138,7 @@ export function resultsFile(database: Database, job: DownloadedJob, options: Dow
     body: pagedStream(
       () => (bom ? '\ufeff' : '') + line(header),
       (rows) => rows.map((row) => line(rowCells(row, pages.width, pages.duplicates))).join(''),
-      pages,
+      nextPage(pages),
     ),
   };
 }
@@ -151,7 +159,7 @@ interface Pages {
 /** The fast path: comma, CRLF, no BOM, cells built from precomputed flag texts. */
 function plainCsv(header: string[], pages: Pages): ReadableStream<Uint8Array> {
   const { width, duplicates } = pages;
-  return pagedStream(() => csvLine(header), (rows) => {
+  return pagedStream(() => csvLine(header), (rows: CsvRow[]) => {
     // one string per page, encoded once
     let page = '';
     if (duplicates) {
@@ -162,49 +170,8 @@ function plainCsv(header: string[], pages: Pages): ReadableStream<Uint8Array> {
     } else if (width) for (const row of rows) page += uploadedCells(row[11], width) + resultLine(row);
     else for (const row of rows) page += resultLine(row);
     return page;
-  }, pages);
+  }, nextPage(pages));
 }
 
-function pagedStream(head: () => string, page: (rows: CsvRow[]) => string, pages: Pages): ReadableStream<Uint8Array> {
-  let afterIdx = -1;
-  let headerSent = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!headerSent) {
-        headerSent = true;
-        controller.enqueue(Buffer.from(head()));
-        return;
-      }
-      const rows = await nextPage(pages, afterIdx);
-      if (rows.length === 0) {
-        controller.close();
-        return;
-      }
-      afterIdx = Number(rows[rows.length - 1]![0]);
-      controller.enqueue(Buffer.from(page(rows)));
-    },
-  });
-}
-
-const nextPage = (pages: Pages, afterIdx: number) =>
+const nextPage = (pages: Pages) => (afterIdx: number) =>
   csvPage(pages.database, pages.jobId, afterIdx, PAGE, pages.width > 0, pages.filter, pages.duplicates);
-
-function xlsxStream(sheet: string, header: string[], pages: Pages): ReadableStream<Uint8Array> {
-  let writer: XlsxWriter;
-  let afterIdx = -1;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      writer = new XlsxWriter(sheet, (chunk, final) => {
-        if (chunk.length) controller.enqueue(chunk);
-        if (final) controller.close();
-      }, (error) => controller.error(error));
-      writer.rows([header]);
-    },
-    async pull() {
-      const rows = await nextPage(pages, afterIdx);
-      if (rows.length === 0) return writer.end();
-      afterIdx = Number(rows[rows.length - 1]![0]);
-      writer.rows(rows.map((row) => rowCells(row, pages.width, pages.duplicates)));
-    },
-  });
-}

@@ -12,7 +12,7 @@ import { estimateTime } from './estimate';
 import type { UploadFormat, UploadInfo } from './formats';
 import { bulkItem, saveVerifications, verificationRow } from '../verifications/rows';
 import { summarize } from '../verifications/summary';
-import { insertJobItems, insertQueuedJob } from './store';
+import { insertJobItems, insertQueuedJob } from './insert';
 
 export const INSTANT_LIMIT = 10;
 

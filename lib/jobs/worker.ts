@@ -3,9 +3,9 @@ import type { Database } from '../db/client';
 import { newId } from '../ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
-import { failJob, finishJobIfDone, markProcessing } from './finish';
+import { failJob, finishJobIfDone, markProcessing } from './lifecycle';
 import { saveResults, verificationRow } from '../verifications/rows';
-import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './store';
+import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './chunks';
 
 export interface WorkerOptions {
   concurrency: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
-import { claimChunk, completeChunk } from '@/lib/jobs/store';
+import { claimChunk, completeChunk } from '@/lib/jobs/chunks';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';

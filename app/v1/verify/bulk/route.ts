@@ -7,7 +7,7 @@ import { db } from '@/lib/db/client';
 import { env } from '@/lib/env';
 import { parseBulkRequest } from '@/lib/jobs/bulk-request';
 import { pokeWorker } from '@/lib/jobs/embedded';
-import { decodeCursor, listJobs } from '@/lib/jobs/queries';
+import { decodeCursor, listJobs } from '@/lib/jobs/status';
 import { INSTANT_LIMIT, submitInstant, submitQueued } from '@/lib/jobs/submit';
 import { applySandboxTrigger } from '@/lib/verification/triggers';
 

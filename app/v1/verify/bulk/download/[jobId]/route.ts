@@ -3,7 +3,7 @@ import { apiRoute } from '@/lib/api/route';
 import { downloadQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { resultsFile } from '@/lib/jobs/csv';
-import { getOwnJob } from '@/lib/jobs/queries';
+import { getOwnJob } from '@/lib/jobs/status';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, downloadQuery);

@@ -2,7 +2,7 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { statusQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { jobStatus } from '@/lib/jobs/queries';
+import { jobStatus } from '@/lib/jobs/status';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, statusQuery);

@@ -1,12 +1,11 @@
 import type { Database } from '../db/client';
-import { notFound, AppError } from '../errors';
+import { selectRows } from '../db/sql';
+import { notFound } from '../errors';
 import { isIdShaped } from '../ids';
-import { bulkItem, type Bucket } from '../verifications/rows';
+import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../verifications/rows';
 import { countResults } from '../verifications/summary';
-import { endUnfinished } from './finish';
 import { uploadInfo } from './formats';
 import { completedProviderCounts, waitingFor } from './insights';
-import { processedCount, resultsPage } from './store';
 
 /** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
 export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
@@ -14,6 +13,49 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
   const job = await prisma.job.findUnique({ where: { id: jobId } });
   if (!job || job.userId !== userId) throw notFound();
   return job;
+}
+
+/**
+ * Rows answered so far. Counting a million result rows on every poll would stall the server, so
+ * finished chunks count by their size and only the open chunks' ranges are counted row by row. A
+ * duplicate row in an open chunk counts once its first occurrence has a result (the partial index
+ * on duplicate_of keeps that count to the job's duplicates). While a job runs, a duplicate in a
+ * finished chunk whose first occurrence sits in a later, still open chunk counts early; the
+ * count is exact again when that chunk is done.
+ */
+export async function processedCount(database: Database, jobId: string): Promise<number> {
+  const [done] = await selectRows<{ n: number | bigint | null }>(
+    database, `SELECT SUM(end_idx - start_idx) AS n FROM job_chunks WHERE job_id = ? AND state = 'done'`, [jobId],
+  );
+  const [open] = await selectRows<{ n: number | bigint }>(
+    database,
+    `SELECT COUNT(*) AS n FROM job_chunks c JOIN verifications v ON v.job_id = c.job_id AND v.idx >= c.start_idx AND v.idx < c.end_idx
+      WHERE c.job_id = ? AND c.state <> 'done'`,
+    [jobId],
+  );
+  const [duplicates] = await selectRows<{ n: number | bigint }>(
+    database,
+    `SELECT COUNT(*) AS n FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = i.duplicate_of
+      WHERE i.job_id = ? AND i.duplicate_of IS NOT NULL
+      AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = i.job_id AND c.state <> 'done' AND i.idx >= c.start_idx AND i.idx < c.end_idx)`,
+    [jobId],
+  );
+  return Number(done?.n ?? 0) + Number(open?.n ?? 0) + Number(duplicates?.n ?? 0);
+}
+
+/** One page of a job's results in address order, optionally one verdict bucket. */
+export async function resultsPage(
+  database: Database,
+  jobId: string,
+  opts: { afterIdx: number; limit: number; offset?: number; bucket?: Bucket },
+): Promise<(StoredVerification & { row: string | null })[]> {
+  const filter = opts.bucket ? `AND v.${bucketCondition(opts.bucket)}` : '';
+  return selectRows(
+    database,
+    `SELECT v.*, i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx
+      WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ? OFFSET ?`,
+    [jobId, opts.afterIdx, opts.limit, opts.offset ?? 0],
+  );
 }
 
 /** The uploaded file's name, kept beside its header on the job. */
@@ -116,11 +158,4 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
   );
   const last = page[page.length - 1];
   return { success: true, data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
-}
-
-export async function cancelJob(database: Database, userId: string, jobId: string) {
-  const job = await getOwnJob(database, userId, jobId);
-  const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
-  if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
-  return { success: true, job_id: jobId, status: 'cancelled' };
 }

@@ -3,7 +3,9 @@ import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/o
 import { jobReservation, refundIn, type Reservation } from '../quota';
 import { chargeableCount } from '../verifications/chargeable';
 import { summarize } from '../verifications/summary';
-import { cancelChunks, openChunkCount } from './store';
+import { AppError } from '../errors';
+import { cancelChunks, openChunkCount } from './chunks';
+import { getOwnJob } from './status';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
@@ -64,6 +66,14 @@ export async function failJob(database: Database, jobId: string, error: string):
     await enqueueEvent(tx, job.userId, bulkFailedEvent(job, summary, error, new Date()));
     return true;
   });
+}
+
+/** The caller's cancel: a job that has already ended is a 409. */
+export async function cancelJob(database: Database, userId: string, jobId: string) {
+  const job = await getOwnJob(database, userId, jobId);
+  const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
+  if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
+  return { success: true, job_id: jobId, status: 'cancelled' };
 }
 
 export async function markProcessing({ prisma }: Database, jobId: string): Promise<void> {

@@ -1,0 +1,89 @@
+import type { Database, Db } from '../db/client';
+import { insertRows, sqliteInsert } from '../db/sql';
+
+/** Writing a submitted job: its row, its items (one per address) and its chunks. */
+
+type Tx = Pick<Db, '$executeRawUnsafe'>;
+
+const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
+const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
+
+/** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
+export interface JobItems {
+  emails: string[];
+  rows?: string[];
+  duplicateOf: Int32Array;
+}
+
+function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.length): unknown[][] {
+  const { emails, rows, duplicateOf } = items;
+  const out: unknown[][] = [];
+  for (let idx = from; idx < to; idx++) {
+    const first = duplicateOf[idx]!;
+    out.push([jobId, idx, emails[idx], rows ? rows[idx] ?? '[]' : null, first >= 0 ? first : null]);
+  }
+  return out;
+}
+
+// Items are turned into rows a slice at a time, so a million-address job never holds a million
+// row arrays at once.
+const ITEM_SLICE = 10_000;
+
+function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
+  const values: unknown[][] = [];
+  for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  return values;
+}
+
+export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, items: JobItems) {
+  await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, items));
+}
+
+export interface NewJob {
+  id: string;
+  userId: string;
+  sandbox: boolean;
+  status: 'queued';
+  totalEmails: number;
+  validEmails: number;
+  invalidEmails: number;
+  duplicateEmails: number;
+  columns: string | null;
+  reservedDay: string | null;
+  reservedFree: number;
+  reservedCredits: number;
+}
+
+/**
+ * Writes a queued job with its items and chunks atomically: nothing half-written is ever visible.
+ * SQLite goes through the direct connection (one transaction), PostgreSQL through Prisma.
+ */
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number) {
+  const { emails } = items;
+  const chunks = chunkRows(job.id, emails.length, chunkSize);
+  const { bulk, writeLock } = database;
+  if (bulk && writeLock) {
+    await writeLock.run(() => bulk.transaction(() => {
+      sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'columns',
+        'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
+        [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.duplicateEmails, job.columns,
+          job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
+      ]);
+      for (let from = 0; from < emails.length; from += ITEM_SLICE) {
+        sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
+      sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
+    })());
+    return;
+  }
+  await database.prisma.$transaction(
+    async (tx) => {
+      await tx.job.create({ data: job });
+      for (let from = 0; from < emails.length; from += ITEM_SLICE) {
+        await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
+      await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+}
