@@ -86,7 +86,6 @@ export const json = (body: unknown, status = 200) => Response.json(body, { statu
 
 /**
  * A success answer in the envelope: `success: true` before the domain's fields. Domain functions
- * return data; the route adds the envelope here (lib/jobs's submit, status, list and cancel answers
- * still carry their own, until that folder is reshaped).
+ * return data; every route adds the envelope here.
  */
 export const ok = (body: object, status = 200) => json({ success: true, ...body }, status);

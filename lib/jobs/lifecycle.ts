@@ -73,7 +73,7 @@ export async function cancelJob(database: Database, userId: string, jobId: strin
   const job = await getOwnJob(database, userId, jobId);
   const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
   if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
-  return { success: true, job_id: jobId, status: 'cancelled' };
+  return { job_id: jobId, status: 'cancelled' };
 }
 
 export async function markProcessing({ prisma }: Database, jobId: string): Promise<void> {

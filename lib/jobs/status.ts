@@ -80,7 +80,6 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
   const job = await getOwnJob(database, userId, jobId);
   const processed = await processedOf(database, job);
   const base = {
-    success: true,
     job_id: job.id,
     status: job.status,
     progress: progressOf(job.status, processed, job.totalEmails),
@@ -157,5 +156,5 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
     }),
   );
   const last = page[page.length - 1];
-  return { success: true, data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
+  return { data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
 }

@@ -5,9 +5,11 @@ import { refund, reserve } from '../quota';
 import { refuseWithoutIdentity } from '../verification/single';
 import { isChargeable } from '../verifications/chargeable';
 import type { Verdict } from '../verifier/types';
+import { applySandboxTrigger } from '../verification/triggers';
 import { verifierFor } from '../verification/verifiers';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
+import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
 import type { UploadFormat, UploadInfo } from './formats';
 import { bulkItem, saveVerifications, verificationRow } from '../verifications/rows';
@@ -46,6 +48,23 @@ function listCounts(request: BulkRequest, shape: ListShape) {
 
 function chunkSize(sandbox: boolean): number {
   return sandbox ? Math.max(env().EV_CHUNK_SIZE, 1) : Math.max(1, Math.min(env().EV_CHUNK_SIZE, 100));
+}
+
+/**
+ * A bulk request, the route's one domain call: 10 or fewer addresses are verified now, more are
+ * queued and an in-process worker is poked. `takeLimits` is the caller's per-account job limits
+ * (lib/api/limits.ts), taken once the request is known to be instant or queued and before anything is written.
+ */
+export async function submitBulk(database: Database, request: BulkRequest, takeLimits: (queued: boolean) => Promise<void>) {
+  // Triggers apply only to a request of one address (README, "Sandbox mode"), so a list that
+  // happens to hold an error-… address is still verified.
+  if (request.sandbox && request.emails.length === 1) await applySandboxTrigger(request.emails[0]!);
+  const queued = request.emails.length > INSTANT_LIMIT;
+  await takeLimits(queued);
+  if (!queued) return submitInstant(database, request);
+  const answer = await submitQueued(database, request);
+  pokeWorker();
+  return answer;
 }
 
 /** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
@@ -94,7 +113,6 @@ export async function submitInstant(database: Database, request: BulkRequest) {
     return bulkItem({ ...verdictAt.get(first)!, email: request.emails[idx]!, cached: false });
   });
   return {
-    success: true,
     instant: true,
     job_id: jobId,
     status: 'completed',
@@ -127,7 +145,6 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     throw error;
   }
   return {
-    success: true,
     job_id: jobId,
     status: 'queued',
     ...listCounts(request, shape),

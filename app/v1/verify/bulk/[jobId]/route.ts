@@ -1,7 +1,7 @@
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute, ok } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { cancelJob } from '@/lib/jobs/lifecycle';
 
 export const DELETE = apiRoute<{ jobId: string }>(async (_request, caller, { jobId }) =>
-  json(await cancelJob(await db(), caller.userId, jobId)),
+  ok(await cancelJob(await db(), caller.userId, jobId)),
 );
