@@ -1,4 +1,6 @@
 import { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { reverseLabels, unmapped } from './net';
 
 export interface MailHost { exchange: string; priority: number }
 
@@ -154,6 +156,60 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
   }
 
   return { mailRoute, addresses, health: checkHealth };
+}
+
+// The egress check's DNS (lib/egress/check.ts): PTR and plain A lookups beside the resolver above.
+
+/** A DNS answer: `values` empty for NXDOMAIN / NODATA; `error` for anything else (timeout, SERVFAIL, refused). */
+export type Lookup = { ok: true; values: string[] } | { ok: false; error: string };
+
+export interface EgressDns {
+  mailRoute: DnsResolver['mailRoute'];
+  addresses: DnsResolver['addresses'];
+  /** PTR names of an IP */
+  reverse(ip: string): Promise<Lookup>;
+  /** A records of a name (DNSBL queries) */
+  ipv4(name: string): Promise<Lookup>;
+  /** whether the resolver denies a canary; absent: not checked */
+  health?: DnsResolver['health'];
+}
+
+export interface EgressDnsOptions {
+  /** "host:port" entries (EV_DNS_SERVERS); empty: the system resolvers */
+  servers?: string[];
+  timeoutMs?: number;
+  tries?: number;
+  /** EV_DNS_CANARIES: names that must exist, for the resolver check */
+  canaries?: string[];
+}
+
+/** The verifier's resolver (MX and addresses) plus PTR and plain A lookups, on the same servers. */
+export function createEgressDns(options: EgressDnsOptions = {}): EgressDns {
+  const timeout = options.timeoutMs ?? 3000;
+  const tries = options.tries ?? 2;
+  const base = createDnsResolver({ servers: options.servers, timeoutMs: timeout, tries, minTtlMs: 0, mxTtlMs: 0, negativeTtlMs: 0, canaries: options.canaries, healthTtlMs: 0 });
+  const resolver = new Resolver({ timeout, tries });
+  if (options.servers?.length) resolver.setServers(options.servers);
+  const lookup = async (query: () => Promise<string[]>): Promise<Lookup> => {
+    try {
+      return { ok: true, values: await query() };
+    } catch (error) {
+      const code = errorCode(error);
+      return code === 'ENOTFOUND' || code === 'ENODATA' ? { ok: true, values: [] } : { ok: false, error: code };
+    }
+  };
+  return {
+    mailRoute: base.mailRoute,
+    addresses: base.addresses,
+    // resolvePtr, not reverse(): c-ares's reverse() answers from /etc/hosts first
+    reverse: (ip) => {
+      const labels = reverseLabels(ip);
+      if (!labels) return Promise.resolve({ ok: false, error: 'not an IP address' });
+      return lookup(() => resolver.resolvePtr(`${labels}.${isIP(unmapped(ip)) === 4 ? 'in-addr' : 'ip6'}.arpa`));
+    },
+    ipv4: (name) => lookup(() => resolver.resolve4(name)),
+    ...(options.canaries?.length ? { health: base.health } : {}),
+  };
 }
 
 /** EV_DNS_SERVERS="127.0.0.1:5353,[::1]:53" → ["127.0.0.1:5353", "[::1]:53"] */

@@ -37,11 +37,38 @@ export function isPrivateAddress(ip: string): boolean {
   return blocked.check(ip, 'ipv6');
 }
 
-/** "2001:db8::1" → its eight 16-bit groups. */
+/** "2001:db8::1" → its eight 16-bit groups; a dotted IPv4 tail (::ffff:192.0.2.1) fills the last two. */
 function expandIPv6(ip: string): number[] {
-  const [head, tail = ''] = ip.toLowerCase().split('::');
+  let text = ip.toLowerCase();
+  const v4 = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (v4) {
+    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
+    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail = ''] = text.split('::');
   const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
   const left = parse(head!);
-  const right = ip.includes('::') ? parse(tail) : [];
+  const right = text.includes('::') ? parse(tail) : [];
   return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+}
+
+/** An IPv4-mapped IPv6 address (::ffff:192.0.2.1) as the IPv4 address it carries; others unchanged. */
+export function unmapped(ip: string): string {
+  return ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+}
+
+/** The same address, whatever its spelling (IPv4-mapped, zeros compressed or not). */
+export function sameIp(a: string, b: string): boolean {
+  const [x, y] = [unmapped(a), unmapped(b)];
+  if (isIP(x) === 6 && isIP(y) === 6) return expandIPv6(x).join(':') === expandIPv6(y).join(':');
+  return x === y;
+}
+
+/** 192.0.2.1 → "1.2.0.192"; IPv6 in nibble format (RFC 5782): 2001:db8::1 → "1.0.0.0…8.b.d.0.1.0.0.2" */
+export function reverseLabels(ip: string): string | null {
+  const address = unmapped(ip);
+  const family = isIP(address);
+  if (family === 4) return address.split('.').reverse().join('.');
+  if (family !== 6) return null;
+  return expandIPv6(address).map((g) => g.toString(16).padStart(4, '0')).join('').split('').reverse().join('.');
 }
