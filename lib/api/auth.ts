@@ -1,7 +1,7 @@
 import { userIdForKey } from '../accounts/keys';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
 import { AppError } from '../errors';
-import { assertSameOrigin } from './origin';
+import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 
 export interface Caller {

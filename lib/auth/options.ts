@@ -1,14 +1,14 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { AccountError } from '@/lib/accounts/users';
-import { clientAddress } from '@/lib/api/origin';
+import { clientAddress } from './origin';
 import { sessionSecret } from '@/lib/secret';
 import { signInWithPassword } from './login';
 import { SESSION_MAX_AGE_S, sessionIsCurrent } from './sessions';
 
 // next-auth v4 only reads the request's Host header when told to trust it; without NEXTAUTH_URL it
 // would otherwise assume http://localhost:3000 and break sign-in on any other port or host. The
-// route (app/api/auth/[...nextauth]/route.ts) shows it only the headers lib/api/origin.ts trusts.
+// route (app/api/auth/[...nextauth]/route.ts) shows it only the headers lib/auth/origin.ts trusts.
 if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= 'true';
 
 /** Thrown by the jwt callback for a session signed out everywhere: next-auth then clears the cookie. */

@@ -1,6 +1,6 @@
 import { encode, getToken, type JWT } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
-import { requestOrigin } from '../api/origin';
+import { requestOrigin } from './origin';
 import { db } from '../db/client';
 import { sessionSecret } from '../secret';
 

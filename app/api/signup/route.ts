@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { assertSameOrigin, clientAddress } from '@/lib/api/origin';
+import { assertSameOrigin, clientAddress } from '@/lib/auth/origin';
 import { json, publicRoute } from '@/lib/api/route';
 import { signupBody } from '@/lib/api/schemas';
 import { signUp } from '@/lib/auth/login';

@@ -1,4 +1,4 @@
-import { authRoute } from '@/lib/auth/route';
+import { authRoute } from '@/lib/api/nextauth';
 
 type Segment = { params: Promise<{ nextauth?: string[] }> };
 

@@ -1,11 +1,11 @@
 import NextAuth from 'next-auth';
-import { readBytes } from '../api/body';
+import { readBytes } from './body';
 import { AppError, invalidRequest } from '../errors';
-import { errorResponse } from '../api/errors';
-import { requestOrigin } from '../api/origin';
+import { errorResponse } from './errors';
+import { requestOrigin } from '../auth/origin';
 import { env } from '../env';
-import { authOptions } from './options';
-import { parseCookies } from './sessions';
+import { authOptions } from '../auth/options';
+import { parseCookies } from '../auth/sessions';
 
 /**
  * next-auth's route, fed only what we read within EV_AUTH_MAX_BODY_BYTES. next-auth's own App Router
@@ -13,7 +13,7 @@ import { parseCookies } from './sessions';
  * headers through next/headers; so we read the body here, parse it into the flat form next-auth
  * expects and call next-auth's framework-neutral (req, res) entry with plain objects.
  * The X-Forwarded-Host/-Proto it derives its URLs and cookie names from are replaced by the origin
- * lib/api/origin.ts trusts, so its view of the site is the same-origin check's.
+ * lib/auth/origin.ts trusts, so its view of the site is the same-origin check's.
  */
 export async function authRoute(request: Request, segments: string[]): Promise<Response> {
   try {
