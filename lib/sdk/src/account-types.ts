@@ -1,0 +1,86 @@
+// Webhooks, deliveries, the account and the error body, as the OpenAPI document states them (types.ts has the rest).
+import type { EventType, JobSummary, WebhookEvent } from './types.js';
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  description: string;
+  created_at: string;
+  disabled: boolean;
+}
+
+export interface WebhookCreated extends Webhook {
+  /** the signing secret (`whsec_…`), shown once */
+  secret: string;
+}
+
+export interface WebhookInput {
+  url: string;
+  events?: WebhookEvent[];
+  description?: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_type: EventType;
+  event_id: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  attempt_log: { attempt: number; status: number | null; error: string | null; duration_ms: number; at: string }[];
+}
+
+export interface DeliverySent {
+  success: true;
+  event_id?: string;
+  delivery_id: string;
+  state: Delivery['state'];
+  last_status: number | null;
+}
+
+export interface Account {
+  email: string;
+  plan: string;
+  free_remaining_today: number;
+  used_today: number;
+  credits: number;
+}
+
+interface EventBase {
+  /** also `webhook-id`: the same on every retry */
+  id: string;
+  created_at: string;
+  sandbox: boolean;
+}
+
+export interface BulkCompletedEvent extends EventBase {
+  type: 'bulk.completed';
+  data: { job_id: string; status: 'completed'; total_emails: number; summary: JobSummary; download_url: string; completed_at: string };
+}
+
+export interface BulkFailedEvent extends EventBase {
+  type: 'bulk.failed';
+  data: { job_id: string; status: 'failed'; total_emails: number; summary: JobSummary; error: string; failed_at: string };
+}
+
+export interface WebhookTestEvent extends EventBase {
+  type: 'webhook.test';
+  data: { message: string };
+}
+
+export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | WebhookTestEvent;
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  param?: string;
+  limit?: number;
+  retry_after?: number;
+  required?: number;
+  free_remaining_today?: number;
+  credits?: number;
+}
