@@ -4,6 +4,7 @@
  * node_modules (symlinked into a scratch folder; nothing is downloaded). Whatever the project's
  * route costs beyond this app is the project's own doing, not Next.js's.
  */
+import { createHash } from 'node:crypto';
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,8 @@ export async function GET() {
 /** Writes the app (once per Next.js version) and builds it; returns its folder. */
 async function buildBareApp(): Promise<string> {
   const version = JSON.parse(readFileSync(join(ROOT, 'node_modules/next/package.json'), 'utf8')).version as string;
-  const dir = join(tmpdir(), `ev-bench-bare-next-${version}`);
+  // per checkout too: the build holds absolute paths into the node_modules it was built against
+  const dir = join(tmpdir(), `ev-bench-bare-next-${version}-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`);
   if (existsSync(join(dir, '.next/BUILD_ID'))) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'app/ping'), { recursive: true });
