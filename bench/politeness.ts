@@ -9,7 +9,7 @@
  * so the list is scaled down (same mix, 45 small-domain addresses per 1,000 → one small domain per
  * 20 addresses). Run alone: npx tsx bench/politeness.ts [addresses]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
@@ -20,10 +20,10 @@ import { createDnsResolver } from '../lib/verifier/dns';
 import type { Pacing } from '../lib/verifier/politeness';
 import { createVerifier } from '../lib/verifier/verify';
 import { freshDatabaseUrl } from '../test/databases';
+import { startWorkerProcess, stopWorker } from './worker-process';
 import { startCountingSmtp, type CountingSmtp } from '../test/peers/counting-smtp';
 import { startDnsmasq } from '../test/peers/dnsmasq';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 const REPLY_DELAY_MS = 200;
 const PER_PROCESS = 50; // EV_WORKER_CONCURRENCY and EV_GLOBAL_CONCURRENCY of each worker
 
@@ -173,33 +173,10 @@ async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsSe
 }
 
 async function startWorker(url: string, dnsServer: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env, DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
-      EV_SMTP_PACING: PACING_SPEC, EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'bench.test', EV_MAIL_FROM: 'check@bench.test', EV_EGRESS_POLICY: 'off',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  return startWorkerProcess({
+    DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
+    EV_SMTP_PACING: PACING_SPEC, EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(port),
   });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('started')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code} before starting: ${out}`)));
-  });
-  return child;
-}
-
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 function cpuMs(pid: number): number {

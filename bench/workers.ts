@@ -3,7 +3,7 @@
  * SMTP reply) on PostgreSQL, finished by 1 and then by 3 `npm run worker` processes, each with the
  * same fixed concurrency. Run alone: npx tsx bench/workers.ts
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
@@ -13,9 +13,9 @@ import { grantCredits } from '../lib/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
 import { createVerifier } from '../lib/verifier/verify';
 import { freshDatabaseUrl } from '../test/databases';
+import { startWorkerProcess, stopWorker } from './worker-process';
 import { startProductionPeers, type ProductionPeers } from './production';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 
 export interface WorkersReport {
   addresses: number; chunkSize: number; concurrencyPerWorker: number; replyDelayMs: number;
@@ -104,37 +104,14 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
 }
 
 async function startWorker(url: string, peers: ProductionPeers, concurrency: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env, DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(concurrency),
-      // each worker's own limits are not what binds: its concurrency is
-      EV_PER_DOMAIN_CONCURRENCY: String(concurrency), EV_GLOBAL_CONCURRENCY: String(concurrency),
-      // nor the per-host limits the workers now share, nor a pace (bench/politeness.ts measures those)
-      EV_SMTP_PACING: `default=${3 * concurrency}/0`,
-      EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtpPort), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'bench.test', EV_MAIL_FROM: 'check@bench.test', EV_EGRESS_POLICY: 'off',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  return startWorkerProcess({
+    DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(concurrency),
+    // each worker's own limits are not what binds: its concurrency is
+    EV_PER_DOMAIN_CONCURRENCY: String(concurrency), EV_GLOBAL_CONCURRENCY: String(concurrency),
+    // nor the per-host limits the workers now share, nor a pace (bench/politeness.ts measures those)
+    EV_SMTP_PACING: `default=${3 * concurrency}/0`,
+    EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtpPort),
   });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('started')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code} before starting: ${out}`)));
-  });
-  return child;
-}
-
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 if (process.argv[1]?.endsWith('workers.ts')) {
