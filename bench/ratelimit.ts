@@ -10,7 +10,7 @@ import { ensureAccount } from '../lib/accounts/users';
 import { createApiKey } from '../lib/accounts/keys';
 import { rateStore } from '../lib/api/rate-store';
 import { useDatabase } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/env';
+import { resetEnvForTests } from '../lib/config/env';
 import { freshDatabaseUrl } from '../test/databases';
 
 export interface RateLimitFigures {

@@ -3,7 +3,7 @@
 // resolver that denies EV_DNS_CANARIES), with the same environment as the server. Exit code 1 when a check fails; warnings exit 0.
 import { checkEgress, type CheckStatus } from '../lib/egress/check';
 import { egressDepsFromEnv } from '../lib/egress/state';
-import { env } from '../lib/env';
+import { env } from '../lib/config/env';
 
 const config = env();
 const report = await checkEgress(egressDepsFromEnv(config));

@@ -1,6 +1,6 @@
 // npm run grant-credits -- --email <address> --credits <n>
 import { db } from '../lib/db/client';
-import { grantCredits } from '../lib/quota';
+import { grantCredits } from '../lib/accounts/quota';
 import { argValue, fail } from './cli';
 
 const email = argValue('email') ?? fail('usage: npm run grant-credits -- --email <address> --credits <n>');

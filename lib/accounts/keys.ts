@@ -1,8 +1,8 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
-import { env } from '../env';
-import { isIdShaped, newId } from '../ids';
+import { env } from '../config/env';
+import { isIdShaped, newId } from '../db/ids';
 import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } from './key-cache';
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix.

@@ -1,8 +1,8 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Database } from '../db/client';
-import { env } from '../env';
-import { newId } from '../ids';
+import { env } from '../config/env';
+import { newId } from '../db/ids';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 

@@ -1,6 +1,6 @@
 import { userIdForKey } from '../accounts/keys';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, invalidRequest } from '../errors';
+import { AppError, invalidRequest } from '../errors/errors';
 
 /**
  * Reads a body's bytes, refusing it as soon as it passes `maxBytes` (by Content-Length when given,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import { errorResponse } from './errors';
 
 /**

@@ -1,5 +1,5 @@
-import { env } from '../env';
-import { AppError } from '../errors';
+import { env } from '../config/env';
+import { AppError } from '../errors/errors';
 import { secondsUntil } from './ratelimit';
 import { rateStore } from './rate-store';
 

@@ -1,9 +1,9 @@
 import NextAuth from 'next-auth';
 import { readBytes } from './body';
-import { AppError, invalidRequest } from '../errors';
+import { AppError, invalidRequest } from '../errors/errors';
 import { errorResponse } from './errors';
 import { requestOrigin } from '../auth/origin';
-import { env } from '../env';
+import { env } from '../config/env';
 import { authOptions } from '../auth/options';
 import { parseCookies } from '../auth/sessions';
 

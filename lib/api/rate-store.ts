@@ -3,7 +3,7 @@ import pg from 'pg';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
-import { env } from '../env';
+import { env } from '../config/env';
 
 /** One hit on a fixed window: how many hits the window holds now (this one included), and its end. */
 export interface WindowCount {

@@ -1,5 +1,5 @@
-import { env } from '../env';
-import { newId } from '../ids';
+import { env } from '../config/env';
+import { newId } from '../db/ids';
 import { authenticate, type Caller } from './auth';
 import { readBytes } from './body';
 import { errorResponse } from './errors';

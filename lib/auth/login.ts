@@ -1,6 +1,6 @@
 import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts/users';
-import { AppError } from '../errors';
-import { env } from '../env';
+import { AppError } from '../errors/errors';
+import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';

@@ -2,7 +2,7 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { AccountError } from '@/lib/accounts/users';
 import { clientAddress } from './origin';
-import { sessionSecret } from '@/lib/secret';
+import { sessionSecret } from '@/lib/config/secret';
 import { signInWithPassword } from './login';
 import { SESSION_MAX_AGE_S, sessionIsCurrent } from './sessions';
 

@@ -1,5 +1,5 @@
-import { env } from '../env';
-import { AppError } from '../errors';
+import { env } from '../config/env';
+import { AppError } from '../errors/errors';
 
 /**
  * Where a request came in: scheme and host as this server saw them. Next's own server fills in

@@ -2,7 +2,7 @@ import { encode, getToken, type JWT } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
 import { requestOrigin } from './origin';
 import { db } from '../db/client';
-import { sessionSecret } from '../secret';
+import { sessionSecret } from '../config/secret';
 
 /**
  * Dashboard sessions are JWTs in a cookie; each carries the user's session version (`sv`) from

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import type { Database } from './client';
 
 export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
-import { env } from '../env';
+import { env } from '../config/env';
 import { applyMigrations } from './migrate';
 
 /** Both generated clients have the same models; the SQLite one's type stands for both. */

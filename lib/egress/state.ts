@@ -1,4 +1,4 @@
-import { env, type Env } from '../env';
+import { env, type Env } from '../config/env';
 import { parseDnsServers } from '../verifier/dns';
 import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
 

@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { AppError, invalidRequest } from '../errors';
+import { AppError, invalidRequest } from '../errors/errors';
 import { validate } from '../api/body';
 import { bulkBody } from '../api/schemas';
-import { env } from '../env';
+import { env } from '../config/env';
 import { uploadFormat, type UploadFormat } from './formats';
 
 /**

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import { bucketCondition, type DownloadFilter } from '../verifications/rows';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';

@@ -1,6 +1,6 @@
 import { db } from '../db/client';
 import { identityRefusal, noteProductionWork, productionPaused } from '../egress/state';
-import { env } from '../env';
+import { env } from '../config/env';
 import { verifierFor } from '../verification/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';

@@ -1,9 +1,9 @@
 import type { Database, Db } from '../db/client';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
-import { jobReservation, refundIn, type Reservation } from '../quota';
+import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
 import { chargeableCount } from '../verifications/chargeable';
 import { summarize } from '../verifications/summary';
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import { cancelChunks, openChunkCount } from './chunks';
 import { getOwnJob } from './status';
 

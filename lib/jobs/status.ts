@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { notFound } from '../errors';
-import { isIdShaped } from '../ids';
+import { notFound } from '../errors/errors';
+import { isIdShaped } from '../db/ids';
 import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../verifications/rows';
 import { countResults } from '../verifications/summary';
 import { uploadInfo } from './formats';

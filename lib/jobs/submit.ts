@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
-import { env } from '../env';
-import { newId } from '../ids';
-import { refund, reserve } from '../quota';
+import { env } from '../config/env';
+import { newId } from '../db/ids';
+import { refund, reserve } from '../accounts/quota';
 import { refuseWithoutIdentity } from '../verification/single';
 import { isChargeable } from '../verifications/chargeable';
 import type { Verdict } from '../verifier/types';

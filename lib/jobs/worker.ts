@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Database } from '../db/client';
-import { newId } from '../ids';
+import { newId } from '../db/ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
 import { failJob, finishJobIfDone, markProcessing } from './lifecycle';

@@ -1,5 +1,5 @@
 import { db } from '../db/client';
-import { env } from '../env';
+import { env } from '../config/env';
 import { createDnsResolver, parseDnsServers, type DnsResolver } from '../verifier/dns';
 import { createLocalPoliteness, type Politeness } from '../verifier/politeness';
 import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';

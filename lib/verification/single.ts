@@ -1,10 +1,10 @@
-import { AppError } from '../errors';
+import { AppError } from '../errors/errors';
 import type { Database } from '../db/client';
 import { identityRefusal } from '../egress/state';
-import { env } from '../env';
+import { env } from '../config/env';
 import { isChargeable } from '../verifications/chargeable';
 import { cachedVerdict, recordSingle } from '../verifications/history';
-import { refund, reserve } from '../quota';
+import { refund, reserve } from '../accounts/quota';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { deadline } from '../verifier/verify';

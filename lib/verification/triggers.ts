@@ -1,5 +1,5 @@
-import { AppError } from '../errors';
-import { env } from '../env';
+import { AppError } from '../errors/errors';
+import { env } from '../config/env';
 import { sandboxTrigger } from '../verifier/sandbox';
 
 /**

@@ -1,4 +1,4 @@
-import { env } from '../env';
+import { env } from '../config/env';
 import { sandboxVerifier } from '../verifier/sandbox';
 import type { Verifier } from '../verifier/types';
 import { jobVerifier, productionVerifier } from './production';

@@ -4,7 +4,7 @@ import { freePort } from '../../test/peers/common';
 import { startDante, type DantePeer } from '../../test/peers/dante';
 import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
-import { env, resetEnvForTests } from '../env';
+import { env, resetEnvForTests } from '../config/env';
 import { newProductionVerifier, resetProductionVerifiers } from '../verification/production';
 import { createDnsResolver } from './dns';
 import { parseProxyUrl, type SocksProxy } from './proxy';

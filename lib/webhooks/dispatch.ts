@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { env } from '../env';
+import { env } from '../config/env';
 import { sendSigned } from './send';
 
 /** Standard Webhooks' retry schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { AppError, invalidRequest } from '../errors';
-import { env } from '../env';
+import { AppError, invalidRequest } from '../errors/errors';
+import { env } from '../config/env';
 import { isPrivateAddress } from '../verifier/net';
 
 /**

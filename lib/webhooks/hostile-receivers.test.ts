@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { setup, until } from '@/test/api/harness';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
 import { startDueDeliveries } from './dispatch';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
-import { notFound } from '../errors';
+import { notFound } from '../errors/errors';
 import { createCapped, type Tx } from '../db/capped';
-import { env } from '../env';
-import { isIdShaped, newId } from '../ids';
+import { env } from '../config/env';
+import { isIdShaped, newId } from '../db/ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
 import { buildEvent, enqueueEvent } from './outbox';
 import { deliverNow } from './dispatch';

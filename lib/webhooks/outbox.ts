@@ -1,6 +1,6 @@
 import type { Db } from '../db/client';
-import { env } from '../env';
-import { newId } from '../ids';
+import { env } from '../config/env';
+import { newId } from '../db/ids';
 
 export type EventType = 'bulk.completed' | 'bulk.failed' | 'webhook.test';
 

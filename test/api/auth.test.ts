@@ -6,7 +6,7 @@ import * as password from '@/app/v1/account/password/route';
 import * as sessions from '@/app/v1/account/sessions/route';
 import * as keys from '@/app/v1/keys/route';
 import { LINGER } from '@/lib/api/body';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { answerOf, setup, until } from './harness';
 

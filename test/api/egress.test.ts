@@ -4,7 +4,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as single from '@/app/v1/verify/single/route';
 import * as account from '@/app/v1/account/route';
 import { productionPaused, resetEgressForTests } from '@/lib/egress/state';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { verifierFor } from '@/lib/verification/verifiers';

@@ -1,7 +1,7 @@
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { useDatabase, type Database } from '@/lib/db/client';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { freshDatabaseUrl } from '../databases';
 import { assertMatchesContract } from './contract';
 

@@ -11,7 +11,7 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '@/lib/api/idempotency';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { call, setup } from './harness';
 

@@ -14,8 +14,8 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { pruneRateWindows } from '@/lib/api/rate-store';
-import { resetEnvForTests } from '@/lib/env';
-import { newId } from '@/lib/ids';
+import { resetEnvForTests } from '@/lib/config/env';
+import { newId } from '@/lib/db/ids';
 import { DIALECTS } from '../databases';
 import { call, setup, type Call } from './harness';
 import { db } from '@/lib/db/client';

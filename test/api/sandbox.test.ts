@@ -20,7 +20,7 @@ import * as unknownPath from '@/app/v1/[...path]/route';
 import Papa from 'papaparse';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';

@@ -8,7 +8,7 @@ import * as single from '@/app/v1/verify/single/route';
 import * as verify from '@/app/v1/verify/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { call, setup } from '../api/harness';
 import { REASONS, bounded, expectSane } from './hostile';

@@ -8,7 +8,7 @@ import * as verify from '@/app/v1/verify/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as keys from '@/app/v1/keys/route';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { call, setup } from '../api/harness';
 import { bounded, deep, expectError, expectSane, send } from './hostile';
 

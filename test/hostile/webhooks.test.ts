@@ -3,7 +3,7 @@
 // Cases: 46 refused targets + 3 method/field rows + 2 port rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '@/app/v1/webhooks/route';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { call, setup } from '../api/harness';
 import { bounded, expectError, expectSane } from './hostile';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { q } from '@/lib/db/sql';
 import { egressStatus, productionPaused, resetEgressForTests } from '@/lib/egress/state';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';

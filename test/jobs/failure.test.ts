@@ -6,7 +6,7 @@ import { q } from '@/lib/db/sql';
 import { claimChunk } from '@/lib/jobs/chunks';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
-import { accountUsage, grantCredits } from '@/lib/quota';
+import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import type { Verifier } from '@/lib/verifier/types';
 import { DIALECTS } from '../databases';

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
-import { accountUsage, grantCredits } from '@/lib/quota';
+import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { isChargeable } from '@/lib/verifications/chargeable';
 import { setup } from '../api/harness';

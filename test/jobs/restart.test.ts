@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { resetEnvForTests } from '@/lib/env';
+import { resetEnvForTests } from '@/lib/config/env';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';

@@ -3,8 +3,8 @@ import { assertSameOrigin, clientAddress } from '@/lib/auth/origin';
 import { json, publicRoute } from '@/lib/api/route';
 import { signupBody } from '@/lib/api/schemas';
 import { signUp } from '@/lib/auth/login';
-import { env } from '@/lib/env';
-import { AppError, invalidRequest } from '@/lib/errors';
+import { env } from '@/lib/config/env';
+import { AppError, invalidRequest } from '@/lib/errors/errors';
 
 /**
  * Creates an account; the page then signs in through next-auth with the same credentials. The

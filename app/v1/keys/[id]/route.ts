@@ -1,5 +1,5 @@
 import { apiRoute, ok } from '@/lib/api/route';
-import { notFound } from '@/lib/errors';
+import { notFound } from '@/lib/errors/errors';
 import { revokeApiKey } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 

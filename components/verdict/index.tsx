@@ -1,5 +1,5 @@
 import { bucketOf as statusBucket, type Bucket } from '@/lib/verifier/vocabulary';
-import { cx } from './ui';
+import { cx } from '../ui';
 
 // Four buckets the summary, filters and downloads share; the API's finer statuses fold into them.
 export const verdicts = [

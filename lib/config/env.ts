@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parsePacingSpec } from './verifier/profiles';
-import { parseProxyUrl } from './verifier/proxy';
+import { parsePacingSpec } from '../verifier/profiles';
+import { parseProxyUrl } from '../verifier/proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = z.coerce.number().int().nonnegative();

@@ -1,6 +1,6 @@
-import type { Database, Db } from './db/client';
-import { AppError } from './errors';
-import { env } from './env';
+import type { Database, Db } from '../db/client';
+import { AppError } from '../errors/errors';
+import { env } from '../config/env';
 
 /**
  * Production quota: each account has EV_FREE_DAILY free verifications per UTC day, then credits.
