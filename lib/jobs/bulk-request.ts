@@ -7,12 +7,13 @@ import { env } from '../config/env';
 import { uploadFormat, type UploadFormat } from './formats';
 
 /**
- * Reads a bulk body token by token and builds only what the API takes: `emails` (strings),
- * `rows` (arrays of strings), `columns` (strings), `email_column` and `filename`. The first token
+ * Reads a bulk body token by token and builds only what the API takes: `emails` (strings), `rows`
+ * (each kept as the JSON text of its cells, one string, as job_items stores it), `columns`
+ * (strings) and the scalar fields (`email_column`, `filename`, the upload's format). The first token
  * out of that shape ends the read with 400, and the address count is checked as the list grows
- * (413 once it passes EV_MAX_BULK_EMAILS), so no body makes more than its own addresses in memory:
- * `{"emails":[{},{},...]}` or a thousand nested brackets stop at their first token, where
- * JSON.parse would have built millions of objects first.
+ * (413 once it passes EV_MAX_BULK_EMAILS), so no body makes more than its own addresses and rows in
+ * memory: `{"emails":[{},{},...]}` stops at its first element, and a field the API does not take is
+ * skipped however deep it nests, where JSON.parse would have built millions of objects first.
  */
 export function readBulkBody(bytes: Buffer): unknown {
   if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');
