@@ -10,7 +10,6 @@
  * 20 addresses). Run alone: npx tsx bench/politeness.ts [addresses]
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
 import { resetEnvForTests } from '../lib/config/env';
@@ -20,7 +19,8 @@ import { createDnsResolver } from '../lib/verifier/dns';
 import type { Pacing } from '../lib/verifier/politeness';
 import { createVerifier } from '../lib/verifier/verify';
 import { freshDatabaseUrl } from '../test/databases';
-import { startWorkerProcess, stopWorker } from './worker-process';
+import { treeCpuMs, treeRssMb } from './server';
+import { startWorkerProcess, stopWorker, waitForJob } from './worker-process';
 import { startCountingSmtp, type CountingSmtp } from '../test/peers/counting-smtp';
 import { startDnsmasq } from '../test/peers/dnsmasq';
 
@@ -130,20 +130,14 @@ async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsSe
     for (let i = 0; i < workers; i++) children.push(await startWorker(fresh.url, dnsServer, smtp.port));
     const account = await ensureAccount(database, 'bench-politeness@example.com');
     await grantCredits(database, account.id, list.emails.length);
-    const rssStartMb = children.map((c) => rssMb(c.pid!));
-    const cpuStart = children.map((c) => cpuMs(c.pid!));
+    const rssStartMb = children.map((c) => Math.round(treeRssMb(c.pid!)));
+    const cpuStart = children.map((c) => treeCpuMs(c.pid!));
     const since = performance.now();
     const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: list.emails });
-    for (;;) {
-      const job = await database.prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
-      if (job?.status === 'completed') break;
-      if (job?.status === 'failed' || performance.now() - since > 900_000) throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - since)} ms`);
-      for (const child of children) if (child.exitCode !== null) throw new Error(`a worker exited with ${child.exitCode}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForJob(database, jobId, children, 900_000);
     const wallMs = performance.now() - since;
-    const cpuMsPerVerification = children.reduce((sum, c, i) => sum + cpuMs(c.pid!) - cpuStart[i]!, 0) / list.emails.length;
-    const rssEndMb = children.map((c) => rssMb(c.pid!));
+    const cpuMsPerVerification = children.reduce((sum, c, i) => sum + treeCpuMs(c.pid!) - cpuStart[i]!, 0) / list.emails.length;
+    const rssEndMb = children.map((c) => Math.round(treeRssMb(c.pid!)));
     const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
     const targets: Record<string, TargetFigures> = {};
     for (const t of TARGETS) {
@@ -177,17 +171,6 @@ async function startWorker(url: string, dnsServer: string, port: number): Promis
     DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
     EV_SMTP_PACING: PACING_SPEC, EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(port),
   });
-}
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 if (process.argv[1]?.endsWith('politeness.ts')) {

@@ -1,5 +1,6 @@
 /** `npm run worker` processes for the multi-worker benches: started with their own environment, stopped by SIGTERM. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Database } from '../lib/db/client';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -29,4 +30,16 @@ export async function stopWorker(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** Polls the job until it completes; throws when it fails, a worker dies or `timeoutMs` pass. */
+export async function waitForJob(database: Database, jobId: string, workers: ChildProcess[], timeoutMs: number, pollMs = 100): Promise<void> {
+  const since = performance.now();
+  for (;;) {
+    const job = await database.prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
+    if (job?.status === 'completed') return;
+    if (job?.status === 'failed' || performance.now() - since > timeoutMs) throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - since)} ms`);
+    for (const child of workers) if (child.exitCode !== null) throw new Error(`a worker exited with ${child.exitCode}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
 }

@@ -4,7 +4,6 @@
  * same fixed concurrency. Run alone: npx tsx bench/workers.ts
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
 import { resetEnvForTests } from '../lib/config/env';
@@ -13,7 +12,8 @@ import { grantCredits } from '../lib/accounts/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
 import { createVerifier } from '../lib/verifier/verify';
 import { freshDatabaseUrl } from '../test/databases';
-import { startWorkerProcess, stopWorker } from './worker-process';
+import { treeCpuMs } from './server';
+import { startWorkerProcess, stopWorker, waitForJob } from './worker-process';
 import { startProductionPeers, type ProductionPeers } from './production';
 
 
@@ -66,18 +66,12 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
     for (let i = 0; i < workers; i++) children.push(await startWorker(fresh.url, peers, options.concurrency));
     const account = await ensureAccount(database, 'bench-workers@example.com');
     await grantCredits(database, account.id, emails.length);
-    for (const c of children) (c as any).cpuAtStart = cpuMs(c.pid!);
+    const cpuAtStart = children.map((c) => treeCpuMs(c.pid!));
     const start = performance.now();
     const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
-    for (;;) {
-      const job = await database.prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
-      if (job?.status === 'completed') break;
-      if (job?.status === 'failed' || performance.now() - start > 300_000) throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - start)} ms`);
-      for (const child of children) if (child.exitCode !== null) throw new Error(`a worker exited with ${child.exitCode}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitForJob(database, jobId, children, 300_000, 50);
     const ms = performance.now() - start;
-    if (process.env.BENCH_DEBUG) console.error('cpu ms per worker during the job', children.map((c) => cpuMs(c.pid!) - (c as any).cpuAtStart));
+    if (process.env.BENCH_DEBUG) console.error('cpu ms per worker during the job', children.map((c, i) => treeCpuMs(c.pid!) - cpuAtStart[i]!));
     const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
       'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId,
     );
@@ -121,8 +115,3 @@ if (process.argv[1]?.endsWith('workers.ts')) {
   }).finally(() => setTimeout(() => process.exit(), 100).unref());
 }
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
