@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../../test/databases';
+import { converse } from '../../test/politeness';
 import { openDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { createPgPoliteness } from './politeness-pg';
@@ -8,7 +9,6 @@ import { createPgPoliteness } from './politeness-pg';
 // PostgreSQL (test/jobs/politeness.test.ts runs real worker processes against a counting peer).
 let fresh: Awaited<ReturnType<typeof freshDatabaseUrl>>;
 let fleet: ReturnType<typeof createPgPoliteness>[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   fresh = await freshDatabaseUrl('postgres');
@@ -23,30 +23,15 @@ afterAll(async () => {
   await fresh?.drop();
 });
 
-async function converse(key: string, pacing: { concurrency: number; perMinute: number }, perProcess: number, holdMs: number) {
-  let open = 0;
-  let maxOpen = 0;
-  const starts: number[] = [];
-  await Promise.all(fleet.flatMap((politeness) => Array.from({ length: perProcess }, async () => {
-    const permit = await politeness.acquire({ key, pacing });
-    starts.push(performance.now());
-    maxOpen = Math.max(maxOpen, ++open);
-    await sleep(holdMs);
-    open--;
-    permit.release();
-  })));
-  return { maxOpen, starts: starts.sort((a, b) => a - b) };
-}
-
 describe('politeness shared on PostgreSQL', () => {
   it('holds a target to its concurrency across processes, and uses all of it', async () => {
-    const { maxOpen } = await converse('provider:google', { concurrency: 4, perMinute: 0 }, 10, 60);
+    const { maxOpen } = await converse(fleet, 'provider:google', { concurrency: 4, perMinute: 0 }, 10, 60);
     expect(maxOpen).toBe(4);
   });
 
   it('spaces connection starts across processes by the pace', async () => {
     // 300 a minute: one start per 200 ms, whichever process asks
-    const { starts } = await converse('mx:mx.paced.test', { concurrency: 10, perMinute: 300 }, 3, 5);
+    const { starts } = await converse(fleet, 'mx:mx.paced.test', { concurrency: 10, perMinute: 300 }, 3, 5);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(8 * 200 + 400);

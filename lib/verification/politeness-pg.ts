@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { paceInterval, sleep, type Politeness } from '../verifier/politeness';
+import { sleep, untilAborted } from '../verifier/abort';
+import { paceInterval, type Politeness } from '../verifier/politeness';
 
 /**
  * SMTP politeness shared by every process on one PostgreSQL database, so N workers are one polite
@@ -132,14 +133,4 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
     },
     end: () => pool.end(),
   };
-}
-
-function untilAborted(work: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

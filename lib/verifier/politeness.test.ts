@@ -1,35 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalPoliteness, politeKey, type Politeness } from './politeness';
+import { createLocalPoliteness, politeKey } from './politeness';
 import { mailboxProviderOf } from './providers';
+import { converse } from '../../test/politeness';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Runs `count` conversations of `holdMs` against one target; answers the most open at once and the start times. */
-async function converse(politeness: Politeness, key: string, pacing: { concurrency: number; perMinute: number }, count: number, holdMs: number) {
-  let open = 0;
-  let maxOpen = 0;
-  const starts: number[] = [];
-  await Promise.all(Array.from({ length: count }, async () => {
-    const permit = await politeness.acquire({ key, pacing });
-    starts.push(performance.now());
-    maxOpen = Math.max(maxOpen, ++open);
-    await sleep(holdMs);
-    open--;
-    permit.release();
-  }));
-  return { maxOpen, starts: starts.sort((a, b) => a - b) };
-}
 
 describe('createLocalPoliteness', () => {
   it('keeps a target to its concurrency, whoever asks', async () => {
     const politeness = createLocalPoliteness();
-    const { maxOpen } = await converse(politeness, 'mx:mx.a.test', { concurrency: 3, perMinute: 0 }, 20, 10);
+    const { maxOpen } = await converse([politeness], 'mx:mx.a.test', { concurrency: 3, perMinute: 0 }, 20, 10);
     expect(maxOpen).toBe(3);
   });
 
   it('spaces connection starts by the pace: 600 a minute is one per 100 ms', async () => {
     const politeness = createLocalPoliteness();
-    const { starts } = await converse(politeness, 'mx:mx.b.test', { concurrency: 10, perMinute: 600 }, 8, 1);
+    const { starts } = await converse([politeness], 'mx:mx.b.test', { concurrency: 10, perMinute: 600 }, 8, 1);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(95);
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(7 * 100 + 150);

@@ -6,6 +6,7 @@
  * alone (`createLocalPoliteness`, this process) or in a fleet whose processes share one store
  * (lib/verification/politeness-pg.ts on PostgreSQL).
  */
+import { sleep } from './abort';
 export interface Pacing {
   /** open conversations at once */
   concurrency: number;
@@ -116,21 +117,4 @@ export function createLocalPoliteness(now: () => number = Date.now): Politeness 
       });
     },
   };
-}
-
-/** Waits `ms` (nothing when ≤ 0); rejects with the signal's reason when it fires first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { untilAborted } from './abort';
 import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
@@ -81,7 +82,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     if (facts.disposable) return answer();
 
     try {
-      facts.route = await untilAborted(deps.dns.mailRoute(syntax.asciiDomain), signal);
+      facts.route = await untilDeadline(deps.dns.mailRoute(syntax.asciiDomain), signal);
       if (facts.route.kind === 'nxdomain') await distrustDenial(`${syntax.asciiDomain}: NXDOMAIN`);
       if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return answer();
       const hosts = facts.route.hosts;
@@ -92,10 +93,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       const key = politeKey(mxKey, facts.mailboxProvider?.id);
       const target = { key, pacing: pacingOf(key) };
       // a 421 met by any verifier sharing the politeness, or this mailbox's greylisting not yet over
-      const [backoffLeft, greyLeft] = await untilAborted(politeness.heldFor([backoffSubject(key), greylistSubject(syntax.address)]), signal);
+      const [backoffLeft, greyLeft] = await untilDeadline(politeness.heldFor([backoffSubject(key), greylistSubject(syntax.address)]), signal);
       if (backoffLeft > 0) return backedOff(backoffLeft);
       if (greyLeft > 0) return stillGreylisted(greyLeft);
-      const smtp = await untilAborted(scheduler.run(key, async () => {
+      const smtp = await untilDeadline(scheduler.run(key, async () => {
         const permit = await politeness.acquire(target, signal);
         const closing: Promise<void>[] = [];
         try {
@@ -107,7 +108,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         }
       }), signal);
       if (typeof smtp === 'number') return backedOff(smtp);
-      if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilAborted(smtp.catchAllAsked, signal);
+      if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilDeadline(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       facts.smtp = smtp;
       if (smtp.mxUnresolvable) {
@@ -139,7 +140,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
 
     /** A verdict about to rest on NXDOMAIN: believe it only from a resolver that knows the canaries. */
     async function distrustDenial(what: string): Promise<void> {
-      const health = deps.dns.health ? await untilAborted(deps.dns.health(), signal) : { lying: false as const };
+      const health = deps.dns.health ? await untilDeadline(deps.dns.health(), signal) : { lying: false as const };
       if (health.lying) facts.dnsProblem = { kind: 'resolver_unreliable', detail: `${what}, but ${health.detail}` };
     }
 
@@ -224,15 +225,9 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   return { verify };
 }
 
-
 class DeadlinePassed extends Error {}
 
-function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new DeadlinePassed());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new DeadlinePassed());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+/** Waits for `work` until the verification's deadline, which ends the wait as DeadlinePassed. */
+function untilDeadline<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  return untilAborted(work, signal, () => new DeadlinePassed());
 }
