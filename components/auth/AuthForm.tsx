@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { Button, ErrorNote, inputClass } from '../ui';
+import { Button, ErrorNote, inputClass, labelClass } from '../ui';
 
 const copy = {
   signin: { title: 'Sign in', action: 'Sign in', busy: 'Signing in…', switchText: 'No account yet?', switchLink: 'Create one', switchHref: '/signup' },
@@ -65,13 +65,13 @@ export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
       <h1 className="text-xl font-semibold text-slate-900">{text.title}</h1>
       {error && <ErrorNote error={error} />}
       <div>
-        <label htmlFor="email" className="mb-1.5 block text-sm font-medium text-slate-700">
+        <label htmlFor="email" className={labelClass}>
           Email
         </label>
         <input id="email" name="email" type="email" autoComplete="email" required className={inputClass} />
       </div>
       <div>
-        <label htmlFor="password" className="mb-1.5 block text-sm font-medium text-slate-700">
+        <label htmlFor="password" className={labelClass}>
           Password
         </label>
         <input

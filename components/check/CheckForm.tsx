@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { useVerifySingle } from '@/lib/client/hooks';
-import { Button, Card, ErrorNote, inputClass } from '../ui';
+import { Button, Card, ErrorNote, inputClass, labelClass } from '../ui';
 import { VerdictCard } from './VerdictCard';
 
 export function CheckForm() {
@@ -19,7 +19,7 @@ export function CheckForm() {
       <Card title="Check one address" className="lg:col-span-2 self-start">
         <form onSubmit={onSubmit} className="space-y-4">
           <div>
-            <label htmlFor="check-email" className="mb-1.5 block text-sm font-medium text-slate-700">
+            <label htmlFor="check-email" className={labelClass}>
               Email address
             </label>
             <input

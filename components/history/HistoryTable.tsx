@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { useHistory, type HistoryQuery } from '@/lib/client/hooks';
-import { Button, Card, DataTable, ErrorNote, formatDate, inputClass, selectClass } from '../ui';
+import { Button, Card, DataTable, ErrorNote, formatDate, inputClass, labelClass, selectClass } from '../ui';
 import { RiskBadge, StatusBadge } from '../verdict';
 
 type Mode = '' | 'true' | 'false';
@@ -29,7 +29,7 @@ export function HistoryTable() {
       <div className="mb-4 flex flex-wrap items-end gap-3">
         <form onSubmit={onSearch} role="search" className="flex min-w-64 flex-1 items-end gap-2">
           <div className="flex-1">
-            <label htmlFor="history-search" className="mb-1.5 block text-sm font-medium text-slate-700">
+            <label htmlFor="history-search" className={labelClass}>
               Address
             </label>
             <input id="history-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="exact address, e.g. jane@example.com" className={inputClass} />
@@ -44,7 +44,7 @@ export function HistoryTable() {
           )}
         </form>
         <div>
-          <label htmlFor="history-mode" className="mb-1.5 block text-sm font-medium text-slate-700">
+          <label htmlFor="history-mode" className={labelClass}>
             Mode
           </label>
           <select id="history-mode" value={mode} onChange={(e) => { setMode(e.target.value as Mode); setCursors([undefined]); }} className={selectClass}>

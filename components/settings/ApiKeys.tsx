@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '@/lib/client/hooks';
-import { Button, Card, Empty, ErrorNote, cx, formatDate, inputClass } from '../ui';
+import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
 
 export function ApiKeys() {
@@ -20,7 +20,7 @@ export function ApiKeys() {
     <Card title="API keys" description="Send a key as Authorization: Bearer <key>. Add X-EV-Sandbox: true for simulated results.">
       <form onSubmit={onCreate} className="flex flex-wrap items-end gap-2">
         <div className="min-w-48 flex-1">
-          <label htmlFor="key-name" className="mb-1.5 block text-sm font-medium text-slate-700">
+          <label htmlFor="key-name" className={labelClass}>
             Key name
           </label>
           <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. CRM import" className={inputClass} maxLength={100} />

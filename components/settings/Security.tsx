@@ -3,7 +3,7 @@
 import { signOut } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { useChangePassword, useSignOutEverywhere } from '@/lib/client/hooks';
-import { Button, Card, ErrorNote, inputClass } from '../ui';
+import { Button, Card, ErrorNote, inputClass, labelClass } from '../ui';
 
 /** Password change and sign-out-everywhere: both end every other dashboard session. */
 export function Security() {
@@ -34,13 +34,13 @@ export function Security() {
     <Card title="Security" description="Changing the password signs out every other session. Sign out everywhere ends all of them, this one included.">
       <form onSubmit={onChange} className="grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
         <div>
-          <label htmlFor="current-password" className="mb-1.5 block text-sm font-medium text-slate-700">
+          <label htmlFor="current-password" className={labelClass}>
             Current password
           </label>
           <input id="current-password" type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} className={inputClass} />
         </div>
         <div>
-          <label htmlFor="new-password" className="mb-1.5 block text-sm font-medium text-slate-700">
+          <label htmlFor="new-password" className={labelClass}>
             New password
           </label>
           <input id="new-password" type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} className={inputClass} aria-describedby="new-password-hint" />

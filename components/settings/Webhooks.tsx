@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useTestWebhook, useWebhooks } from '@/lib/client/hooks';
 import type { Webhook } from '@/lib/client/types';
-import { Button, Card, Empty, ErrorNote, cx, formatDate, inputClass } from '../ui';
+import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
 
 export function Webhooks() {
@@ -20,7 +20,7 @@ export function Webhooks() {
     <Card title="Webhooks" description="Called when a list job completes or fails. Deliveries are signed (Standard Webhooks) and retried for a day.">
       <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
-          <label htmlFor="webhook-url" className="mb-1.5 block text-sm font-medium text-slate-700">
+          <label htmlFor="webhook-url" className={labelClass}>
             Endpoint URL
           </label>
           <input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/verifier" className={inputClass} />

@@ -37,6 +37,8 @@ export const primaryLinkButton =
 const fieldClass =
   'rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-indigo-600';
 
+/** A form field's label, above its input. */
+export const labelClass = 'mb-1.5 block text-sm font-medium text-slate-700';
 export const inputClass = `block w-full ${fieldClass}`;
 export const selectClass = `block w-auto ${fieldClass} pr-8`;
 

@@ -1,5 +1,6 @@
 import type { Database } from '../db/client';
 import { bulkInsert, selectRows } from '../db/sql';
+import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
 
@@ -52,12 +53,10 @@ function booleanLiteral(database: Database, value: boolean): string {
   return value ? '1' : '0';
 }
 
-/** The stored normalized address with the local part as asked (normalized_email keeps its case). */
-function normalizedAsAsked(email: string, stored: string | null): string | null {
-  if (!stored) return null;
-  const at = email.lastIndexOf('@');
-  return `${email.slice(0, at).normalize('NFC')}${stored.slice(stored.lastIndexOf('@'))}`;
-}
+const normalizedOf = (email: string) => {
+  const syntax = checkSyntax(email);
+  return syntax.ok ? syntax.normalized : null;
+};
 
 const openBatches = new Map<Database, { rows: unknown[][]; stored: Promise<void> }>();
 
@@ -138,7 +137,8 @@ export async function cachedVerdict(database: Database, userId: string, email: s
     JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email'>> & { evidence: Verdict['evidence'] };
   return {
     email,
-    normalized_email: row.email === email ? normalized_email : normalizedAsAsked(email, normalized_email),
+    // the stored row may be another spelling of the mailbox: normalize the address as asked
+    normalized_email: row.email === email ? normalized_email : normalizedOf(email),
     valid: bool(row.valid),
     deliverable: bool(row.deliverable),
     risk_level: row.risk_level as Verdict['risk_level'],

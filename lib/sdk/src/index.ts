@@ -1,4 +1,4 @@
-import { Transport, type EmailVerifierOptions, type RequestOptions } from './client.js';
+import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.js';
 import type {
   Account, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -34,17 +34,6 @@ export interface WaitOptions extends RequestOptions {
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
-function wait(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-}
-
 class Bulk {
   constructor(private readonly t: Transport) {}
 
@@ -66,7 +55,7 @@ class Bulk {
       const status = await this.status(jobId, rest);
       onProgress?.(status);
       if (ENDED.has(status.status)) return status;
-      await wait(intervalMs, rest.signal);
+      await sleep(intervalMs, rest.signal);
     }
   }
 
