@@ -7,7 +7,7 @@ import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } fro
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix.
 
-export function hashKey(key: string): string {
+function hashKey(key: string): string {
   return hash('sha256', key, 'hex'); // one-shot: no Hash object per request
 }
 

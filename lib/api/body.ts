@@ -73,7 +73,7 @@ function discardThenHangUp(reader: ReadableStreamDefaultReader<Uint8Array>): voi
  * bulk has a limit of kilobytes, so JSON.parse's worst case (about 20x the text for `[{},{},...]`)
  * stays small; bulk bodies are read by lib/jobs/bulk-request.ts, which checks their shape as it goes.
  */
-export function parseJson(bytes: Buffer): unknown {
+function parseJson(bytes: Buffer): unknown {
   if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');
   try {
     return JSON.parse(bytes.toString('utf8'));

@@ -15,7 +15,7 @@ import { uploadFormat, type UploadFormat } from './formats';
  * memory: `{"emails":[{},{},...]}` stops at its first element, and a field the API does not take is
  * skipped however deep it nests, where JSON.parse would have built millions of objects first.
  */
-export function readBulkBody(bytes: Buffer): unknown {
+function readBulkBody(bytes: Buffer): unknown {
   if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');
   const max = env().EV_MAX_BULK_EMAILS;
   const result: Record<string, unknown> = {};

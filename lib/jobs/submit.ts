@@ -68,7 +68,7 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
 }
 
 /** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
-export async function submitInstant(database: Database, request: BulkRequest) {
+async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const shape = listShape(request.emails);
   if (!request.sandbox) refuseWithoutIdentity();

@@ -30,7 +30,7 @@ export function recordSingle(database: Database, userId: string, verdict: Verdic
  * (what SQLite's lower() and PostgreSQL's under the "C" collation do, so the index on it serves the
  * query). One mailbox whatever the case of its spelling, as the duplicates rule says (README).
  */
-export function mailboxCase(email: string): string {
+function mailboxCase(email: string): string {
   return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
