@@ -1,0 +1,44 @@
+/**
+ * Named crash points for recovery tests (the way FoundationDB, TiKV's fail-rs and etcd test theirs).
+ *
+ * `EV_TEST_FAILPOINTS` is read only by this module and only meant for tests: a comma-separated list
+ * of `name` or `name=action`, where action is
+ * - `exit` (default): the process dies at once with SIGKILL, as a crash or an OOM kill would, with
+ *   no `finally`, no pending write and no graceful shutdown;
+ * - `throw`: the step throws (a failed statement, a dropped connection);
+ * - `N*exit` / `N*throw`: the first N-1 passes go through, the N-th acts, later ones go through.
+ * Unset (production), `failpoint()` is one Map lookup on an empty map.
+ */
+const points = parse(process.env.EV_TEST_FAILPOINTS ?? '');
+
+interface Point {
+  action: 'exit' | 'throw';
+  remaining: number;
+}
+
+function parse(spec: string): Map<string, Point> {
+  const map = new Map<string, Point>();
+  for (const item of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [name, how = 'exit'] = item.split('=');
+    const match = /^(?:(\d+)\*)?(exit|throw)$/.exec(how);
+    if (!match) throw new Error(`EV_TEST_FAILPOINTS: cannot read "${item}"`);
+    map.set(name, { action: match[2] as Point['action'], remaining: Number(match[1] ?? 1) });
+  }
+  return map;
+}
+
+export class FailpointError extends Error {
+  constructor(readonly point: string) {
+    super(`failpoint ${point}`);
+  }
+}
+
+/** Marks a step a test may crash at. `name` is `area.step`, for example `quota.after-reserve`. */
+export function failpoint(name: string): void {
+  if (points.size === 0) return;
+  const point = points.get(name);
+  if (!point || --point.remaining !== 0) return;
+  if (point.action === 'throw') throw new FailpointError(name);
+  process.stderr.write(`failpoint ${name}: killing process ${process.pid}\n`);
+  process.kill(process.pid, 'SIGKILL');
+}
