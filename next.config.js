@@ -1,3 +1,7 @@
+// A self-hosted service does not phone home: Next.js telemetry stays off unless an operator opts in
+// (the npm scripts set the same before the CLI starts, which is when `next build` reads it).
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+
 const dev = process.env.NODE_ENV === 'development';
 
 /**

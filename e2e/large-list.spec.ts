@@ -17,20 +17,31 @@ test('a 100,000-row file parses without freezing the page and the job is accepte
   await sandboxOn(page);
   const toggle = page.getByRole('switch', { name: 'Sandbox mode' });
 
+  // Main-thread tasks over 50 ms, as the browser itself reports them: the parse runs in a worker,
+  // so the page keeps answering input. Wall time of a click would measure the machine's load instead.
+  await page.evaluate(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.longTasks.push(entry.duration);
+    }).observe({ type: 'longtask' });
+  });
   await page.getByTestId('file-input').setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: bigCsv() });
 
-  // While the worker parses, the header switch still answers within a second.
+  // While the worker parses, the header switch still answers.
   for (const expected of ['false', 'true']) {
-    const started = Date.now();
-    await toggle.click({ timeout: 1_000 });
-    await expect(toggle).toHaveAttribute('aria-checked', expected, { timeout: 1_000 });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-checked', expected);
   }
 
   await expect(page.getByTestId('row-count')).toHaveText('100,000', { timeout: 60_000 });
   await expect(page.getByLabel('Email column').locator('option:checked')).toHaveText('email');
   await expect(page.getByTestId('well-formed-count')).toHaveText('100,000');
   await expect(toggle).toHaveAttribute('aria-checked', 'true');
+  // No main-thread task may keep input waiting long. The longest one is the list's summary once the
+  // worker is done (about 0.65 s for these rows on an idle machine); the bound leaves room for a loaded one.
+  const longest = Math.max(0, ...(await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks)));
+  expect(longest).toBeLessThan(1_500);
 
   await page.getByRole('button', { name: 'Verify 100,000 rows' }).click();
   await expect(page).toHaveURL(/\/jobs\/[^/]+$/, { timeout: 60_000 });

@@ -34,7 +34,8 @@ describe('politeness shared on PostgreSQL', () => {
     const { starts } = await converse(fleet, 'mx:mx.paced.test', { concurrency: 10, perMinute: 300 }, 3, 5);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
-    expect(starts.at(-1)! - starts[0]!).toBeLessThan(8 * 200 + 400);
+    // generous: it catches waiters left idle, not a busy machine
+    expect(starts.at(-1)! - starts[0]!).toBeLessThan(2 * 8 * 200);
   });
 
   it('gives a crashed holder\'s lease to another process once it expires', async () => {
