@@ -23,7 +23,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   422: { name: 'IdempotencyKeyReused', description: '`idempotency_key_reused`: the Idempotency-Key was used with another request.' },
   429: { name: 'RateLimited', description: '`rate_limit`: production requests per key per minute exceeded, or (both modes) the account\'s creation rate (EV_CREATE_RATE_PER_MINUTE) or sandbox job budget (EV_SANDBOX_JOBS_PER_HOUR), with `limit`; also the sandbox trigger `error-ratelimit`.' },
   500: { name: 'ServerError', description: '`server_error`: anything unexpected (logged); also the sandbox trigger `error-server`. Not stored under an Idempotency-Key, so a retry runs.' },
-  503: { name: 'ServiceUnavailable', description: '`service_unavailable`: production probing is refused until the installation has a real sender identity (EV_HELO_NAME and EV_MAIL_FROM, not the verifier.localhost placeholder; README, "Operations"). Nothing is charged.' },
+  503: { name: 'ServiceUnavailable', description: '`service_unavailable`: production probing is refused until the installation has a real sender identity (EV_HELO_NAME and EV_MAIL_FROM, not the verifier.localhost placeholder; docs/operations.md). Nothing is charged.' },
   504: { name: 'Timeout', description: '`timeout`: the sandbox trigger `error-timeout` (after EV_SANDBOX_TIMEOUT_MS).' },
 };
 

@@ -10,7 +10,7 @@ function windowReset(now: number): number {
   return Math.ceil((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS / 1000);
 }
 
-/** Sandbox: plausible values that never block (README, "API reference"). */
+/** Sandbox: plausible values that never block (docs/api.md). */
 export function simulatedRateHeaders(now = Date.now()): RateHeaders {
   const used = Math.floor((now % WINDOW_MS) / 1000);
   return {

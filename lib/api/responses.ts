@@ -25,7 +25,7 @@ export const verdictStatus = z
 const score = percent.describe('0-100: deliverable ≥ 80, undeliverable 0.');
 export const subReason = z
   .enum(SUB_REASONS)
-  .register(named, { id: 'SubReason', description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (README, "Verdict vocabulary").' });
+  .register(named, { id: 'SubReason', description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).' });
 const mailboxProvider = z.string().nullable()
   .describe('Who receives the mail, from the domain\'s MX hosts: `google`, `microsoft`, `yahoo`, `apple`, …, or a gateway (`proofpoint`, `mimecast`, …); null when unknown.');
 
@@ -91,7 +91,7 @@ const formatCounts = {
   total_emails: count,
   valid_emails: count.describe('Addresses of valid syntax.'),
   invalid_format_emails: count.describe('Addresses of invalid syntax; `valid_emails + invalid_format_emails = total_emails`.'),
-  duplicate_emails: count.describe('Rows that repeat an earlier mailbox of the list (README, "Duplicates"): verified and charged once.'),
+  duplicate_emails: count.describe('Rows that repeat an earlier mailbox of the list (docs/lists.md, "Duplicates"): verified and charged once.'),
 };
 
 export const bulkInstant = z

@@ -48,7 +48,7 @@ export function assertSameOrigin(request: Request, { optional = false } = {}): v
  * of ours every X-Forwarded-For/X-Real-IP value is the client's own word (rotating it would dodge
  * any per-address limit). So: behind a trusted proxy (EV_TRUST_PROXY) the last X-Forwarded-For hop
  * (the one that proxy appended), else its X-Real-IP; without one, every client shares one bucket
- * (`shared`): the per-address limits then hold for all anonymous traffic together. README, "Accounts".
+ * (`shared`): the per-address limits then hold for all anonymous traffic together. docs/security.md, "The client address".
  */
 export function clientAddress(request: { headers: Headers }): string {
   if (!env().EV_TRUST_PROXY) return 'shared';

@@ -5,7 +5,7 @@ import { parseProxyUrl } from '../verifier/proxy';
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = z.coerce.number().int().nonnegative();
 
-/** Every environment variable the service reads, validated once. README lists them. */
+/** Every environment variable the service reads, validated once. docs/configuration.md lists them (checked by configuration-doc.test.ts). */
 const schema = z.object({
   DATABASE_URL: z.string().default('file:./data/ev.db'),
   EV_EMBEDDED_WORKER: bool.default(true),
@@ -78,7 +78,7 @@ const schema = z.object({
   /** deliveries in flight per process, and per endpoint */
   EV_WEBHOOK_CONCURRENCY: int.default(16),
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
-  /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (README, "Accounts") */
+  /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (docs/security.md, "The client address") */
   EV_TRUST_PROXY: bool.default(false),
   /** sign-in, sign-up and next-auth bodies: a few form fields */
   EV_AUTH_MAX_BODY_BYTES: int.default(8 * 1024),
@@ -94,6 +94,15 @@ const schema = z.object({
 });
 
 export type Env = z.infer<typeof schema>;
+
+/** The names `env()` reads, for the configuration page's test. */
+export const ENV_VARIABLES = Object.keys(schema.shape) as (keyof Env)[];
+
+/** What each variable is when unset, as the raw text it would have to be set to (objects and parsed values left out). */
+export function envDefaults(): Record<string, string> {
+  const parsed = schema.parse({}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(parsed).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)]));
+}
 
 let cached: Env | undefined;
 

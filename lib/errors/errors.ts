@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes and their HTTP statuses (the README's error table; `Error` in
+ * The closed set of error codes and their HTTP statuses (the error table of docs/api.md; `Error` in
  * lib/api/openapi.ts). The domain throws `AppError` without importing the request plumbing;
  * `errorResponse` (lib/api/errors.ts) turns it into the envelope.
  */

@@ -56,7 +56,7 @@ function chunkSize(sandbox: boolean): number {
  * (lib/api/limits.ts), taken once the request is known to be instant or queued and before anything is written.
  */
 export async function submitBulk(database: Database, request: BulkRequest, takeLimits: (queued: boolean) => Promise<void>) {
-  // Triggers apply only to a request of one address (README, "Sandbox mode"), so a list that
+  // Triggers apply only to a request of one address (docs/api.md, "Sandbox mode"), so a list that
   // happens to hold an error-… address is still verified.
   if (request.sandbox && request.emails.length === 1) await applySandboxTrigger(request.emails[0]!);
   const queued = request.emails.length > INSTANT_LIMIT;

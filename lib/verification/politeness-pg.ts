@@ -5,7 +5,7 @@ import { paceInterval, type Politeness } from '../verifier/politeness';
 
 /**
  * SMTP politeness shared by every process on one PostgreSQL database, so N workers are one polite
- * sender (README, "Operations"). Times are the database's clock (one clock for the fleet):
+ * sender (docs/operations.md). Times are the database's clock (one clock for the fleet):
  * - concurrency: a lease is a row `(key, slot)` of `smtp_leases`, slot < the target's concurrency,
  *   taken by an INSERT that only wins on a free or expired slot; a crashed holder's lease expires.
  *   A waiter asks again every few tens of milliseconds (a conversation lasts about a second).

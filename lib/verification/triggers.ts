@@ -4,7 +4,7 @@ import { sandboxTrigger } from '../verifier/sandbox';
 
 /**
  * Sandbox error triggers (`error-auth…`, `error-ratelimit…`, `error-server…`, `error-timeout…`)
- * answer as the README's error table and the OpenAPI document (lib/api/openapi.ts) say. Throws; returns when there is none.
+ * answer as the error table of docs/api.md and the OpenAPI document (lib/api/openapi.ts) say. Throws; returns when there is none.
  */
 export async function applySandboxTrigger(email: string): Promise<void> {
   switch (sandboxTrigger(email)) {

@@ -28,7 +28,7 @@ export function recordSingle(database: Database, userId: string, verdict: Verdic
 /**
  * An address as the cache and the history search compare it: ASCII letters lower-cased, nothing else
  * (what SQLite's lower() and PostgreSQL's under the "C" collation do, so the index on it serves the
- * query). One mailbox whatever the case of its spelling, as the duplicates rule says (README).
+ * query). One mailbox whatever the case of its spelling, as the duplicates rule says (docs/lists.md).
  */
 function mailboxCase(email: string): string {
   return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());

@@ -2,8 +2,8 @@ import { checkSyntax } from './syntax';
 import type { Reason, RiskLevel, Verdict, VerdictStatus, Verifier } from './types';
 
 /**
- * The sandbox engine: deterministic verdicts from the address pattern (the README's
- * "Sandbox mode" table), no network, no clock.
+ * The sandbox engine: deterministic verdicts from the address pattern (the
+ * "Sandbox mode" table of docs/api.md), no network, no clock.
  */
 
 export type SandboxTrigger = 'auth' | 'ratelimit' | 'timeout' | 'server';

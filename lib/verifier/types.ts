@@ -38,7 +38,7 @@ export interface Verdict {
   confidence: number;
   status: VerdictStatus;
   score: number;
-  /** the address's domain (README, "Verdict vocabulary") */
+  /** the address's domain (docs/verdicts.md) */
   provider: string;
   /** who runs the mailboxes, from the MX hosts ("google", "microsoft", "mimecast"); null: not known */
   mailbox_provider: string | null;

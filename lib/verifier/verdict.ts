@@ -59,7 +59,7 @@ const MAX_MESSAGE = 500;
 const UNDELIVERABLE = { status: 'undeliverable', valid: false, deliverable: false, risk: 'high', score: 0 } as const;
 const UNKNOWN = { status: 'unknown', valid: true, deliverable: false, risk: 'unknown', score: 40, confidence: 20 } as const;
 
-/** The one place facts become a verdict. Scores follow the sandbox table in the README ("Sandbox mode"). */
+/** The one place facts become a verdict. Scores follow the sandbox table in docs/api.md ("Sandbox mode"). */
 export function decideVerdict(facts: Facts): Verdict {
   const shape = decideShape(facts);
   const { syntax, route, smtp } = facts;

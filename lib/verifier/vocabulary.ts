@@ -1,5 +1,5 @@
 /**
- * The vocabulary of a verdict, declared once (README, "Verdict vocabulary"): the verifier's types,
+ * The vocabulary of a verdict, declared once (docs/verdicts.md): the verifier's types,
  * the API's enums (lib/api/responses.ts, lib/api/schemas.ts) and the dashboard's types
  * (lib/client/types.ts) are all derived from these arrays. Plain data, safe to import anywhere.
  */

@@ -11,7 +11,7 @@ import {
   TimeoutError, type Bucket, type JobStatus,
 } from './index.js';
 
-/** Exit codes: the README's CLI section lists them. */
+/** Exit codes: lib/sdk/README.md lists them. */
 export const EXIT = {
   ok: 0,
   notDeliverable: 1,
