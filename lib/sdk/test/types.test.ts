@@ -21,13 +21,19 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.DeliverySent>().toEqualTypeOf<z.infer<typeof res.deliverySent>>();
     expectTypeOf<sdk.Account>().toEqualTypeOf<z.infer<typeof res.account>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
-      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof res.webhookTestEvent>
+      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof res.quotaWarningEvent>
+      | z.infer<typeof res.quotaExceededEvent> | z.infer<typeof res.webhookTestEvent>
     >();
+    expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof res.ruleCreated>>();
+    expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof res.ruleImported>>();
+    expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof res.quotaState>>();
+    expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof res.usageReport>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 
   it('accept what the request schemas accept', () => {
     expectTypeOf<sdk.BulkInput>().toEqualTypeOf<z.input<typeof req.bulkBody>>();
     expectTypeOf<sdk.WebhookInput>().toEqualTypeOf<z.input<typeof req.webhookBody>>();
+    expectTypeOf<sdk.RuleInput>().toEqualTypeOf<z.input<typeof req.ruleBody>>();
   });
 });
