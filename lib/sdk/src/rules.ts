@@ -57,3 +57,26 @@ export function quota(t: Transport, options?: RequestOptions): Promise<QuotaStat
 export function setQuotaWarning(t: Transport, warningBelow: number | null, options?: RequestOptions): Promise<QuotaState> {
   return t.json('POST', '/v1/account/quota', { ...options, body: { warning_below: warningBelow } });
 }
+
+const ACTIONS = new Set(['allow', 'block']);
+const MATCHES = new Set(['email', 'domain', 'mx', 'tld']);
+
+/**
+ * Rules from CSV rows (the dashboard's import and the CLI's): `action,match,value` rows (a header
+ * naming those columns is skipped), or one value a row taken with `defaults`. Rows that are neither
+ * come back in `skipped` by their 1-based line number.
+ */
+export function rulesFromRows(rows: string[][], defaults: Omit<RuleInput, 'value'>): { rules: RuleInput[]; skipped: number[] } {
+  const rules: RuleInput[] = [];
+  const skipped: number[] = [];
+  rows.forEach((row, index) => {
+    const cells = row.map((cell) => cell.trim());
+    if (cells.every((cell) => cell === '')) return;
+    const [first = '', second = '', third = ''] = cells.map((cell) => cell.toLowerCase());
+    if (index === 0 && first === 'action' && second === 'match') return;
+    if (ACTIONS.has(first) && MATCHES.has(second) && cells[2]) rules.push({ action: first as RuleInput['action'], match: second as RuleInput['match'], value: cells[2] });
+    else if (cells.filter(Boolean).length === 1 && !third) rules.push({ ...defaults, value: cells.find(Boolean)! });
+    else skipped.push(index + 1);
+  });
+  return { rules, skipped };
+}
