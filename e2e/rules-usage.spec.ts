@@ -20,7 +20,7 @@ test('rules from a CSV decide a check; the usage panel charts it and downloads i
     name: 'rules.csv', mimeType: 'text/csv',
     buffer: Buffer.from('action,match,value\r\nallow,email,VIP@blocked.example\r\nblock,tld,zz\r\nnonsense,row,here\r\n'),
   });
-  await expect(page.getByTestId('import-note')).toHaveText('Imported rules.csv: 2 new of 2. Skipped line 4.');
+  await expect(page.getByTestId('import-note')).toHaveText('Imported rules.csv: 2 new of 2. Skipped row 4.');
   await expect(page.getByTestId('rule')).toHaveCount(3);
   await expect(page.getByTestId('rules')).toContainText('vip@blocked.example');
   await page.getByRole('button', { name: 'Delete block rule for zz' }).click();

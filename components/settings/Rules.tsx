@@ -81,7 +81,7 @@ function CsvImport({ action, match }: { action: RuleAction; match: RuleMatch }) 
     if (!file) return;
     const parsed = Papa.parse<string[]>((await file.text()).replace(/^\uFEFF/, ''), { skipEmptyLines: true });
     const { rules, skipped } = rulesFromRows(parsed.data, { action, match });
-    const skippedNote = skipped.length ? ` Skipped line${skipped.length === 1 ? '' : 's'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? '…' : ''}.` : '';
+    const skippedNote = skipped.length ? ` Skipped row${skipped.length === 1 ? '' : 's'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? '…' : ''}.` : '';
     if (rules.length === 0) return setNote(`No rules in ${file.name}.${skippedNote}`);
     importRules.mutate(rules, { onSuccess: ({ created, sent }) => setNote(`Imported ${file.name}: ${created} new of ${sent}.${skippedNote}`) });
   }

@@ -64,7 +64,7 @@ const MATCHES = new Set(['email', 'domain', 'mx', 'tld']);
 /**
  * Rules from CSV rows (the dashboard's import and the CLI's): `action,match,value` rows (a header
  * naming those columns is skipped), or one value a row taken with `defaults`. Rows that are neither
- * come back in `skipped` by their 1-based line number.
+ * come back in `skipped` by their 1-based row number (rows as parsed: a parser may drop blank lines).
  */
 export function rulesFromRows(rows: string[][], defaults: Omit<RuleInput, 'value'>): { rules: RuleInput[]; skipped: number[] } {
   const rules: RuleInput[] = [];
