@@ -20,6 +20,8 @@ export interface Operation {
   ok: [number, z.ZodType | 'csv'];
   /** the same answer is also offered as text/csv (`?format=csv`) */
   csvToo?: boolean;
+  /** the key scope the operation needs: branch integrations makes this required and enforces it (its lib/api/key-access.ts) */
+  scope?: 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys' | 'account';
   /** error statuses beyond those every call can get (401, 429, 500; and 400, 403, 409, 413, 422 for POST) */
   errors?: Status[];
   sandboxTriggers?: boolean;
@@ -31,28 +33,28 @@ const verifyErrors: Status[] = [402, 503, 504];
 /** Allow and block rules, the quota warning, usage (docs/rules-and-usage.md). */
 const RULE_AND_USAGE_OPERATIONS: Operation[] = [
   {
-    method: 'get', path: '/v1/rules', operationId: 'listRules', tag: 'Rules', summary: 'List allow and block rules',
+    method: 'get', path: '/v1/rules', operationId: 'listRules', tag: 'Rules', scope: 'rules', summary: 'List allow and block rules',
     description: 'The account\'s rules, the same in both modes. Rules decide an address before any probe: `allowlisted` (deliverable) or `blocklisted` (undeliverable) with the rule\'s id as `rule_id`, not charged.',
     ok: [200, res.ruleList],
   },
   {
-    method: 'post', path: '/v1/rules', operationId: 'createRule', tag: 'Rules', summary: 'Add a rule',
+    method: 'post', path: '/v1/rules', operationId: 'createRule', tag: 'Rules', scope: 'rules', summary: 'Add a rule',
     description: 'Up to EV_MAX_RULES_PER_ACCOUNT (10,000 by default) per account (409 `limit_reached`). A rule the account already has is answered as it is.',
     body: req.ruleBody, ok: [201, res.ruleCreated],
   },
   {
-    method: 'post', path: '/v1/rules/import', operationId: 'importRules', tag: 'Rules', summary: 'Add many rules at once',
+    method: 'post', path: '/v1/rules/import', operationId: 'importRules', tag: 'Rules', scope: 'rules', summary: 'Add many rules at once',
     description: 'The dashboard\'s CSV import sends its rows here. All are added or none.', body: req.ruleImportBody, ok: [200, res.ruleImported],
   },
-  { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', summary: 'Remove a rule', ok: [200, res.ruleDeleted], errors: [404] },
+  { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', summary: 'Remove a rule', ok: [200, res.ruleDeleted], errors: [404] },
   {
-    method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', summary: 'Usage per day and mode',
+    method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', scope: 'account', summary: 'Usage per day and mode',
     description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV.',
     query: req.usageQuery, ok: [200, res.usageReport], csvToo: true, errors: [400],
   },
-  { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', summary: 'Quota and its warning threshold', ok: [200, res.quotaState] },
+  { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', summary: 'Quota and its warning threshold', ok: [200, res.quotaState] },
   {
-    method: 'post', path: '/v1/account/quota', operationId: 'setQuotaWarning', tag: 'Account', summary: 'Set the quota warning threshold',
+    method: 'post', path: '/v1/account/quota', operationId: 'setQuotaWarning', tag: 'Account', scope: 'account', summary: 'Set the quota warning threshold',
     description: '`quota.warning` is sent once each time credits plus today\'s free checks fall below it (checked after each production reservation).',
     body: req.quotaWarningBody, ok: [200, res.quotaState],
   },

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { usageRow } from '../api/responses';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
 import { AppError } from '../errors/errors';
@@ -9,18 +11,8 @@ import { ledgerByDay } from './ledger';
 export const MAX_USAGE_DAYS = 366;
 const MODES = ['production', 'sandbox'] as const;
 
-export interface UsageRow {
-  day: string;
-  mode: (typeof MODES)[number];
-  checks: number;
-  deliverable: number;
-  undeliverable: number;
-  risky: number;
-  unknown: number;
-  charged: number;
-  refunded: number;
-  credits_granted: number | null;
-}
+/** A row as the contract declares it (lib/api/responses.ts `usageRow`). */
+export type UsageRow = z.infer<typeof usageRow>;
 
 /** The range asked for, by default the last 30 days up to today (UTC); 400 when it is backwards or too long. */
 export function usageRange(query: { from?: string; to?: string }, now = Date.now()): DayRange {

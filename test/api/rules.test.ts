@@ -152,3 +152,21 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
     for (const email of ruled) expect(asked()).not.toContain(email);
   });
 });
+
+describe.each(DIALECTS)('a full import on %s', (dialect) => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    ctx = await setup(dialect, { EV_MAX_RULES_PER_ACCOUNT: '10000' });
+  });
+  afterAll(() => ctx.teardown());
+
+  it('takes the most one request may hold (1,000 rules) at once, and again without adding any', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ action: i % 2 ? 'allow' : 'block', match: 'email', value: `user${i}@many.test` }));
+    const first = await call(ruleImport.POST, { key: ctx.key, body: { rules: many } });
+    expect(first.json).toMatchObject({ success: true, created: 1000 });
+    const again = await call(ruleImport.POST, { key: ctx.key, body: { rules: many } });
+    expect(again.json.created).toBe(0);
+    expect(again.json.data.map((r: any) => r.id)).toEqual(first.json.data.map((r: any) => r.id));
+    expect((await call(ruleImport.POST, { key: ctx.key, body: { rules: [...many, many[0]] } })).status).toBe(400); // 1,001
+  });
+});
