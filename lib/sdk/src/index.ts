@@ -9,7 +9,7 @@ import type {
 export * from './errors.js';
 export * from './types.js';
 export * from './rules-types.js';
-export type { UsageRange } from './rules.js';
+export { rulesFromRows, type UsageRange } from './rules.js';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.js';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.js';
 
