@@ -6,6 +6,7 @@ import { useSandbox } from './sandbox';
 // One hook per endpoint of the rules, quota and usage API (the types are the SDK's, checked against the contract).
 
 const IMPORT_BATCH = 1000;
+const QUOTA_KEY = ['live', 'account', 'quota'];
 
 export function useRules() {
   return useQuery({ queryKey: ['account', 'rules'], queryFn: () => api<{ data: Rule[] }>('/v1/rules') });
@@ -41,20 +42,22 @@ export function useDeleteRule() {
   return useMutation({ mutationFn: (id: string) => api<unknown>(`/v1/rules/${encodeURIComponent(id)}`, { method: 'DELETE' }), onSuccess });
 }
 
+// Keys as hooks.ts makes them (mode, then name): 'account' second, so a check or a list refreshes them.
 export function useUsage(from: string, to: string) {
-  return useQuery({ queryKey: ['account', 'usage', from, to], queryFn: () => api<UsageReport>('/v1/usage', { query: { from, to } }) });
+  const mode = useSandbox() ? 'sandbox' : 'live';
+  return useQuery({ queryKey: [mode, 'account', 'usage', from, to], queryFn: () => api<UsageReport>('/v1/usage', { query: { from, to } }) });
 }
 
 /** The quota and its warning; production only (the sandbox has no quota). Refreshed every minute for the banner. */
 export function useQuota() {
   const sandbox = useSandbox();
-  return useQuery({ queryKey: ['live', 'quota'], queryFn: () => api<QuotaState>('/v1/account/quota'), enabled: !sandbox, refetchInterval: 60_000 });
+  return useQuery({ queryKey: QUOTA_KEY, queryFn: () => api<QuotaState>('/v1/account/quota'), enabled: !sandbox, refetchInterval: 60_000 });
 }
 
 export function useSetQuotaWarning() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (warningBelow: number | null) => api<QuotaState>('/v1/account/quota', { method: 'POST', body: { warning_below: warningBelow } }),
-    onSuccess: (state) => queryClient.setQueryData(['live', 'quota'], state),
+    onSuccess: (state) => queryClient.setQueryData(QUOTA_KEY, state),
   });
 }
