@@ -31,7 +31,10 @@ async function level({ prisma, dialect }: Database, userId: string): Promise<Lev
 
 /** The account's quota and where its warning stands: GET /v1/account/quota and the dashboard's banner. */
 export async function quotaState(database: Database, userId: string) {
-  const row = await level(database, userId);
+  return stateOf(await level(database, userId));
+}
+
+function stateOf(row: Level | undefined) {
   const credits = Number(row?.credits ?? 0);
   const freeRemaining = Math.max(0, env().EV_FREE_DAILY - Number(row?.used ?? 0));
   const warningBelow = row?.warn_below ?? env().EV_QUOTA_WARNING_BELOW;
@@ -55,13 +58,16 @@ export async function setQuotaWarning(database: Database, userId: string, warnin
 
 /** After a reservation: sends `quota.warning` when the balance is below the threshold and was not already warned of. */
 export async function noteQuotaLevel(database: Database, userId: string): Promise<void> {
-  const state = await quotaState(database, userId);
+  const row = await level(database, userId);
+  const state = stateOf(row);
+  const warned = row?.warned === true || Number(row?.warned) === 1;
   const { prisma, dialect } = database;
   if (!state.below) {
     // back at or above the threshold: the next fall below is a new crossing
-    await prisma.quotaAlert.updateMany({ where: { userId, warned: true }, data: { warned: false } });
+    if (warned) await prisma.quotaAlert.updateMany({ where: { userId, warned: true }, data: { warned: false } });
     return;
   }
+  if (warned) return; // one query on the hot path when nothing is to be sent
   await prisma.$transaction(async (tx) => {
     const claimed = await tx.$executeRawUnsafe(q(dialect,
       `INSERT INTO quota_alerts (user_id, warned) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET warned = excluded.warned WHERE quota_alerts.warned = ?`),
