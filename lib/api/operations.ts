@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as req from './schemas';
 import * as res from './responses';
+import * as rr from './responses-rules';
 
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 
@@ -35,28 +36,28 @@ const RULE_AND_USAGE_OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/v1/rules', operationId: 'listRules', tag: 'Rules', scope: 'rules', summary: 'List allow and block rules',
     description: 'The account\'s rules, the same in both modes. Rules decide an address before any probe: `allowlisted` (deliverable) or `blocklisted` (undeliverable) with the rule\'s id as `rule_id`, not charged.',
-    ok: [200, res.ruleList],
+    ok: [200, rr.ruleList],
   },
   {
     method: 'post', path: '/v1/rules', operationId: 'createRule', tag: 'Rules', scope: 'rules', summary: 'Add a rule',
     description: 'Up to EV_MAX_RULES_PER_ACCOUNT (10,000 by default) per account (409 `limit_reached`). A rule the account already has is answered as it is.',
-    body: req.ruleBody, ok: [201, res.ruleCreated],
+    body: req.ruleBody, ok: [201, rr.ruleCreated],
   },
   {
     method: 'post', path: '/v1/rules/import', operationId: 'importRules', tag: 'Rules', scope: 'rules', summary: 'Add many rules at once',
-    description: 'The dashboard\'s CSV import sends its rows here. All are added or none.', body: req.ruleImportBody, ok: [200, res.ruleImported],
+    description: 'The dashboard\'s CSV import sends its rows here. All are added or none.', body: req.ruleImportBody, ok: [200, rr.ruleImported],
   },
-  { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', summary: 'Remove a rule', ok: [200, res.ruleDeleted], errors: [404] },
+  { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', summary: 'Remove a rule', ok: [200, rr.ruleDeleted], errors: [404] },
   {
     method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', scope: 'account', summary: 'Usage per day and mode',
     description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV.',
-    query: req.usageQuery, ok: [200, res.usageReport], csvToo: true, errors: [400],
+    query: req.usageQuery, ok: [200, rr.usageReport], csvToo: true, errors: [400],
   },
-  { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', summary: 'Quota and its warning threshold', ok: [200, res.quotaState] },
+  { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', summary: 'Quota and its warning threshold', ok: [200, rr.quotaState] },
   {
     method: 'post', path: '/v1/account/quota', operationId: 'setQuotaWarning', tag: 'Account', scope: 'account', summary: 'Set the quota warning threshold',
     description: '`quota.warning` is sent once each time credits plus today\'s free checks fall below it (checked after each production reservation).',
-    body: req.quotaWarningBody, ok: [200, res.quotaState],
+    body: req.quotaWarningBody, ok: [200, rr.quotaState],
   },
 ];
 

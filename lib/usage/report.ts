@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { usageRow } from '../api/responses';
+import type { usageRow } from '../api/responses-rules';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
 import { AppError } from '../errors/errors';

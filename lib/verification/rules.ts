@@ -3,7 +3,7 @@ import { needsMxHosts, type RuleBook } from '../verifier/rules';
 import { sandboxMxHost } from '../verifier/sandbox';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
-import { verdictByRules } from '../verifier/verify';
+import { verdictByRules } from '../verifier/facts';
 import { dns } from './production';
 
 /**

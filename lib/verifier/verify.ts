@@ -2,18 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { untilAborted } from './abort';
 import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
-import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
 import { backoffSubject, createLocalPoliteness, greylistSubject, politeKey, type Pacing, type Politeness } from './politeness';
 import { mailboxProviderOf } from './providers';
 import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
-import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
-import { matchRule, ruledVerdict, type RuleBook } from './rules';
-import type { Verdict, Verifier, VerifyOptions, VerifyOutcome } from './types';
-import { decideVerdict, initialFacts, type Facts, type SmtpFacts } from './verdict';
+import { listFacts } from './facts';
+import { matchRule, ruledVerdict } from './rules';
+import type { Verifier, VerifyOptions, VerifyOutcome } from './types';
+import { decideVerdict, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
   dns: DnsResolver;
@@ -229,29 +228,6 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   }
 
   return { verify };
-}
-
-/** Syntax and the lists: what is known of an address without asking the network. */
-function listFacts(email: string): Facts {
-  const facts = initialFacts(email);
-  const { syntax } = facts;
-  if (!syntax.ok) return facts;
-  facts.disposable = isDisposableDomain(syntax.asciiDomain);
-  facts.role = isRoleAccount(syntax.local);
-  facts.free = isFreeProvider(syntax.asciiDomain);
-  facts.didYouMean = suggestCorrection(syntax.local, syntax.asciiDomain);
-  return facts;
-}
-
-/**
- * The verdict of the rule that decides this address, or null. Without `mxHosts` only the rules
- * that need no DNS can decide (email, domain, and TLD when the book has no MX rules).
- */
-export function verdictByRules(email: string, rules: RuleBook, mxHosts: readonly string[] | null = null): Verdict | null {
-  if (rules.size === 0) return null;
-  const facts = listFacts(email);
-  const rule = facts.syntax.ok ? matchRule(rules, facts.syntax, mxHosts) : null;
-  return rule ? ruledVerdict(decideVerdict(facts), rule) : null;
 }
 
 class DeadlinePassed extends Error {}
