@@ -2,6 +2,7 @@ import { redirect } from 'next/navigation';
 import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
 import { Header } from '@/components/layout/Header';
+import { QuotaBanner } from '@/components/layout/QuotaBanner';
 import { authOptions } from '@/lib/auth/options';
 
 /** Every page in this group needs a session; without one the visitor goes to sign in. */
@@ -11,6 +12,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   return (
     <>
       <Header email={session.user.email} />
+      <QuotaBanner />
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
         {children}
       </main>

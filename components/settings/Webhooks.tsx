@@ -10,14 +10,17 @@ export function Webhooks() {
   const webhooks = useWebhooks();
   const create = useCreateWebhook();
   const [url, setUrl] = useState('');
+  const [quotaEvents, setQuotaEvents] = useState(false);
 
   function onAdd(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ url: url.trim() }, { onSuccess: () => setUrl('') });
+    // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
+    const events = quotaEvents ? ['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded'] : undefined;
+    create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }
 
   return (
-    <Card title="Webhooks" description="Called when a list job completes or fails. Deliveries are signed (Standard Webhooks) and retried for a day.">
+    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out). Deliveries are signed (Standard Webhooks) and retried for a day.">
       <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
           <label htmlFor="webhook-url" className={labelClass}>
@@ -25,6 +28,10 @@ export function Webhooks() {
           </label>
           <input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/verifier" className={inputClass} />
         </div>
+        <label className="flex items-center gap-2 py-2 text-sm text-slate-700">
+          <input type="checkbox" checked={quotaEvents} onChange={(e) => setQuotaEvents(e.target.checked)} />
+          Quota events too
+        </label>
         <Button type="submit" disabled={create.isPending}>
           Add webhook
         </Button>

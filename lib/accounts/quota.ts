@@ -1,6 +1,7 @@
 import type { Database, Db } from '../db/client';
 import { AppError } from '../errors/errors';
 import { env } from '../config/env';
+import { noteQuotaExceeded, noteQuotaLevel, safely } from './quota-events';
 
 /**
  * Production quota: each account has EV_FREE_DAILY free verifications per UTC day, then credits.
@@ -30,8 +31,11 @@ export async function reserve(database: Database, userId: string, count: number)
   if (count <= 0) return { day, free: 0, credits: 0 };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.prisma.$transaction((tx) => takeReservation(tx, userId, day, count));
+      const reservation = await database.prisma.$transaction((tx) => takeReservation(tx, userId, day, count));
+      await safely(() => noteQuotaLevel(database, userId)); // quota events: lib/accounts/quota-events.ts
+      return reservation;
     } catch (error) {
+      if (error instanceof AppError && error.code === 'insufficient_credits') await safely(() => noteQuotaExceeded(database, userId, error.extra as never));
       if (!(error instanceof QuotaMoved) && !lostDayRowRace(error)) throw error;
       if (attempt >= 20) throw new AppError('conflict', 'Too many requests changed the quota at the same time; please retry.');
     }

@@ -18,7 +18,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   402: { name: 'PaymentRequired', description: '`insufficient_credits`: production free quota and credits exhausted.' },
   403: { name: 'Forbidden', description: '`forbidden`: a cookie-authenticated write from another origin.' },
   404: { name: 'NotFound', description: '`not_found`: unknown, or another account\'s.' },
-  409: { name: 'Conflict', description: '`job_not_completed` (download before completion), `conflict` (cancelling an ended job; a retry while its Idempotency-Key\'s original runs), `limit_reached` (one webhook or active key more than the account may hold; `limit`).' },
+  409: { name: 'Conflict', description: '`job_not_completed` (download before completion), `conflict` (cancelling an ended job; a retry while its Idempotency-Key\'s original runs), `limit_reached` (one webhook, active key or rule more than the account may hold; `limit`).' },
   413: { name: 'PayloadTooLarge', description: '`payload_too_large` (body over the route\'s limit: EV_MAX_BODY_BYTES for bulk, a few KB elsewhere), `too_many_emails` (over EV_MAX_BULK_EMAILS).' },
   422: { name: 'IdempotencyKeyReused', description: '`idempotency_key_reused`: the Idempotency-Key was used with another request.' },
   429: { name: 'RateLimited', description: '`rate_limit`: production requests per key per minute exceeded, or (both modes) the account\'s creation rate (EV_CREATE_RATE_PER_MINUTE) or sandbox job budget (EV_SANDBOX_JOBS_PER_HOUR), with `limit`; also the sandbox trigger `error-ratelimit`.' },
@@ -87,7 +87,7 @@ function operationObject(op: Operation) {
       ...(okHeaders ? { headers: okSchema === 'csv' ? { ...okHeaders, ...DOWNLOAD_HEADERS } : okHeaders } : {}),
       content: okSchema === 'csv'
         ? { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } } }
-        : { 'application/json': { schema: schemaOf(okSchema, 'output') } },
+        : { 'application/json': { schema: schemaOf(okSchema, 'output') }, ...(op.csvToo ? { 'text/csv': { schema: { type: 'string' } } } : {}) },
     },
   };
   if (!op.public) {
@@ -170,13 +170,16 @@ export function buildOpenApi(): Record<string, unknown> {
       { name: 'Bulk', description: 'Lists as jobs: submit, poll, download, cancel.' },
       { name: 'History', description: 'Past verifications.' },
       { name: 'Webhooks', description: 'Endpoints that receive job events, signed as Standard Webhooks.' },
-      { name: 'Account', description: 'Keys, plan, quota and credits.' },
+      { name: 'Rules', description: 'Allow and block rules: addresses, domains, MX hosts and TLDs decided before any probe.' },
+      { name: 'Account', description: 'Keys, plan, quota, credits and usage.' },
       { name: 'Operations', description: 'The installation itself.' },
     ],
     paths,
     webhooks: {
       'bulk.completed': webhookOperation('BulkCompletedEvent', 'A job completed'),
       'bulk.failed': webhookOperation('BulkFailedEvent', 'A job failed'),
+      'quota.warning': webhookOperation('QuotaWarningEvent', 'Credits plus today\'s free checks fell below the account\'s threshold (once per crossing)'),
+      'quota.exceeded': webhookOperation('QuotaExceededEvent', 'A request was refused for want of credits (at most once an hour)'),
       'webhook.test': webhookOperation('WebhookTestEvent', 'A test event (POST /v1/webhooks/{id}/test)'),
     },
     components: {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as req from './schemas';
 import * as res from './responses';
+import * as rr from './responses-rules';
 
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 
@@ -18,6 +19,10 @@ export interface Operation {
   body?: z.ZodType;
   /** status and schema of the success answer; `csv` for the download */
   ok: [number, z.ZodType | 'csv'];
+  /** the same answer is also offered as text/csv (`?format=csv`) */
+  csvToo?: boolean;
+  /** the key scope the operation needs: branch integrations makes this required and enforces it (its lib/api/key-access.ts) */
+  scope?: 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys' | 'account';
   /** error statuses beyond those every call can get (401, 429, 500; and 400, 403, 409, 413, 422 for POST) */
   errors?: Status[];
   sandboxTriggers?: boolean;
@@ -25,6 +30,36 @@ export interface Operation {
 }
 
 const verifyErrors: Status[] = [402, 503, 504];
+
+/** Allow and block rules, the quota warning, usage (docs/rules-and-usage.md). */
+const RULE_AND_USAGE_OPERATIONS: Operation[] = [
+  {
+    method: 'get', path: '/v1/rules', operationId: 'listRules', tag: 'Rules', scope: 'rules', summary: 'List allow and block rules',
+    description: 'The account\'s rules, the same in both modes. Rules decide an address before any probe: `allowlisted` (deliverable) or `blocklisted` (undeliverable) with the rule\'s id as `rule_id`, not charged.',
+    ok: [200, rr.ruleList],
+  },
+  {
+    method: 'post', path: '/v1/rules', operationId: 'createRule', tag: 'Rules', scope: 'rules', summary: 'Add a rule',
+    description: 'Up to EV_MAX_RULES_PER_ACCOUNT (10,000 by default) per account (409 `limit_reached`). A rule the account already has is answered as it is.',
+    body: req.ruleBody, ok: [201, rr.ruleCreated],
+  },
+  {
+    method: 'post', path: '/v1/rules/import', operationId: 'importRules', tag: 'Rules', scope: 'rules', summary: 'Add many rules at once',
+    description: 'The dashboard\'s CSV import sends its rows here. All are added or none.', body: req.ruleImportBody, ok: [200, rr.ruleImported],
+  },
+  { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', summary: 'Remove a rule', ok: [200, rr.ruleDeleted], errors: [404] },
+  {
+    method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', scope: 'account', summary: 'Usage per day and mode',
+    description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV.',
+    query: req.usageQuery, ok: [200, rr.usageReport], csvToo: true, errors: [400],
+  },
+  { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', summary: 'Quota and its warning threshold', ok: [200, rr.quotaState] },
+  {
+    method: 'post', path: '/v1/account/quota', operationId: 'setQuotaWarning', tag: 'Account', scope: 'account', summary: 'Set the quota warning threshold',
+    description: '`quota.warning` is sent once each time credits plus today\'s free checks fall below it (checked after each production reservation).',
+    body: req.quotaWarningBody, ok: [200, rr.quotaState],
+  },
+];
 
 export const OPERATIONS: Operation[] = [
   {
@@ -96,6 +131,7 @@ export const OPERATIONS: Operation[] = [
     description: 'From a dashboard session only (403 with an API key). Every other session is signed out; this one gets a new cookie. A wrong current password counts towards the sign-in throttle (429).',
     body: req.passwordChangeBody, ok: [200, res.accountMessage],
   },
+  ...RULE_AND_USAGE_OPERATIONS,
   {
     method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', summary: 'Egress health of the installation',
     description: 'Port 25, reverse DNS and blocklists, from this server process\'s cached check; the first call runs it.',

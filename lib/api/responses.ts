@@ -29,6 +29,8 @@ export const subReason = z
 const mailboxProvider = z.string().nullable()
   .describe('Who receives the mail, from the domain\'s MX hosts: `google`, `microsoft`, `yahoo`, `apple`, …, or a gateway (`proofpoint`, `mimecast`, …); null when unknown.');
 
+const ruleId = z.string().nullable().describe('The allow or block rule that decided the verdict (`reason` `allowlisted` / `blocklisted`; GET /v1/rules); null otherwise.');
+
 export const evidence = z
   .object({
     mx_host: z.string().nullable(),
@@ -65,6 +67,7 @@ export const singleResult = z
     catch_all: z.boolean(),
     did_you_mean: z.string().nullable().describe('A likely correction of a misspelt domain.'),
     evidence: evidence.nullable(),
+    rule_id: ruleId,
     sandbox: z.boolean(),
   })
   .register(named, { id: 'SingleResult' });
@@ -76,7 +79,7 @@ export const verifyResult = singleResult
 export const bulkItem = z
   .object({
     email: z.string(), valid: z.boolean(), deliverable: z.boolean(), risk_level: riskLevel, reason, cached: z.boolean(), status: verdictStatus, score,
-    sub_reason: subReason.nullable(), mailbox_provider: mailboxProvider,
+    sub_reason: subReason.nullable(), mailbox_provider: mailboxProvider, rule_id: ruleId,
   })
   .register(named, { id: 'BulkItem' });
 
@@ -165,7 +168,7 @@ export const webhookList = z.object({ success, data: z.array(webhook) }).registe
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'webhook.test']).register(named, { id: 'EventType' });
+export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'webhook.test']).register(named, { id: 'EventType' });
 export const delivery = z
   .object({
     id: z.string(), event_type: eventType, event_id: z.string(), state: deliveryState, attempts: count,
@@ -244,3 +247,6 @@ export const bulkFailedEvent = z
 export const webhookTestEvent = z
   .object({ ...eventBase, type: z.literal('webhook.test'), data: z.object({ message: z.string() }) })
   .register(named, { id: 'WebhookTestEvent' });
+
+// Shared with responses-rules.ts (the rules, quota and usage answers).
+export { count, eventBase, success, timestamp };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { requestSchemas } from './registry';
 import { BUCKETS } from '../verifier/vocabulary';
+import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
 
 // No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
 // counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
@@ -63,11 +64,11 @@ export const downloadQuery = z.object({
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
-export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed']);
+export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded']);
 export const webhookBody = z
   .object({
     url: z.string().url('must be an absolute http(s) URL').max(2048).describe('Where events are POSTed; it must resolve to a public address.'),
-    events: z.array(webhookEvent).min(1).optional().describe('Default both.'),
+    events: z.array(webhookEvent).min(1).optional().describe('Default `bulk.completed` and `bulk.failed`; the quota events are sent only to endpoints that list them.'),
     description: z.string().max(500).optional(),
   })
   .register(requestSchemas, { id: 'WebhookRequest', examples: [{ url: 'https://hooks.example.com/ev', events: ['bulk.completed'] }] });
@@ -78,3 +79,25 @@ export const signupBody = z.object({ email: z.string().max(320), password: z.str
 export const passwordChangeBody = z
   .object({ current_password: z.string().max(1024), new_password: z.string().max(1024) })
   .register(requestSchemas, { id: 'PasswordChangeRequest' });
+
+// Allow and block rules, quota events, usage (docs/rules-and-usage.md).
+export const ruleBody = z
+  .object({
+    action: z.enum(RULE_ACTIONS).describe('`allow`: deliverable (`allowlisted`); `block`: undeliverable (`blocklisted`).'),
+    match: z.enum(RULE_MATCHES).describe('What `value` names; the most specific match wins: email, domain, MX host, TLD. At one level a block beats an allow.'),
+    value: z.string().min(1).max(1024).describe('An address, a domain (exactly; not its subdomains), an MX host or a domain the MX hosts end in, or a TLD (`ru`, `.ru`).'),
+  })
+  .register(requestSchemas, { id: 'RuleRequest', examples: [{ action: 'block', match: 'domain', value: 'competitor.example' }] });
+export const MAX_RULES_PER_IMPORT = 1000;
+export const ruleImportBody = z
+  .object({ rules: z.array(ruleBody).min(1).max(MAX_RULES_PER_IMPORT).describe(`At most ${MAX_RULES_PER_IMPORT} per request; all are added or none (a bad value is a 400 naming it).`) })
+  .register(requestSchemas, { id: 'RuleImportRequest' });
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD');
+export const usageQuery = z.object({
+  from: day.optional().describe('First day (UTC), default 29 days before `to`.'),
+  to: day.optional().describe('Last day (UTC), inclusive; default today. At most 366 days at once.'),
+  format: z.enum(['json', 'csv']).optional().describe('`csv`: the same rows as a CSV file.'),
+});
+export const quotaWarningBody = z
+  .object({ warning_below: z.number().int().min(0).max(1_000_000_000).nullable().describe('Send `quota.warning` when credits plus today\'s free checks fall below this; null: the installation\'s default (EV_QUOTA_WARNING_BELOW).') })
+  .register(requestSchemas, { id: 'QuotaWarningRequest', examples: [{ warning_below: 500 }] });

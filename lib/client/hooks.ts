@@ -110,7 +110,7 @@ export function useWebhooks() {
 export function useCreateWebhook() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { url: string; description?: string }) => api<Webhook>('/v1/webhooks', { method: 'POST', body: input }),
+    mutationFn: (input: { url: string; description?: string; events?: string[] }) => api<Webhook>('/v1/webhooks', { method: 'POST', body: input }),
     onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'webhooks' }),
   });
 }

@@ -29,6 +29,10 @@ const schema = z.object({
   EV_SANDBOX_JOBS_PER_HOUR: int.default(100),
   EV_MAX_WEBHOOKS_PER_ACCOUNT: int.default(25),
   EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: int.default(100),
+  // allow and block rules an account may hold (docs/rules-and-usage.md)
+  EV_MAX_RULES_PER_ACCOUNT: int.default(10_000),
+  // quota.warning when credits plus today's free checks fall below this, unless the account set its own
+  EV_QUOTA_WARNING_BELOW: int.default(50),
   EV_FREE_DAILY: int.default(100),
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),

@@ -7,6 +7,8 @@ import { isChargeable } from '../verifications/chargeable';
 import type { Verdict } from '../verifier/types';
 import { applySandboxTrigger } from '../verification/triggers';
 import { verifierFor } from '../verification/verifiers';
+import { verdictOfRules } from '../verification/rules';
+import { ruleBookFor } from '../rules/store';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
 import { pokeWorker } from './embedded';
@@ -71,17 +73,21 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
 async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const shape = listShape(request.emails);
-  if (!request.sandbox) refuseWithoutIdentity();
+  const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
+  // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)
+  const rules = await ruleBookFor(database, request.userId);
+  const byRule = await Promise.all(firsts.map(({ email }) => verdictOfRules(email, rules, request.sandbox)));
+  const toReserve = shape.distinctValid - byRule.filter(Boolean).length;
+  if (!request.sandbox && toReserve > 0) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve);
   const jobId = newId('job');
   const verifier = verifierFor(request.sandbox, jobId);
-  const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
   let verdicts: Verdict[] = [];
   try {
-    verdicts = await Promise.all(firsts.map(async ({ email }) => (await verifier.verify(email)).verdict));
+    verdicts = await Promise.all(firsts.map(async ({ email }, i) => byRule[i] ?? (await verifier.verify(email, { rules })).verdict));
   } finally {
-    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid - verdicts.filter(isChargeable).length);
+    if (reservation) await refund(database, request.userId, reservation, toReserve - verdicts.filter(isChargeable).length);
   }
   const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
   const at = Date.now();

@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
+import { ruleBookFor } from '../rules/store';
 import { failJob, finishJobIfDone, markProcessing } from './lifecycle';
 import { saveResults, verificationRow } from '../verifications/rows';
 import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './chunks';
@@ -126,6 +127,8 @@ export class JobWorker {
     try {
       const items = await unverifiedItems(database, chunk);
       const verifier = options.verifierFor(chunk.sandbox, chunk.jobId);
+      // the account's rules, read once per chunk: each address is then a few Map lookups
+      const rules = await ruleBookFor(database, chunk.userId);
       const lastTry = chunk.attempts >= (options.maxAttempts ?? 5);
       let pending: unknown[][] = [];
       let retryAfter = Infinity;
@@ -150,7 +153,7 @@ export class JobWorker {
           }
           // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
           // on the last try the address stands as unknown/unexpected_error and the job finishes.
-          const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
+          const outcome: VerifyOutcome = await verifier.verify(item.email, { rules }).catch((error: unknown) => {
             console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
             return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
           });

@@ -24,6 +24,7 @@ export function singleResult(verdict: Verdict, responseTimeMs: number, cached: b
     catch_all: verdict.catch_all,
     did_you_mean: verdict.did_you_mean,
     evidence: verdict.evidence,
+    rule_id: verdict.rule_id ?? null,
     sandbox,
   };
 }

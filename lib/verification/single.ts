@@ -8,6 +8,8 @@ import { refund, reserve } from '../accounts/quota';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { deadline } from '../verifier/verify';
+import { verdictOfRules } from './rules';
+import { ruleBookForAddress } from '../rules/store';
 import { applySandboxTrigger } from './triggers';
 import { verifierFor } from './verifiers';
 
@@ -29,9 +31,16 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
   const elapsed = () => Math.round(performance.now() - started);
   if (sandbox) {
     await applySandboxTrigger(email);
-    const { verdict } = await verifierFor(true).verify(email);
+    const { verdict } = await verifierFor(true).verify(email, { rules: await ruleBookForAddress(database, userId, email) });
     await recordSingle(database, userId, verdict, true, false);
     return { verdict, responseTimeMs: elapsed(), cached: false };
+  }
+  // a rule decides before the cache, the quota and any probe: no charge (MX rules: after DNS, refunded)
+  const rules = await ruleBookForAddress(database, userId, email);
+  const byRule = await verdictOfRules(email, rules, false);
+  if (byRule) {
+    await recordSingle(database, userId, byRule, false, false);
+    return { verdict: byRule, responseTimeMs: elapsed(), cached: false };
   }
   if (!checkSyntax(email).ok) {
     const { verdict } = await verifierFor(false).verify(email);
@@ -48,7 +57,7 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
   let verdict: Verdict | undefined;
   try {
     // The deadline answers with what is known (`timeout`) instead of hanging.
-    ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS) }));
+    ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS), rules }));
   } finally {
     if (!verdict || !isChargeable(verdict)) await refund(database, userId, reservation, 1);
   }

@@ -1,19 +1,26 @@
 import type { Database, Db } from '../db/client';
 import { q } from '../db/sql';
+import { RULED_REASONS } from '../verifier/rules';
 import type { Verdict } from '../verifier/types';
 
 /**
  * What is charged, in TypeScript and in SQL side by side so the two cannot drift apart: an answer
- * the server gave. Bad syntax and `unknown` are free.
+ * the server gave. Bad syntax, `unknown` and a verdict an allow or block rule gave are free.
  */
 export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
-  return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
+  return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email' && !(RULED_REASONS as readonly string[]).includes(verdict.reason);
 }
+
+/** SQL: the row was not decided by a rule. */
+export const NOT_RULED = `reason NOT IN (${RULED_REASONS.map((r) => `'${r}'`).join(', ')})`;
+
+/** The SQL form of `isChargeable`, a WHERE condition on `verifications`. */
+export const CHARGED = `status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
 
 /** The SQL form of `isChargeable` above: a job's stored results that are charged. */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
+    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND ${CHARGED}`),
     jobId,
   );
   return Number(rows[0]?.n ?? 0);

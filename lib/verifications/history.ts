@@ -2,6 +2,7 @@ import type { Database } from '../db/client';
 import { bulkInsert, selectRows } from '../db/sql';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
+import { NOT_RULED } from './chargeable';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
 
 /**
@@ -39,12 +40,12 @@ function emailCase(database: Database): string {
   return database.dialect === 'postgres' ? 'lower(email COLLATE "C")' : 'lower(email)';
 }
 
-/** The cache lookup: production rows only, by the partial (user_id, lower(email)) index. */
+/** The cache lookup: production rows only, by the partial (user_id, lower(email)) index; a rule's verdict is not a probe's and is never reused. */
 export function cacheLookupSql(database: Database): string {
   // SQLite without statistics would walk the (user_id, sandbox, id) index for the ORDER BY instead
   const from = database.dialect === 'sqlite' ? 'verifications INDEXED BY verifications_user_id_email_idx' : 'verifications';
   return `SELECT * FROM ${from} WHERE user_id = ? AND ${emailCase(database)} = ? AND sandbox = ${booleanLiteral(database, false)} AND cached = ?
-    AND status <> 'unknown' AND created_at >= ? ORDER BY id DESC LIMIT 1`;
+    AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ? ORDER BY id DESC LIMIT 1`;
 }
 
 /** A boolean written into the SQL itself, so the planner can match a partial index's predicate. */
@@ -133,8 +134,8 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, mailboxCase(email), false, since]);
   const row = rows[0];
   if (!row) return null;
-  const { evidence, sub_reason = null, mailbox_provider = null, normalized_email = null, ...details } =
-    JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email'>> & { evidence: Verdict['evidence'] };
+  const { evidence, sub_reason = null, mailbox_provider = null, normalized_email = null, rule_id: _ruleId, ...details } =
+    JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id'>> & { evidence: Verdict['evidence'] };
   return {
     email,
     // the stored row may be another spelling of the mailbox: normalize the address as asked

@@ -27,7 +27,7 @@ export interface Recorded {
 
 export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
   // sub_reason and mailbox_provider ride in the details JSON: no column, no migration
-  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider, normalized_email: verdict.normalized_email });
+  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider, normalized_email: verdict.normalized_email, rule_id: verdict.rule_id });
   return [
     r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
     verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,
@@ -76,11 +76,11 @@ export interface StoredVerification {
 export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
 
 type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score'> &
-  ({ details: string } | Pick<Verdict, 'sub_reason' | 'mailbox_provider'>);
+  ({ details: string } | Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'rule_id'>);
 
 /** A bulk item from a stored row (sub_reason and mailbox_provider in its details JSON) or a fresh verdict. */
 export function bulkItem(row: ItemSource) {
-  const extra: Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
+  const extra: Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'rule_id'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
   return {
     email: row.email,
     valid: bool(row.valid),
@@ -92,6 +92,7 @@ export function bulkItem(row: ItemSource) {
     score: Number(row.score),
     sub_reason: extra.sub_reason ?? null,
     mailbox_provider: extra.mailbox_provider ?? null,
+    rule_id: extra.rule_id ?? null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { matchRule, ruledVerdict } from './rules';
 import { checkSyntax } from './syntax';
 import type { Reason, RiskLevel, Verdict, VerdictStatus, Verifier } from './types';
 
@@ -102,8 +103,14 @@ export function sandboxVerdict(email: string): Verdict {
   };
 }
 
+/** No DNS here: an address's MX host is taken to be mx.<its domain>, so MX rules can be tried (docs/rules-and-usage.md). */
+export const sandboxMxHost = (asciiDomain: string) => `mx.${asciiDomain}`;
+
 export const sandboxVerifier: Verifier = {
-  async verify(email) {
-    return { verdict: sandboxVerdict(email) };
+  async verify(email, options) {
+    const verdict = sandboxVerdict(email);
+    const syntax = options?.rules?.size ? checkSyntax(email) : null;
+    const rule = syntax?.ok ? matchRule(options!.rules!, syntax, [sandboxMxHost(syntax.asciiDomain)]) : null;
+    return { verdict: rule ? ruledVerdict(verdict, rule) : verdict };
   },
 };

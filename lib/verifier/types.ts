@@ -1,3 +1,4 @@
+import type { RuleBook } from './rules';
 import type { Reason, RiskLevel, SubReason, VerdictStatus } from './vocabulary';
 
 /** The vocabulary of a verdict is declared once, in vocabulary.ts. */
@@ -49,6 +50,8 @@ export interface Verdict {
   catch_all: boolean;
   did_you_mean: string | null;
   evidence: Evidence | null;
+  /** the allow or block rule that decided it (reason `allowlisted` / `blocklisted`; lib/verifier/rules.ts) */
+  rule_id?: string;
 }
 
 /**
@@ -61,6 +64,12 @@ export interface VerifyOutcome {
   retryAfterMs?: number;
 }
 
+export interface VerifyOptions {
+  signal?: AbortSignal;
+  /** the caller's allow and block rules, applied before any probe (lib/verifier/rules.ts) */
+  rules?: RuleBook;
+}
+
 export interface Verifier {
-  verify(email: string, options?: { signal?: AbortSignal }): Promise<VerifyOutcome>;
+  verify(email: string, options?: VerifyOptions): Promise<VerifyOutcome>;
 }

@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { untilAborted } from './abort';
 import type { DnsResolver, MailHost } from './dns';
 import { createScheduler } from './limits';
-import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
 import { isPrivateAddress } from './net';
 import { backoffSubject, createLocalPoliteness, greylistSubject, politeKey, type Pacing, type Politeness } from './politeness';
 import { mailboxProviderOf } from './providers';
 import { classifyReply } from './reply';
 import type { SocksProxy } from './proxy';
 import { probeMailbox } from './smtp';
-import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
-import type { Verdict, Verifier, VerifyOutcome } from './types';
-import { decideVerdict, initialFacts, type SmtpFacts } from './verdict';
+import { listFacts } from './facts';
+import { matchRule, ruledVerdict } from './rules';
+import type { Verifier, VerifyOptions, VerifyOutcome } from './types';
+import { decideVerdict, type SmtpFacts } from './verdict';
 
 export interface VerifierDeps {
   dns: DnsResolver;
@@ -67,25 +67,30 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
 
-  async function verify(email: string, options: { signal?: AbortSignal } = {}): Promise<VerifyOutcome> {
-    const { signal } = options;
-    const facts = initialFacts(email);
+  async function verify(email: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
+    const { signal, rules } = options;
+    const facts = listFacts(email);
     const answer = (retryAfterMs?: number): VerifyOutcome =>
       retryAfterMs === undefined ? { verdict: decideVerdict(facts) } : { verdict: decideVerdict(facts), retryAfterMs };
+    // the account's rules decide before any probe; MX rules once the MX hosts are known
+    const ruled = (mxHosts: readonly string[] | null): VerifyOutcome | null => {
+      const rule = rules && facts.syntax.ok ? matchRule(rules, facts.syntax, mxHosts) : null;
+      return rule ? { verdict: ruledVerdict(decideVerdict(facts), rule) } : null;
+    };
     const { syntax } = facts;
     if (!syntax.ok) return answer();
-
-    facts.disposable = isDisposableDomain(syntax.asciiDomain);
-    facts.role = isRoleAccount(syntax.local);
-    facts.free = isFreeProvider(syntax.asciiDomain);
-    facts.didYouMean = suggestCorrection(syntax.local, syntax.asciiDomain);
-    if (facts.disposable) return answer();
+    const early = ruled(null);
+    if (early) return early;
+    if (facts.disposable) return ruled([]) ?? answer();
 
     try {
       facts.route = await untilDeadline(deps.dns.mailRoute(syntax.asciiDomain), signal);
       if (facts.route.kind === 'nxdomain') await distrustDenial(`${syntax.asciiDomain}: NXDOMAIN`);
-      if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return answer();
+      // a failed lookup named no MX hosts: an MX rule might have decided, so no rule is guessed at
+      if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return (facts.route.kind === 'unknown' ? null : ruled([])) ?? answer();
       const hosts = facts.route.hosts;
+      const byMx = ruled(hosts.map((host) => host.exchange));
+      if (byMx) return byMx;
       const mxKey = hosts[0].exchange;
       facts.mxHost = mxKey;
       facts.mailboxProvider = mailboxProviderOf(hosts.map((h) => h.exchange));

@@ -21,6 +21,11 @@ import * as webhookById from '@/app/v1/webhooks/[id]/route';
 import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as unknownPath from '@/app/v1/[...path]/route';
+import * as quota from '@/app/v1/account/quota/route';
+import * as ruleById from '@/app/v1/rules/[id]/route';
+import * as ruleImport from '@/app/v1/rules/import/route';
+import * as rules from '@/app/v1/rules/route';
+import * as usage from '@/app/v1/usage/route';
 
 /**
  * Checks answers against the OpenAPI document (lib/api/openapi.ts): the test harness runs every
@@ -48,6 +53,11 @@ export const ROUTE_MODULES: Record<string, Record<string, unknown>> = {
   '/v1/webhooks/{id}': webhookById,
   '/v1/webhooks/{id}/test': webhookTest,
   '/v1/webhooks': webhooks,
+  '/v1/account/quota': quota,
+  '/v1/rules/{id}': ruleById,
+  '/v1/rules/import': ruleImport,
+  '/v1/rules': rules,
+  '/v1/usage': usage,
 };
 
 type Doc = ReturnType<typeof buildOpenApi> & {
@@ -130,9 +140,11 @@ export function assertMatchesContract(handler: unknown, answer: Answer): void {
       const validate = validator(ajv, spec.schema);
       if (!validate(value)) fail(`header ${name}: ${value} ${ajv.errorsText(validate.errors)}`);
     }
-    const [mediaType, media] = Object.entries<any>(response.content ?? {})[0] ?? [];
-    if (!mediaType) return;
     const contentType = answer.headers.get('content-type') ?? '';
+    const contents = Object.entries<any>(response.content ?? {});
+    // an operation offering JSON and CSV (`?format=csv`) answers either
+    const [mediaType, media] = contents.find(([type]) => contentType.startsWith(type)) ?? contents[0] ?? [];
+    if (!mediaType) return;
     if (!contentType.startsWith(mediaType)) fail(`content-type ${contentType}, documented ${mediaType}`);
     if (mediaType !== 'application/json') return;
     const validate = validator(ajv, media.schema);

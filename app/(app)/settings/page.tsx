@@ -3,6 +3,8 @@ import { ApiKeys } from '@/components/settings/ApiKeys';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
 import { UsageCard } from '@/components/settings/Usage';
+import { UsageHistory } from '@/components/settings/UsageChart';
+import { RulesLink } from '@/components/settings/RulesLink';
 import { Webhooks } from '@/components/settings/Webhooks';
 import { PageTitle } from '@/components/ui';
 
@@ -11,9 +13,11 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageTitle title="Settings" subtitle="Usage, API keys, webhooks and sign-in security for your account; the installation's mail server reachability." />
+      <PageTitle title="Settings" subtitle="Usage, rules, API keys, webhooks and sign-in security for your account; the installation's mail server reachability." />
       <div className="space-y-6">
         <UsageCard />
+        <UsageHistory />
+        <RulesLink />
         <ApiKeys />
         <Webhooks />
         <Security />

@@ -1,5 +1,6 @@
 // Webhooks, deliveries, the account and the error body, as the OpenAPI document states them (types.ts has the rest).
 import type { EventType, JobSummary, WebhookEvent } from './types.js';
+import type { QuotaExceededEvent, QuotaWarningEvent } from './rules-types.js';
 
 export interface Webhook {
   id: string;
@@ -72,7 +73,7 @@ export interface WebhookTestEvent extends EventBase {
   data: { message: string };
 }
 
-export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | WebhookTestEvent;
+export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | WebhookTestEvent;
 
 export interface ErrorBody {
   error: string;

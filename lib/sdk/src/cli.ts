@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { listFromCsv, parseCsv } from './csv.js';
+import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.js';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
@@ -30,6 +31,7 @@ Commands:
   verify <email>...          verify addresses; one line each: email, status, score, reason
   bulk <file.csv|->          verify a list (CSV with a header naming an email column, or one address
                              a line), with a progress bar on stderr; writes the result CSV
+${RULES_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -162,6 +164,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         'no-progress': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        csv: { type: 'boolean' },
+        action: { type: 'string' },
+        match: { type: 'string' },
       },
     });
   } catch (error) {
@@ -198,6 +205,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'bulk') {
       return await bulkCommand(client, rest[0], { ...values, progress: values['no-progress'] ? false : values.progress }, io);
     }
+    if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
+    if (command === 'usage') return await usageCommand(client, values, io);
     throw new UsageError(`unknown command ${command}`);
   } catch (error) {
     const code = exitCodeOf(error);

@@ -1,4 +1,6 @@
 import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.js';
+import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.js';
+import type { QuotaState, UsageReport } from './rules-types.js';
 import type {
   Account, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -6,6 +8,8 @@ import type {
 
 export * from './errors.js';
 export * from './types.js';
+export * from './rules-types.js';
+export { rulesFromRows, type UsageRange } from './rules.js';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.js';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.js';
 
@@ -126,6 +130,7 @@ export class EmailVerifier {
   readonly bulk: Bulk;
   readonly history: History;
   readonly webhooks: Webhooks;
+  readonly rules: Rules;
   private readonly transport: Transport;
 
   constructor(options: EmailVerifierOptions) {
@@ -133,6 +138,7 @@ export class EmailVerifier {
     this.bulk = new Bulk(this.transport);
     this.history = new History(this.transport);
     this.webhooks = new Webhooks(this.transport);
+    this.rules = new Rules(this.transport);
   }
 
   get sandbox(): boolean {
@@ -156,5 +162,25 @@ export class EmailVerifier {
   /** Plan, today's free quota and credits. */
   account(options?: RequestOptions): Promise<Account> {
     return this.transport.json('GET', '/v1/account', options);
+  }
+
+  /** Per UTC day and mode: checks by verdict bucket, charged, refunded, credits granted. */
+  usage(range?: UsageRange & RequestOptions): Promise<UsageReport> {
+    return usage(this.transport, range);
+  }
+
+  /** The same rows as CSV text. */
+  usageCsv(range?: UsageRange & RequestOptions): Promise<string> {
+    return usageCsv(this.transport, range);
+  }
+
+  /** Credits, today's free checks and the quota.warning threshold. */
+  quota(options?: RequestOptions): Promise<QuotaState> {
+    return quota(this.transport, options);
+  }
+
+  /** Sets the quota.warning threshold (null: the installation's default). */
+  setQuotaWarning(warningBelow: number | null, options?: RequestOptions): Promise<QuotaState> {
+    return setQuotaWarning(this.transport, warningBelow, options);
   }
 }

@@ -4,7 +4,7 @@
 export type RiskLevel = 'low' | 'medium' | 'high' | 'unknown';
 export type Reason =
   | 'accepted_email' | 'rejected_email' | 'invalid_email' | 'invalid_domain' | 'no_mx' | 'accept_all' | 'disposable_email'
-  | 'role_account' | 'low_quality' | 'timeout' | 'no_connect' | 'unavailable_smtp' | 'unexpected_error';
+  | 'role_account' | 'low_quality' | 'timeout' | 'no_connect' | 'unavailable_smtp' | 'unexpected_error' | 'allowlisted' | 'blocklisted';
 export type SubReason =
   | 'greylisted' | 'try_again_later' | 'throttled' | 'timeout' | 'no_connect' | 'connection_dropped' | 'protocol_error' | 'tls_required'
   | 'tls_failed' | 'blocked_by_policy' | 'ip_blocklisted' | 'smtputf8_unsupported' | 'provider_unverifiable' | 'catch_all_unknown'
@@ -12,7 +12,7 @@ export type SubReason =
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
-export type WebhookEvent = 'bulk.completed' | 'bulk.failed';
+export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded';
 export type EventType = WebhookEvent | 'webhook.test';
 
 export interface Evidence {
@@ -54,6 +54,8 @@ export interface SingleResult {
   catch_all: boolean;
   did_you_mean: string | null;
   evidence: Evidence | null;
+  /** the allow or block rule that decided the verdict (reason allowlisted / blocklisted); null otherwise */
+  rule_id: string | null;
   sandbox: boolean;
 }
 
@@ -72,6 +74,7 @@ export interface BulkItem {
   score: number;
   sub_reason: SubReason | null;
   mailbox_provider: string | null;
+  rule_id: string | null;
 }
 
 export interface JobSummary {

@@ -91,6 +91,26 @@ describe('the CLI against the real API over HTTP', () => {
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(emails.slice(0, 4));
     expect((await cli(['bulk', join(dir, 'missing.csv'), '--sandbox'])).code).toBe(2);
   });
+
+  it('rules and usage: add, import a CSV, list, delete; usage as lines and as CSV', async () => {
+    const added = await cli(['rules', 'add', 'block', 'domain', 'Blocked.Example']);
+    expect(added.code).toBe(0);
+    const [id] = added.out.trim().split('\t');
+    expect(added.out).toMatch(/\tblock\tdomain\tblocked\.example\n$/);
+    const imported = await cli(['rules', 'import', '-', '--action', 'allow', '--match', 'email'], { stdin: 'vip@blocked.example\nblock,tld,zz\n,,\nx,y\n' });
+    expect(imported).toMatchObject({ code: 0, err: 'skipped row 3\n2 new of 2 rules\n' });
+    expect((await cli(['rules', 'list'])).out.trim().split('\n').map((line) => line.split('\t').slice(1).join(' ')).sort())
+      .toEqual(['allow email vip@blocked.example', 'block domain blocked.example', 'block tld zz']);
+    expect((await cli(['verify', '--sandbox', 'valid.someone@blocked.example'])).out).toBe('valid.someone@blocked.example\tundeliverable\t0\tblocklisted\n');
+    expect((await cli(['rules', 'delete', id!])).code).toBe(0);
+    expect((await cli(['rules', 'delete', id!])).code).toBe(6); // not found
+    expect((await cli(['rules', 'add', 'maybe', 'domain', 'x.example'])).code).toBe(2);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await cli(['usage', '--from', today])).out).toMatch(new RegExp(`^${today}\tsandbox\t\\d+ checks\t`, 'm'));
+    const csv = await cli(['usage', '--csv', '--from', today, '--to', today]);
+    expect(csv.out.split('\r\n')[0]).toBe('day,mode,checks,deliverable,undeliverable,risky,unknown,charged,refunded,credits_granted');
+    expect((await cli(['usage', '--from', 'yesterday'])).code).toBe(6);
+  });
 });
 
 describe('CSV input', () => {

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as res from '@/lib/api/responses';
+import type * as rr from '@/lib/api/responses-rules';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -21,13 +22,19 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.DeliverySent>().toEqualTypeOf<z.infer<typeof res.deliverySent>>();
     expectTypeOf<sdk.Account>().toEqualTypeOf<z.infer<typeof res.account>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
-      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof res.webhookTestEvent>
+      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof rr.quotaWarningEvent>
+      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof res.webhookTestEvent>
     >();
+    expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof rr.ruleCreated>>();
+    expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof rr.ruleImported>>();
+    expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof rr.quotaState>>();
+    expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 
   it('accept what the request schemas accept', () => {
     expectTypeOf<sdk.BulkInput>().toEqualTypeOf<z.input<typeof req.bulkBody>>();
     expectTypeOf<sdk.WebhookInput>().toEqualTypeOf<z.input<typeof req.webhookBody>>();
+    expectTypeOf<sdk.RuleInput>().toEqualTypeOf<z.input<typeof req.ruleBody>>();
   });
 });

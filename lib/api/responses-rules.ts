@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
+import { responseSchemas as named } from './registry';
+import { count, eventBase, success, timestamp } from './responses';
+
+/** The answers and events of allow and block rules, the quota warning and usage (docs/rules-and-usage.md). */
+
+export const quotaWarningEvent = z
+  .object({
+    ...eventBase,
+    type: z.literal('quota.warning'),
+    data: z.object({
+      remaining: count.describe('Credits plus today\'s free checks.'), credits: z.number().int(), free_remaining_today: count,
+      warning_below: count.describe('The threshold it fell below.'),
+    }),
+  })
+  .register(named, { id: 'QuotaWarningEvent' });
+export const quotaExceededEvent = z
+  .object({
+    ...eventBase,
+    type: z.literal('quota.exceeded'),
+    data: z.object({ required: count, credits: z.number().int(), free_remaining_today: count, refused_at: timestamp }),
+  })
+  .register(named, { id: 'QuotaExceededEvent' });
+
+export const rule = z
+  .object({
+    id: z.string(), action: z.enum(RULE_ACTIONS), match: z.enum(RULE_MATCHES),
+    value: z.string().describe('As compared: an address with ASCII letters lower-cased, domains and hosts in A-labels, a TLD without its dot.'),
+    created_at: timestamp,
+  })
+  .register(named, { id: 'Rule' });
+export const ruleCreated = rule.extend({ success }).register(named, { id: 'RuleCreated' });
+export const ruleList = z.object({ success, data: z.array(rule).describe('Newest first.') }).register(named, { id: 'RuleList' });
+export const ruleImported = z
+  .object({ success, created: count.describe('Rules added; the others were already there.'), data: z.array(rule).describe('One per rule sent, in order.') })
+  .register(named, { id: 'RuleImport' });
+export const ruleDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'RuleDeleted' });
+
+export const quotaState = z
+  .object({
+    success, credits: z.number().int(), free_remaining_today: count, remaining: z.number().int().describe('Credits plus today\'s free checks.'),
+    warning_below: count, warning_below_is_default: z.boolean().describe('The installation\'s EV_QUOTA_WARNING_BELOW, not one the account set.'),
+    below: z.boolean().describe('`remaining` is below `warning_below` (the dashboard shows a banner).'),
+    exceeded_at: timestamp.nullable().describe('The last request refused for want of credits that sent `quota.exceeded`.'),
+  })
+  .register(named, { id: 'QuotaState' });
+
+export const usageRow = z
+  .object({
+    day: z.string().describe('UTC, YYYY-MM-DD.'), mode: z.enum(['production', 'sandbox']),
+    checks: count.describe('Verifications recorded (single checks and list items; a list\'s duplicate rows are not verified).'),
+    deliverable: count, undeliverable: count, risky: count, unknown: count,
+    charged: count.describe('Counted against the quota (today\'s free checks first, then credits). Always 0 in the sandbox.'),
+    refunded: count.describe('Reserved and given back: answers that are not charged, the unused part of an ended job\'s reservation.'),
+    credits_granted: count.nullable().describe('Credits added that day; null while the installation does not record grants.'),
+  })
+  .register(named, { id: 'UsageRow' });
+export const usageReport = z
+  .object({ success, from: z.string(), to: z.string(), data: z.array(usageRow).describe('Every day of the range in both modes, oldest first.') })
+  .register(named, { id: 'UsageReport' });

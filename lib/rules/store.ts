@@ -1,0 +1,96 @@
+import type { Database } from '../db/client';
+import { createCapped, type Tx } from '../db/capped';
+import { selectRows } from '../db/sql';
+import { env } from '../config/env';
+import { isIdShaped, newId } from '../db/ids';
+import { AppError, notFound } from '../errors/errors';
+import { checkSyntax } from '../verifier/syntax';
+import { normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rules';
+
+/** The `rules` table: an account's allow and block rules (lib/verifier/rules.ts applies them). */
+
+export interface RuleInput {
+  action: RuleAction;
+  match: RuleMatch;
+  value: string;
+}
+
+type Row = Rule & { createdAt: Date };
+
+const shape = (row: Row) => ({ id: row.id, action: row.action, match: row.match, value: row.value, created_at: row.createdAt.toISOString() });
+
+/** Normalises each rule's value; a value that is not one is a 400 naming its index. */
+function normalized(inputs: RuleInput[]): RuleInput[] {
+  return inputs.map((input, index) => {
+    const result = normalizeRuleValue(input.match, input.value);
+    if ('error' in result) throw new AppError('invalid_request', `Rule ${index + 1}: ${JSON.stringify(input.value)} is ${result.error}.`, { param: inputs.length > 1 ? `rules[${index}].value` : 'value' });
+    return { ...input, value: result.value };
+  });
+}
+
+/**
+ * Adds rules under the account's cap (409 `limit_reached` when they would pass it). A rule the
+ * account already has is not added twice: the existing one is answered in its place.
+ */
+export async function addRules(database: Database, userId: string, inputs: RuleInput[]) {
+  const wanted = normalized(inputs);
+  const key = (r: RuleInput) => `${r.action}\u0000${r.match}\u0000${r.value}`;
+  const unique = [...new Map(wanted.map((r) => [key(r), r])).values()];
+  return createCapped(database, userId, {
+    what: 'rules',
+    limit: env().EV_MAX_RULES_PER_ACCOUNT,
+    adding: unique.length,
+    count: (tx: Tx) => tx.rule.count({ where: { userId } }),
+  }, async (tx) => {
+    // by value alone (one IN list, which Prisma splits to the database's parameter limit), then exactly here
+    const existing = await tx.rule.findMany({ where: { userId, value: { in: [...new Set(unique.map((r) => r.value))] } } });
+    const have = new Map(existing.map((row) => [key(row as Row), row as Row]));
+    const fresh = unique.filter((r) => !have.has(key(r))).map((r) => ({ id: newId('rule'), userId, ...r, createdAt: new Date() }));
+    if (fresh.length > 0) await tx.rule.createMany({ data: fresh });
+    for (const row of fresh) have.set(key(row), row);
+    return { rules: wanted.map((r) => shape(have.get(key(r))!)), created: fresh.length };
+  });
+}
+
+/** One rule: POST /v1/rules. */
+export async function addRule(database: Database, userId: string, input: RuleInput) {
+  return (await addRules(database, userId, [input])).rules[0]!;
+}
+
+export async function listRules({ prisma }: Database, userId: string) {
+  const rows = await prisma.rule.findMany({ where: { userId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+  return rows.map((row) => shape(row as Row));
+}
+
+export async function deleteRule({ prisma }: Database, userId: string, id: string) {
+  if (!isIdShaped(id)) throw notFound('Rule');
+  const { count } = await prisma.rule.deleteMany({ where: { id, userId } });
+  if (count === 0) throw notFound('Rule');
+  return { id, deleted: true as const };
+}
+
+const columns = { id: true, action: true, match: true, value: true } as const;
+
+/**
+ * Every rule of the account, read once per job chunk or instant list: raw SQL (on SQLite the direct
+ * connection), as Prisma's per-row work would make 10,000 rules several times slower (bench/rules.ts).
+ */
+export async function ruleBookFor(database: Database, userId: string): Promise<RuleBook> {
+  return ruleBook(await selectRows<Rule>(database, 'SELECT id, action, "match", value FROM rules WHERE user_id = ?', [userId]));
+}
+
+/**
+ * The rules that could decide one address: its own, its domain's and TLD's, and every MX rule (a
+ * few; they need the MX hosts). One indexed query per single check, however many rules there are.
+ */
+export async function ruleBookForAddress({ prisma }: Database, userId: string, email: string): Promise<RuleBook> {
+  const syntax = checkSyntax(email);
+  if (!syntax.ok) return ruleBook([]);
+  const candidates: { match: RuleMatch; value: string }[] = [];
+  for (const match of ['email', 'domain', 'tld'] as const) {
+    const value = normalizeRuleValue(match, match === 'email' ? email : match === 'domain' ? syntax.asciiDomain : syntax.asciiDomain.slice(syntax.asciiDomain.lastIndexOf('.') + 1));
+    if ('value' in value) candidates.push({ match, value: value.value });
+  }
+  const rows = await prisma.rule.findMany({ where: { userId, OR: [...candidates, { match: 'mx' }] }, select: columns });
+  return ruleBook(rows as Rule[]);
+}
