@@ -201,7 +201,10 @@ export const egressReport = z
   .object({
     success,
     data: z.object({
-      status: checkStatus.describe('The worst check.'), checked_at: timestamp, egress_ip: z.string().nullable(), helo_name: z.string(),
+      status: checkStatus.describe('The worst check.'), checked_at: timestamp,
+      egress: z.string().describe('The egress reported on: its politeness budget key (`ip:<address>`, `socks:<host>:<port>` or `default`). Each worker reports its own.'),
+      source_ip: z.string().nullable().describe('EV_SMTP_SOURCE_IP: the local address its SMTP connections bind to.'),
+      egress_ip: z.string().nullable(), helo_name: z.string(),
       policy: z.enum(['warn', 'pause', 'off']), production_paused: z.boolean(),
       checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
     }),

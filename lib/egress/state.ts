@@ -1,4 +1,5 @@
 import { env, type Env } from '../config/env';
+import { egressOf, type Egress } from './egress';
 import { parseDnsServers } from '../verifier/dns';
 import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
 
@@ -6,10 +7,13 @@ import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, typ
 
 export function egressDepsFromEnv(config: Env = env()): EgressDeps {
   const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+  const egress = egressOf(config);
   return {
     dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: list(config.EV_DNS_CANARIES) }),
     proxy: config.EV_SMTP_PROXY,
-    heloName: config.EV_HELO_NAME,
+    egress: egress.key,
+    localAddress: egress.sourceIp,
+    heloName: egress.heloName,
     mailFrom: config.EV_MAIL_FROM,
     allowPlaceholderIdentity: config.EV_ALLOW_PLACEHOLDER_IDENTITY,
     smtpPort: config.EV_SMTP_PORT,
@@ -30,6 +34,8 @@ export interface MonitorOptions {
   failingIntervalMs?: number;
   /** a forced refresh within this long of the last check's start returns that check */
   minRefreshMs?: number;
+  /** the egress checked (named in a report when the check itself fails) */
+  egress?: Egress;
   /** whether a failing port 25 holds production jobs (for the log lines) */
   pauses?(): boolean;
   now?(): number;
@@ -78,7 +84,8 @@ export class EgressMonitor {
     this.startedAt = this.now();
     const running = this.options.run()
       .catch((error): EgressReport => ({
-        status: 'warn', checked_at: new Date(this.now()).toISOString(), egress_ip: null, helo_name: '',
+        status: 'warn', checked_at: new Date(this.now()).toISOString(), egress: this.options.egress?.key ?? 'default',
+        source_ip: this.options.egress?.sourceIp ?? null, egress_ip: null, helo_name: this.options.egress?.heloName ?? '',
         checks: [{ name: 'port25', status: 'warn', message: `The check itself failed: ${(error as Error)?.message ?? error}`, remedy: null }],
       }))
       .then((report) => {
@@ -121,6 +128,7 @@ export function egressMonitor(): EgressMonitor {
     const config = env();
     holder.__evEgress = new EgressMonitor({
       run: () => checkEgress(egressDepsFromEnv()),
+      egress: egressOf(config),
       intervalMs: config.EV_EGRESS_CHECK_INTERVAL_MS,
       pauses: () => env().EV_EGRESS_POLICY === 'pause',
     });
@@ -141,7 +149,7 @@ function watched(): boolean {
  */
 export function identityRefusal(config: Env = env()): string | null {
   if (config.EV_PRODUCTION_ENGINE === 'sandbox' || config.EV_ALLOW_PLACEHOLDER_IDENTITY) return null;
-  const problem = placeholderIdentity(config.EV_HELO_NAME, config.EV_MAIL_FROM);
+  const problem = placeholderIdentity(egressOf(config).heloName, config.EV_MAIL_FROM);
   return problem && `Production probing is off: ${problem}. ${IDENTITY_REMEDY}`;
 }
 
