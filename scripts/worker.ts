@@ -7,6 +7,9 @@ import { serveMetrics } from '../lib/metrics/server';
 
 const config = env();
 const worker = await startWorker();
-if (config.EV_METRICS_PORT > 0 && config.EV_METRICS_TOKEN) await serveMetrics(config.EV_METRICS_PORT);
+if (config.EV_METRICS_PORT > 0) {
+  if (config.EV_METRICS_TOKEN) await serveMetrics(config.EV_METRICS_PORT);
+  else console.warn(`[metrics] EV_METRICS_PORT=${config.EV_METRICS_PORT} is ignored: set EV_METRICS_TOKEN`);
+}
 console.log(`worker ${worker.id} started`);
 stopOnSignals(worker);

@@ -1,7 +1,7 @@
 import type { Politeness } from '../verifier/politeness';
 import type { Verifier } from '../verifier/types';
 import type { ConversationEvent } from '../verifier/verify';
-import { metrics, providerLabel } from './registry';
+import { countVerdict, metrics, providerLabel } from './registry';
 
 /** The verifier's outside world, counted: politeness waits and holds, conversations, verdicts. */
 
@@ -26,12 +26,10 @@ export const countConversation = (egress: string) => (event: ConversationEvent) 
   metrics().smtpReplies.inc({ class: event.outcome, provider: providerLabel(event.provider), egress });
 
 export function countedVerifier(verifier: Verifier, mode: 'sandbox' | 'production'): Verifier {
-  const { verifications } = metrics();
   return {
     async verify(email, options) {
       const outcome = await verifier.verify(email, options);
-      const verdict = outcome.retryAfterMs === undefined ? outcome.verdict.status : 'retry_later';
-      verifications.inc({ verdict, mode, provider: providerLabel(outcome.verdict.mailbox_provider) });
+      countVerdict(outcome.retryAfterMs === undefined ? outcome.verdict.status : 'retry_later', mode, outcome.verdict.mailbox_provider);
       return outcome;
     },
   };
