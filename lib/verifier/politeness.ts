@@ -44,6 +44,9 @@ export const backoffSubject = (key: string) => `backoff:${key}`;
  * greylisting is keyed by the client IP (the job keeps such addresses on their egress).
  */
 export function forEgress(politeness: Politeness, egress: string): Politeness {
+  // `default` keeps the keys unprefixed: processes of the previous release, still running during
+  // a rolling upgrade, share its budget instead of doubling it
+  if (egress === 'default') return politeness;
   const own = (key: string) => `${egress}|${key}`;
   return {
     acquire: (target, signal) => politeness.acquire({ ...target, key: own(target.key) }, signal),

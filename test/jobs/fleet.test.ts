@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
+import { createWebhook } from '@/lib/webhooks/manage';
 import { freePort } from '../peers/common';
 import { MIX_TARGETS, pacingSpec, providerMix, startMixPeers } from '../peers/provider-mix';
 import { setup } from '../api/harness';
@@ -12,7 +15,7 @@ import { setup } from '../api/harness';
 // list over a provider mix against one counting mail server that sees each connection's client IP.
 // One worker is killed with SIGKILL mid-job and started again. Providers count per sending IP:
 // each (client IP, provider) must stay within its pacing, and three IPs must get about three
-// times the budget of one.
+// times the budget of one. The job's bulk.completed reaches its webhook once.
 const TOTAL = 2400;
 const PACING = { google: { concurrency: 4, perMinute: 600 }, microsoft: { concurrency: 3, perMinute: 480 }, yahoo: { concurrency: 2, perMinute: 240 }, default: { concurrency: 2, perMinute: 600 } };
 const EGRESSES = ['127.0.0.101', '127.0.0.102', '127.0.0.103'];
@@ -21,16 +24,28 @@ const TOKEN = 'fleet-metrics';
 
 let peers: Awaited<ReturnType<typeof startMixPeers>>;
 let ctx: Awaited<ReturnType<typeof setup>>;
+let receiver: Server;
+const events: string[] = [];
 const mix = providerMix(TOTAL, { tag: 'f' });
 
 beforeAll(async () => {
   peers = await startMixPeers(mix, 40);
-  ctx = await setup('postgres', { EV_CHUNK_SIZE: '50' });
+  ctx = await setup('postgres', { EV_CHUNK_SIZE: '50', EV_ALLOW_PRIVATE_NETWORKS: 'true' });
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk)).on('end', () => {
+      events.push((JSON.parse(body) as { type: string }).type);
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  await createWebhook(ctx.database, ctx.account.id, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
 });
 
 afterAll(async () => {
   await ctx?.teardown();
   await peers?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 async function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
@@ -81,6 +96,9 @@ describe('a fleet of three egresses on PostgreSQL, one worker killed and restart
         if (Date.now() > deadline) throw new Error(`the job is ${job!.status} after ${Math.round(performance.now() - since)} ms`);
         await new Promise((r) => setTimeout(r, 200));
       }
+      while (!events.includes('bulk.completed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 2_000)); // a second delivery would come by now
+      expect(events.filter((type) => type === 'bulk.completed')).toHaveLength(1);
       const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
       expect(scraped).toMatch(/ev_smtp_replies_total\{class="accepted",provider="google",egress="ip:127\.0\.0\.101"\} [1-9]/);
       expect(scraped).toMatch(/ev_politeness_wait_seconds_count\{provider="google",egress="ip:127\.0\.0\.101"\} [1-9]/);
