@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
@@ -6,6 +7,8 @@ import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { serveMetrics } from '@/lib/metrics/server';
 import { verifierFor } from '@/lib/verification/verifiers';
+import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
+import { createWebhook } from '@/lib/webhooks/manage';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
 
@@ -30,15 +33,20 @@ describe('GET /metrics without EV_METRICS_TOKEN', () => {
 describe.each(DIALECTS)('GET /metrics on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   let worker: JobWorker;
+  let receiver: Server;
 
   beforeAll(async () => {
-    ctx = await setup(dialect, { EV_METRICS_TOKEN: 'metrics-secret', EV_SANDBOX_TIMEOUT_MS: '50', EV_CHUNK_SIZE: '5' });
+    ctx = await setup(dialect, { EV_METRICS_TOKEN: 'metrics-secret', EV_SANDBOX_TIMEOUT_MS: '50', EV_CHUNK_SIZE: '5', EV_ALLOW_PRIVATE_NETWORKS: 'true' });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
+    receiver = createServer((request, response) => void request.resume().on('end', () => response.end('ok')));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    await createWebhook(ctx.database, ctx.account.id, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
   });
   afterAll(async () => {
     await worker.stop();
     await ctx.teardown();
+    await new Promise((resolve) => receiver.close(resolve));
   });
 
   it('answers 401 without the token, or with another one', async () => {
@@ -56,6 +64,8 @@ describe.each(DIALECTS)('GET /metrics on %s', (dialect) => {
     expect(submitted.status).toBe(200);
     const jobId = submitted.json.job_id as string;
     await until(() => ctx.database.prisma.job.findUnique({ where: { id: jobId } }), (job) => job?.status === 'completed');
+    const before = sample((await scrape('metrics-secret')).text, 'ev_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0;
+    expect(await dispatchDueDeliveries(ctx.database)).toBe(1); // bulk.completed
     await new Promise((r) => setTimeout(r, 1100)); // the database gauges are shared for a second
     const answer = await scrape('metrics-secret');
     expect(answer.status).toBe(200);
@@ -65,7 +75,8 @@ describe.each(DIALECTS)('GET /metrics on %s', (dialect) => {
     expect(sample(text, 'ev_queue_age_seconds')).toBe(0);
     expect(sample(text, 'ev_verifications_total', { verdict: 'deliverable', mode: 'sandbox' })).toBeGreaterThanOrEqual(12);
     expect(sample(text, 'ev_verifications_total', { verdict: 'undeliverable', mode: 'sandbox' })).toBeGreaterThanOrEqual(12);
-    for (const family of ['ev_job_chunks', 'ev_smtp_replies_total', 'ev_politeness_wait_seconds', 'ev_politeness_holds_total', 'ev_webhook_deliveries_total']) {
+    expect(sample(text, 'ev_webhook_deliveries_total', { outcome: 'delivered' })).toBe(before + 1);
+    for (const family of ['ev_job_chunks', 'ev_smtp_replies_total', 'ev_politeness_wait_seconds', 'ev_politeness_holds_total']) {
       expect(text).toContain(`# TYPE ${family} `);
     }
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);

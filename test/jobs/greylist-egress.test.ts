@@ -4,6 +4,7 @@ import { grantCredits } from '@/lib/accounts/quota';
 import { claimChunk, releaseChunk } from '@/lib/jobs/chunks';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
+import { freePort } from '../peers/common';
 import { setup } from '../api/harness';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
@@ -74,12 +75,13 @@ describe('greylisted addresses in a fleet of two egresses', () => {
     await dns?.stop();
   });
 
-  function startWorker(sourceIp: string): Promise<ChildProcess> {
+  function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
       env: {
         ...process.env, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
         EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_SOURCE_IP: sourceIp,
         EV_GREYLIST_RETRY_MS: String(GREY_MS), EV_SMTP_PACING: 'default=4/0', EV_WORKER_CONCURRENCY: '8', EV_LEASE_MS: '5000',
+        EV_METRICS_TOKEN: 'grey', EV_METRICS_PORT: String(metricsPort),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -94,7 +96,8 @@ describe('greylisted addresses in a fleet of two egresses', () => {
   }
 
   it('asks each one again from the IP that first asked, and finds it deliverable', async () => {
-    const workers = await Promise.all(EGRESSES.map(startWorker));
+    const metricsPort = await freePort();
+    const workers = await Promise.all(EGRESSES.map((ip, i) => startWorker(ip, i === 0 ? metricsPort : 0)));
     try {
       const emails = Array.from({ length: 32 }, (_, i) => `ok${i}@grey${i % 4}.test`);
       const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
@@ -108,6 +111,10 @@ describe('greylisted addresses in a fleet of two egresses', () => {
       // both egresses worked, and no address was asked from two
       expect(new Set(smtp.connections.map((c) => c.client))).toEqual(new Set(EGRESSES));
       expect([...knockedFrom.values()].map((clients) => clients.size)).toEqual(Array(32).fill(1));
+      // the worker's metrics show the greylisting it met, under its egress
+      const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { headers: { authorization: 'Bearer grey' } })).text();
+      expect(scraped).toMatch(/^ev_politeness_holds_total\{kind="greylist",egress="ip:127\.0\.0\.111"\} [1-9]/m);
+      expect(scraped).toMatch(/^ev_smtp_replies_total\{class="transient",provider="other",egress="ip:127\.0\.0\.111"\} [1-9]/m);
     } finally {
       for (const worker of workers) worker.kill('SIGTERM');
       await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode !== null ? resolve(null) : w.once('exit', resolve)))));
