@@ -5,6 +5,7 @@
  * under the same per-IP pacing. The counting mail server sees each connection's client IP. The
  * wall time of each run is compared with one IP's and with the ideal schedule of its N budgets.
  * The workers are warmed first by an untimed 100-address job (lists loaded, pools connected).
+ * A last run has 3 workers that state no egress: one budget for all of them, as before issue 21.
  * Run alone: npx tsx bench/egress.ts [addresses]
  */
 import type { ChildProcess } from 'node:child_process';
@@ -28,7 +29,9 @@ export const PACING: Record<string, Pacing> = {
 };
 
 export interface EgressRun {
-  ips: number; wallMs: number; idealMs: number; ratio: number; speedup: number;
+  ips: number;
+  /** workers that shared the IPs' budgets (more than `ips` only in the run without egresses) */
+  workers: number; wallMs: number; idealMs: number; ratio: number; speedup: number;
   /** per client IP: Google connections, the most open at once and opened in any minute */
   google: { ip: string; opened: number; maxConcurrent: number; maxPerMinute: number }[];
   statuses: Record<string, number>;
@@ -49,7 +52,8 @@ export async function runEgressBench(total = Number(process.env.BENCH_EGRESS_ADD
   try {
     const runs: EgressRun[] = [];
     const counts = (process.env.BENCH_EGRESS_IPS ?? '1,2,3').split(',').map(Number);
-    for (const ips of counts) runs.push(await runJob(ips, mix, peers.dns.server, peers.smtp));
+    for (const ips of counts) runs.push(await runJob(ips, ips, mix, peers.dns.server, peers.smtp));
+    if (!process.env.BENCH_EGRESS_IPS) runs.push(await runJob(1, 3, mix, peers.dns.server, peers.smtp));
     for (const run of runs) run.speedup = Number((runs[0]!.wallMs / run.wallMs).toFixed(2));
     return { addresses: mix.emails.length, google: mix.byTarget.get('google')!, pacing: pacingSpec(PACING), replyDelayMs: REPLY_DELAY_MS, runs };
   } finally {
@@ -57,7 +61,8 @@ export async function runEgressBench(total = Number(process.env.BENCH_EGRESS_ADD
   }
 }
 
-async function runJob(ips: number, mix: ProviderMix, dnsServer: string, smtp: CountingSmtp): Promise<EgressRun> {
+/** `workers` processes over `ips` egresses; with more workers than IPs none states one (all share `default`, the system's address). */
+async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer: string, smtp: CountingSmtp): Promise<EgressRun> {
   const fresh = await freshDatabaseUrl('postgres');
   const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
   process.env.DATABASE_URL = fresh.url;
@@ -66,7 +71,8 @@ async function runJob(ips: number, mix: ProviderMix, dnsServer: string, smtp: Co
   const children: ChildProcess[] = [];
   const database = await useDatabase(fresh.url);
   try {
-    for (const ip of SOURCE_IPS.slice(0, ips)) {
+    const sourceIps = workers > ips ? Array(workers).fill('') : SOURCE_IPS.slice(0, ips);
+    for (const ip of sourceIps) {
       children.push(await startWorkerProcess({
         DATABASE_URL: fresh.url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
         EV_SMTP_PACING: pacingSpec(PACING), EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(smtp.port), EV_SMTP_SOURCE_IP: ip,
@@ -84,8 +90,9 @@ async function runJob(ips: number, mix: ProviderMix, dnsServer: string, smtp: Co
     const google = MIX_TARGETS.find((t) => t.name === 'google')!.ips;
     const seen = smtp.connections.filter((c) => c.openedAt >= since && google.includes(c.host));
     const connectionMs = seen.filter((c) => c.closedAt !== null).reduce((sum, c) => sum + c.closedAt! - c.openedAt, 0) / Math.max(1, seen.length);
+    const clients = workers > ips ? ['127.0.0.1'] : SOURCE_IPS.slice(0, ips);
     if (process.env.BENCH_DEBUG) {
-      for (const ip of SOURCE_IPS.slice(0, ips)) {
+      for (const ip of clients) {
         const perSecond = Array(Math.ceil(wallMs / 1000)).fill(0);
         for (const c of seen) if (c.client === ip) perSecond[Math.floor((c.openedAt - since) / 1000)]++;
         console.error(ip, 'google opens per second', perSecond.join(' '));
@@ -98,8 +105,8 @@ async function runJob(ips: number, mix: ProviderMix, dnsServer: string, smtp: Co
     const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
     const ideal = idealMs(mix, ips, connectionMs);
     return {
-      ips, wallMs: Math.round(wallMs), idealMs: Math.round(ideal), ratio: Number((wallMs / ideal).toFixed(2)), speedup: 1,
-      google: SOURCE_IPS.slice(0, ips).map((ip) => ({
+      ips, workers, wallMs: Math.round(wallMs), idealMs: Math.round(ideal), ratio: Number((wallMs / ideal).toFixed(2)), speedup: 1,
+      google: clients.map((ip) => ({
         ip, opened: seen.filter((c) => c.client === ip).length,
         maxConcurrent: smtp.maxConcurrent(google, since, ip), maxPerMinute: smtp.maxOpenedWithin(google, 60_000, since, ip),
       })),
