@@ -11,6 +11,8 @@
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
  *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
+ *   egress      one budget per sending IP: a provider-bound job by 1, 2 and 3 workers, each with its
+ *               own EV_SMTP_SOURCE_IP, wall time vs one IP and vs the ideal of N budgets (issue 21)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -23,6 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
+import { PACING as EGRESS_PACING, runEgressBench } from './egress';
 import { runPolitenessBench } from './politeness';
 import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
@@ -34,7 +37,7 @@ import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from
 import { sandboxBench } from './sandbox';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -127,6 +130,23 @@ async function politenessBench() {
   }
 }
 
+async function egressBench() {
+  const addresses = quick ? 500 : 1000;
+  console.log(`\n[11] one budget per sending IP: ${addresses} addresses over the provider mix (Google's pace binds), 50 ms per SMTP reply, 1, 2 and 3 workers on PostgreSQL, each from its own 127.0.0.10x`);
+  const r = await runEgressBench(addresses);
+  results.egress = r;
+  row('egress: Google addresses / pacing per IP', `${r.google} / ${r.pacing}`);
+  for (const run of r.runs) {
+    const ips = run.workers > run.ips ? `${run.workers} workers, one budget (before)` : `${run.ips} IP${run.ips > 1 ? 's' : ''}`;
+    const { concurrency, perMinute } = EGRESS_PACING.google!;
+    const within = run.google.every((g) => g.maxConcurrent <= concurrency && g.maxPerMinute <= perMinute);
+    row(`egress ${ips}: Google per IP opened / most at once / most in a minute`, run.google.map((g) => `${g.ip} ${g.opened}/${g.maxConcurrent}/${g.maxPerMinute}`).join(', '), `≤ ${concurrency} at once, ≤ ${perMinute}/min`, within);
+    row(`egress ${ips}: wall s / ideal s`, `${fmt(run.wallMs / 1000, 1)} / ${fmt(run.idealMs / 1000, 1)} (${fmt(run.ratio, 2)}x)`, '≤ 1.1x', run.ratio <= 1.1);
+  }
+  const three = r.runs.find((run) => run.ips === 3 && run.workers === 3);
+  if (three) row('egress: speed-up of 3 IPs over 1', `${fmt(three.speedup, 2)}x`, '≥ 2.7x', three.speedup >= 2.7);
+}
+
 async function bodiesBench() {
   console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
   const r = await runBodiesBench((line) => console.log(line));
@@ -157,6 +177,7 @@ async function main() {
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);
+  await section('egress', egressBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

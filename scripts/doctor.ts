@@ -13,7 +13,7 @@ if (process.argv.includes('--json')) {
 } else {
   const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
   const title: Record<string, string> = { identity: 'identity', port25: 'port 25', egress_ip: 'egress IP', rdns: 'reverse DNS', dnsbl: 'blocklists', resolver: 'DNS resolver' };
-  console.log(`Egress health (HELO ${report.helo_name}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`);
+  console.log(`Egress ${report.egress} (HELO ${report.helo_name}${report.source_ip ? `, from ${report.source_ip}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`);
   for (const check of report.checks) {
     console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);
     if (check.remedy) console.log(`  ${''.padEnd(12)} → ${check.remedy}`);

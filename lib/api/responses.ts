@@ -200,13 +200,20 @@ export const account = z
 export const accountMessage = z.object({ success, message: z.string() }).register(named, { id: 'AccountMessage' });
 
 const checkStatus = z.enum(['pass', 'warn', 'fail']);
+const egressChecks = {
+  status: checkStatus.describe('The worst check.'), checked_at: timestamp,
+  egress: z.string().describe('The egress reported on: its politeness budget key (`ip:<address>`, `socks:<host>:<port>` or `default`).'),
+  source_ip: z.string().nullable().describe('EV_SMTP_SOURCE_IP: the local address its SMTP connections bind to.'),
+  egress_ip: z.string().nullable(), helo_name: z.string(),
+  checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
+};
 export const egressReport = z
   .object({
     success,
     data: z.object({
-      status: checkStatus.describe('The worst check.'), checked_at: timestamp, egress_ip: z.string().nullable(), helo_name: z.string(),
+      ...egressChecks,
       policy: z.enum(['warn', 'pause', 'off']), production_paused: z.boolean(),
-      checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
+      egresses: z.array(z.object(egressChecks)).describe('Every egress of the fleet as its own processes last checked it, this one included.'),
     }),
   })
   .register(named, { id: 'EgressReport' });

@@ -31,7 +31,8 @@ describe('docs/configuration.md', () => {
       // a row of several variables gives one default each, comma-separated
       const cells = row.names.length > 1 ? row.defaults.split(/,\s*/) : [row.defaults];
       row.names.forEach((name, i) => {
-        const cell = (cells[i] ?? '').replace(/`/g, '');
+        // a default may carry a remark in brackets: `0 (off)`
+        const cell = (cells[i] ?? '').replace(/`/g, '').replace(/\s*\(.*\)$/, '');
         if (!(name in defaults) || /^(empty|system|generated|from |true when)/.test(cell)) return;
         if (defaults[name] === '' && cell.startsWith('empty')) return;
         if (cell !== defaults[name]) wrong.push(`${name}: documented ${cell}, env.ts ${defaults[name]}`);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parsePacingSpec } from '../verifier/profiles';
 import { parseProxyUrl } from '../verifier/proxy';
@@ -55,6 +56,10 @@ const schema = z.object({
       return z.NEVER;
     }
   }),
+  /** the local address this process's SMTP connections bind to (one of the machine's IPs): its own politeness budget (lib/egress/egress.ts) */
+  EV_SMTP_SOURCE_IP: z.string().default('').refine((v) => v === '' || isIP(v) !== 0, 'an IPv4 or IPv6 address of this machine'),
+  /** the HELO name for EV_SMTP_SOURCE_IP (the PTR name of that address); default EV_HELO_NAME */
+  EV_SMTP_SOURCE_HELO: z.string().default(''),
   EV_PER_DOMAIN_CONCURRENCY: int.default(2),
   /** per-provider / per-MX-host pacing overrides, `google=3/30,mx:mx.example.com=1/10,default=2/60` (lib/verifier/profiles.ts) */
   EV_SMTP_PACING: z.string().default('').transform((value, ctx) => {
@@ -93,6 +98,10 @@ const schema = z.object({
   EV_SIGNUP_WINDOW_MS: int.default(3600_000),
   EV_MIN_PASSWORD_LENGTH: int.default(8),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
+  /** `Authorization: Bearer` token of GET /metrics (Prometheus); unset: no metrics endpoint (404) */
+  EV_METRICS_TOKEN: z.string().default(''),
+  /** `npm run worker` serves its own /metrics on this port (same token); 0: none */
+  EV_METRICS_PORT: int.default(0),
 }).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
   path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',
 });

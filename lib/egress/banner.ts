@@ -10,7 +10,7 @@ import { clip, type BannerResult, type Connect } from './report';
  * socket's own; through a proxy it is the address the proxy reports for its outgoing connection
  * (BND.ADDR), which is its egress address unless it is behind NAT itself.
  */
-export const readBanner: Connect = async ({ ip, port, timeoutMs, proxy }) => {
+export const readBanner: Connect = async ({ ip, port, timeoutMs, proxy, localAddress: from }) => {
   const deadline = new AbortController();
   let socket: net.Socket | undefined;
   const timer = setTimeout(() => {
@@ -20,7 +20,7 @@ export const readBanner: Connect = async ({ ip, port, timeoutMs, proxy }) => {
   let greeted = false;
   try {
     // the connection's own time limit is longer: the deadline above is the one that answers
-    const connected = await connect({ ip, port, connectTimeoutMs: timeoutMs + 1000, signal: deadline.signal, proxy });
+    const connected = await connect({ ip, port, connectTimeoutMs: timeoutMs + 1000, signal: deadline.signal, proxy, localAddress: from });
     socket = connected.socket;
     const bound = connected.bound ? unmapped(connected.bound) : null;
     const own = socket.localAddress ? unmapped(socket.localAddress) : null;

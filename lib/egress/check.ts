@@ -41,6 +41,8 @@ export async function checkEgress(deps: EgressDeps): Promise<EgressReport> {
   return {
     status: worst(checks.map((c) => c.status)),
     checked_at: new Date(now()).toISOString(),
+    egress: deps.egress ?? 'default',
+    source_ip: deps.localAddress ?? null,
     egress_ip: egress.ip,
     helo_name: heloName,
     checks,

@@ -84,7 +84,7 @@ async function probeTarget(deps: EgressDeps, target: string): Promise<TargetOutc
   }
   outcome.ip = ips[0]!;
   const connect = deps.connect ?? readBanner;
-  outcome.result = await connect({ ip: outcome.ip, port, timeoutMs: deps.timeoutMs, proxy: deps.proxy });
+  outcome.result = await connect({ ip: outcome.ip, port, timeoutMs: deps.timeoutMs, proxy: deps.proxy, localAddress: deps.localAddress });
   return outcome;
 }
 

@@ -18,6 +18,10 @@ export interface EgressReport {
   /** the worst of the checks */
   status: CheckStatus;
   checked_at: string;
+  /** the egress this report is about: its politeness budget key (lib/egress/egress.ts) */
+  egress: string;
+  /** EV_SMTP_SOURCE_IP: the local address probes bind to; null: the system's choice */
+  source_ip: string | null;
   egress_ip: string | null;
   helo_name: string;
   checks: EgressCheck[];
@@ -30,13 +34,17 @@ export type BannerResult =
   | { ok: true; code: number; text: string; localAddress: string | null }
   | { ok: false; error: string };
 
-export type Connect = (target: { ip: string; port: number; timeoutMs: number; proxy?: SocksProxy | null }) => Promise<BannerResult>;
+export type Connect = (target: { ip: string; port: number; timeoutMs: number; proxy?: SocksProxy | null; localAddress?: string | null }) => Promise<BannerResult>;
 
 export interface EgressDeps {
   dns: EgressDns;
   /** defaults to a real TCP connection (through `proxy` when given) */
   connect?: Connect;
   proxy?: SocksProxy | null;
+  /** the egress's budget key and the local address its probes bind to (EV_SMTP_SOURCE_IP) */
+  egress?: string;
+  localAddress?: string | null;
+  /** the HELO name of this egress (EV_SMTP_SOURCE_HELO, else EV_HELO_NAME) */
   heloName: string;
   /** EV_MAIL_FROM: with it the sender identity is checked */
   mailFrom?: string;

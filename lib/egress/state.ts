@@ -1,4 +1,7 @@
 import { env, type Env } from '../config/env';
+import { db } from '../db/client';
+import { egressOf, type Egress } from './egress';
+import { fleetEgressReports, saveEgressReport } from './fleet';
 import { parseDnsServers } from '../verifier/dns';
 import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
 
@@ -6,10 +9,13 @@ import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, typ
 
 export function egressDepsFromEnv(config: Env = env()): EgressDeps {
   const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+  const egress = egressOf(config);
   return {
     dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: list(config.EV_DNS_CANARIES) }),
     proxy: config.EV_SMTP_PROXY,
-    heloName: config.EV_HELO_NAME,
+    egress: egress.key,
+    localAddress: egress.sourceIp,
+    heloName: egress.heloName,
     mailFrom: config.EV_MAIL_FROM,
     allowPlaceholderIdentity: config.EV_ALLOW_PLACEHOLDER_IDENTITY,
     smtpPort: config.EV_SMTP_PORT,
@@ -30,6 +36,10 @@ export interface MonitorOptions {
   failingIntervalMs?: number;
   /** a forced refresh within this long of the last check's start returns that check */
   minRefreshMs?: number;
+  /** the egress checked (named in a report when the check itself fails) */
+  egress?: Egress;
+  /** keeps each new report where the fleet's other processes see it (fleet.ts) */
+  record?(report: EgressReport): Promise<void>;
   /** whether a failing port 25 holds production jobs (for the log lines) */
   pauses?(): boolean;
   now?(): number;
@@ -78,13 +88,15 @@ export class EgressMonitor {
     this.startedAt = this.now();
     const running = this.options.run()
       .catch((error): EgressReport => ({
-        status: 'warn', checked_at: new Date(this.now()).toISOString(), egress_ip: null, helo_name: '',
+        status: 'warn', checked_at: new Date(this.now()).toISOString(), egress: this.options.egress?.key ?? 'default',
+        source_ip: this.options.egress?.sourceIp ?? null, egress_ip: null, helo_name: this.options.egress?.heloName ?? '',
         checks: [{ name: 'port25', status: 'warn', message: `The check itself failed: ${(error as Error)?.message ?? error}`, remedy: null }],
       }))
-      .then((report) => {
+      .then(async (report) => {
         this.report = report;
         this.checkedAt = this.now();
         this.logChange(report);
+        await this.options.record?.(report).catch((error: unknown) => console.error('[egress] could not record the report', error));
         return report;
       })
       .finally(() => {
@@ -121,6 +133,8 @@ export function egressMonitor(): EgressMonitor {
     const config = env();
     holder.__evEgress = new EgressMonitor({
       run: () => checkEgress(egressDepsFromEnv()),
+      egress: egressOf(config),
+      record: async (report) => saveEgressReport(await db(), report),
       intervalMs: config.EV_EGRESS_CHECK_INTERVAL_MS,
       pauses: () => env().EV_EGRESS_POLICY === 'pause',
     });
@@ -141,7 +155,7 @@ function watched(): boolean {
  */
 export function identityRefusal(config: Env = env()): string | null {
   if (config.EV_PRODUCTION_ENGINE === 'sandbox' || config.EV_ALLOW_PLACEHOLDER_IDENTITY) return null;
-  const problem = placeholderIdentity(config.EV_HELO_NAME, config.EV_MAIL_FROM);
+  const problem = placeholderIdentity(egressOf(config).heloName, config.EV_MAIL_FROM);
   return problem && `Production probing is off: ${problem}. ${IDENTITY_REMEDY}`;
 }
 
@@ -169,6 +183,8 @@ export interface EgressStatus extends EgressReport {
   policy: Env['EV_EGRESS_POLICY'];
   /** whether workers with this configuration hold production jobs right now */
   production_paused: boolean;
+  /** every egress of the fleet as last checked by its own processes (this one's included) */
+  egresses: EgressReport[];
 }
 
 /** GET /v1/egress: the cached report (checking when there is none, it is stale, or on refresh). */
@@ -176,7 +192,9 @@ export async function egressStatus({ refresh = false } = {}): Promise<EgressStat
   const config = env();
   const report = await egressMonitor().get({ refresh });
   const paused = identityRefusal(config) !== null || (config.EV_EGRESS_POLICY === 'pause' && config.EV_PRODUCTION_ENGINE !== 'sandbox' && port25Failed(report));
-  return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused };
+  // the fleet's reports are a view beside this process's own: a database hiccup leaves just this one
+  const egresses = await db().then(fleetEgressReports).catch(() => [report]);
+  return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused, egresses };
 }
 
 /** Only tests change the environment under a running process. */

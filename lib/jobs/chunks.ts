@@ -27,10 +27,16 @@ const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'l
  */
 export async function claimChunk(
   { prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now(),
-  /** sandboxOnly: leave production jobs alone (EV_EGRESS_POLICY=pause while port 25 fails) */
-  filter: { sandboxOnly?: boolean } = {},
+  /**
+   * sandboxOnly: leave production jobs alone (EV_EGRESS_POLICY=pause while port 25 fails).
+   * egress: this worker's; a chunk handed back for greylisting by another egress is left to that
+   * one (greylisting is mostly keyed by the client IP) until `pinMs` after its retry time.
+   */
+  filter: { sandboxOnly?: boolean; egress?: string; pinMs?: number } = {},
 ): Promise<ChunkClaim | null> {
   const lease = now + leaseMs;
+  const pinned = filter.egress === undefined ? { sql: '', values: [] }
+    : { sql: 'AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ?)', values: [filter.egress, now - (filter.pinMs ?? 0)] };
   for (let tries = 0; tries < 5; tries++) {
     const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
@@ -38,8 +44,8 @@ export async function claimChunk(
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
           WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
         SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${CLAIMABLE} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
-      now, now,
+        WHERE ${CLAIMABLE} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+      now, now, ...pinned.values,
     );
     const candidate = candidates[0];
     if (!candidate) return null;
@@ -91,14 +97,16 @@ export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkC
 /**
  * Hands a chunk back to be taken again after `notBefore` (greylisting, back-off, shutdown).
  * `countAttempt: false` takes back the claim's attempt (a worker shutting down did not try).
+ * `egress`: the egress that saw greylisting in it, where its retry should go out from (claimChunk).
  */
 export async function releaseChunk(
-  { prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number, { countAttempt = true } = {},
+  { prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number,
+  { countAttempt = true, egress = null }: { countAttempt?: boolean; egress?: string | null } = {},
 ): Promise<void> {
   await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ?, attempts = attempts - ?
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ?, attempts = attempts - ?, egress = ?
       WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
-    notBefore, countAttempt ? 0 : 1, chunk.jobId, chunk.no, workerId,
+    notBefore, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, workerId,
   );
 }
 

@@ -1,6 +1,7 @@
 import { db } from '../db/client';
 import { identityRefusal, noteProductionWork, productionPaused } from '../egress/state';
 import { env } from '../config/env';
+import { egressOf } from '../egress/egress';
 import { verifierFor } from '../verification/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
@@ -20,6 +21,8 @@ export async function startWorker(): Promise<JobWorker> {
       return verifierFor(sandbox, jobId);
     },
     productionPaused,
+    egress: egressOf(config).key,
+    greylistPinMs: config.EV_GREYLIST_RETRY_MS,
   });
   holder.__evWorker = worker;
   const refusal = identityRefusal(config);

@@ -24,6 +24,13 @@ export interface WorkerOptions {
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
   productionPaused?(): boolean;
+  /**
+   * This process's egress (lib/egress/egress.ts): a production chunk handed back for greylisting is
+   * marked with it, and chunks marked by another egress are left to that one for `greylistPinMs`
+   * past their retry time (then anyone takes them: that egress may be gone).
+   */
+  egress?: string;
+  greylistPinMs?: number;
 }
 
 const SAVE_BATCH = 1000;
@@ -74,7 +81,8 @@ export class JobWorker {
           continue;
         }
         const sandboxOnly = this.options.productionPaused?.() ?? false;
-        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly });
+        const { egress, greylistPinMs: pinMs } = this.options;
+        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly, egress, pinMs });
         if (chunk) {
           worked = true;
           let allStarted!: () => void;
@@ -132,6 +140,7 @@ export class JobWorker {
       const lastTry = chunk.attempts >= (options.maxAttempts ?? 5);
       let pending: unknown[][] = [];
       let retryAfter = Infinity;
+      let greylisted = false;
       let skipped = 0;
       const flush = async () => {
         const rows = pending;
@@ -159,6 +168,7 @@ export class JobWorker {
           });
           if (outcome.retryAfterMs !== undefined && !lastTry) {
             retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
+            greylisted ||= outcome.verdict.sub_reason === 'greylisted';
             continue;
           }
           pending.push(verificationRow(outcome.verdict, {
@@ -175,7 +185,8 @@ export class JobWorker {
       if (lost) return;
       if (retryAfter !== Infinity || skipped > 0) {
         // handed back because this worker is stopping: that claim does not count as an attempt
-        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter), { countAttempt: skipped === 0 });
+        const egress = greylisted && !chunk.sandbox ? options.egress ?? null : null;
+        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter), { countAttempt: skipped === 0, egress });
         return;
       }
       await completeChunk(database, chunk, this.id);

@@ -3,6 +3,7 @@ import { freshDatabaseUrl } from '../../test/databases';
 import { converse } from '../../test/politeness';
 import { openDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
+import { forEgress } from '../verifier/politeness';
 import { createPgPoliteness } from './politeness-pg';
 
 // Three politeness instances with pools of their own stand for three worker processes on one
@@ -27,6 +28,18 @@ describe('politeness shared on PostgreSQL', () => {
   it('holds a target to its concurrency across processes, and uses all of it', async () => {
     const { maxOpen } = await converse(fleet, 'provider:google', { concurrency: 4, perMinute: 0 }, 10, 60);
     expect(maxOpen).toBe(4);
+  });
+
+  it('keeps one budget per egress: processes on one egress share it, each egress has its own', async () => {
+    const pacing = { concurrency: 2, perMinute: 0 };
+    const oneEgress = await converse(fleet.map((p) => forEgress(p, 'ip:192.0.2.1')), 'provider:microsoft', pacing, 6, 60);
+    expect(oneEgress.maxOpen).toBe(2);
+    const threeEgresses = await converse(fleet.map((p, i) => forEgress(p, `ip:192.0.2.${i + 1}`)), 'provider:microsoft', pacing, 6, 60);
+    expect(threeEgresses.maxOpen).toBe(6);
+    // and each egress's greylist holds are its own
+    await forEgress(fleet[0]!, 'ip:192.0.2.1').hold('grey:a@b.test', 5_000);
+    expect((await forEgress(fleet[1]!, 'ip:192.0.2.1').heldFor(['grey:a@b.test']))[0]).toBeGreaterThan(4_000);
+    expect(await forEgress(fleet[1]!, 'ip:192.0.2.2').heldFor(['grey:a@b.test'])).toEqual([0]);
   });
 
   it('spaces connection starts across processes by the pace', async () => {

@@ -1,7 +1,9 @@
 import { db } from '../db/client';
 import { env } from '../config/env';
 import { createDnsResolver, parseDnsServers, type DnsResolver } from '../verifier/dns';
-import { createLocalPoliteness, type Politeness } from '../verifier/politeness';
+import { egressOf } from '../egress/egress';
+import { countConversation, observedPoliteness } from '../metrics/observe';
+import { createLocalPoliteness, forEgress, type Politeness } from '../verifier/politeness';
 import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';
 import type { Verifier } from '../verifier/types';
 import { createVerifier } from '../verifier/verify';
@@ -39,11 +41,13 @@ export function dns(): DnsResolver {
 
 export function newProductionVerifier(): Verifier {
   const config = env();
+  const egress = egressOf(config);
   return createVerifier({
     dns: dns(),
     smtp: {
       port: config.EV_SMTP_PORT,
-      heloName: config.EV_HELO_NAME,
+      heloName: egress.heloName,
+      localAddress: egress.sourceIp,
       mailFrom: config.EV_MAIL_FROM,
       connectTimeoutMs: config.EV_SMTP_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: config.EV_SMTP_COMMAND_TIMEOUT_MS,
@@ -53,7 +57,9 @@ export function newProductionVerifier(): Verifier {
     allowPrivateNetworks: config.EV_ALLOW_PRIVATE_NETWORKS,
     perDomainConcurrency: config.EV_PER_DOMAIN_CONCURRENCY,
     pacing: pacingResolver(config.EV_SMTP_PACING, { concurrency: config.EV_PER_DOMAIN_CONCURRENCY, perMinute: DEFAULT_PER_MINUTE }),
-    politeness: sharedPoliteness(),
+    // the shared store, as this process's egress sees it: budgets per (egress, target)
+    politeness: observedPoliteness(forEgress(sharedPoliteness(), egress.key), egress.key),
+    onConversation: countConversation(egress.key),
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,

@@ -1,4 +1,5 @@
 import { env } from '../config/env';
+import { countedVerifier } from '../metrics/observe';
 import { sandboxVerifier } from '../verifier/sandbox';
 import type { Verifier } from '../verifier/types';
 import { jobVerifier, productionVerifier } from './production';
@@ -8,6 +9,7 @@ import { jobVerifier, productionVerifier } from './production';
  * both. A job id asks for that job's own verifier (catch-all answers reused within the job).
  */
 export function verifierFor(sandbox: boolean, jobId?: string): Verifier {
-  if (sandbox || env().EV_PRODUCTION_ENGINE === 'sandbox') return sandboxVerifier;
-  return jobId ? jobVerifier(jobId) : productionVerifier();
+  const mode = sandbox ? 'sandbox' : 'production';
+  if (sandbox || env().EV_PRODUCTION_ENGINE === 'sandbox') return countedVerifier(sandboxVerifier, mode);
+  return countedVerifier(jobId ? jobVerifier(jobId) : productionVerifier(), mode);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createLocalPoliteness, politeKey } from './politeness';
+import { createLocalPoliteness, forEgress, politeKey } from './politeness';
 import { mailboxProviderOf } from './providers';
 import { converse } from '../../test/politeness';
 
@@ -47,6 +47,23 @@ describe('createLocalPoliteness', () => {
     expect(await politeness.heldFor(['backoff:x', 'grey:a@b.test'])).toEqual([600, 0]);
     clock = 1000;
     expect(await politeness.heldFor(['backoff:x'])).toEqual([0]);
+  });
+
+  it('keeps one budget per egress: two processes on one egress share it, two egresses have two', async () => {
+    const politeness = createLocalPoliteness();
+    const pacing = { concurrency: 3, perMinute: 0 };
+    const shared = await converse([forEgress(politeness, 'ip:192.0.2.1'), forEgress(politeness, 'ip:192.0.2.1')], 'provider:google', pacing, 10, 10);
+    expect(shared.maxOpen).toBe(3);
+    const two = await converse([forEgress(politeness, 'ip:192.0.2.1'), forEgress(politeness, 'ip:192.0.2.2')], 'provider:google', pacing, 10, 10);
+    expect(two.maxOpen).toBe(6);
+  });
+
+  it('keeps holds per egress: a 421 or greylisting met from one IP does not hold another', async () => {
+    const politeness = createLocalPoliteness();
+    const [a, b] = [forEgress(politeness, 'ip:192.0.2.1'), forEgress(politeness, 'ip:192.0.2.2')];
+    await a.hold('grey:x@y.test', 1000);
+    expect((await a.heldFor(['grey:x@y.test']))[0]).toBeGreaterThan(900);
+    expect(await b.heldFor(['grey:x@y.test'])).toEqual([0]);
   });
 
   it('keys all of a provider\'s MX names to one budget, other hosts to their own', () => {

@@ -36,6 +36,24 @@ export interface Politeness {
 export const politeKey = (mxHost: string, providerId: string | null | undefined): string =>
   providerId ? `provider:${providerId}` : `mx:${mxHost.toLowerCase().replace(/\.$/, '')}`;
 export const backoffSubject = (key: string) => `backoff:${key}`;
+
+/**
+ * The store as one egress sees it: every target key and held subject becomes that egress's own
+ * (`ip:192.0.2.7|provider:google`), so in either store the budgets, 421 holds and greylist times
+ * are kept per (egress, target). Providers count per sending IP; a greylist hold too, since most
+ * greylisting is keyed by the client IP (the job keeps such addresses on their egress).
+ */
+export function forEgress(politeness: Politeness, egress: string): Politeness {
+  // `default` keeps the keys unprefixed: processes of the previous release, still running during
+  // a rolling upgrade, share its budget instead of doubling it
+  if (egress === 'default') return politeness;
+  const own = (key: string) => `${egress}|${key}`;
+  return {
+    acquire: (target, signal) => politeness.acquire({ ...target, key: own(target.key) }, signal),
+    hold: (subject, ms) => politeness.hold(own(subject), ms),
+    heldFor: (subjects) => politeness.heldFor(subjects.map(own)),
+  };
+}
 export const greylistSubject = (address: string) => `grey:${address.toLowerCase()}`;
 
 /**

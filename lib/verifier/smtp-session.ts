@@ -35,6 +35,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** connect through this SOCKS5 proxy, asking it for `ip` (never a name); null/absent: directly */
   proxy?: SocksProxy | null;
+  /** the local address to connect from (EV_SMTP_SOURCE_IP: the egress receivers count by) */
+  localAddress?: string | null;
 }
 
 /**
@@ -47,7 +49,8 @@ export function connect(options: ConnectOptions): Promise<{ socket: net.Socket; 
     const { proxy, signal } = options;
     // the proxy would resolve a name itself, after our checks: only ever hand it an IP
     if (proxy && !net.isIP(options.ip)) return reject(new ProbeFailure('no_connect', 'target is not an IP address'));
-    const socket = net.connect(proxy ? { host: proxy.host, port: proxy.port } : { host: options.ip, port: options.port });
+    const localAddress = options.localAddress || undefined;
+    const socket = net.connect(proxy ? { host: proxy.host, port: proxy.port, localAddress } : { host: options.ip, port: options.port, localAddress });
     let settled = false;
     let bound: string | null = null;
     const finish = (failure: ProbeFailure | null) => {

@@ -20,6 +20,8 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** connect through this SOCKS5 proxy, asking it for `ip` (never a name); null/absent: directly */
   proxy?: SocksProxy | null;
+  /** the local address to connect from (the egress); absent: the system's choice */
+  localAddress?: string | null;
   /** the whole conversation, connect to last reply (default 30 s): a trickling server ends there */
   conversationTimeoutMs?: number;
   /** the MX host name, sent as TLS SNI (some servers pick their certificate by it) */

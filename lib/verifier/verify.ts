@@ -22,6 +22,8 @@ export interface VerifierDeps {
     conversationTimeoutMs?: number;
     /** probe through this SOCKS5 proxy (EV_SMTP_PROXY); the MX IP is still checked here first */
     proxy?: SocksProxy | null;
+    /** bind SMTP connections to this local address (EV_SMTP_SOURCE_IP) */
+    localAddress?: string | null;
   };
   /** connect to MX hosts on private/loopback addresses (tests, on-premise setups only) */
   allowPrivateNetworks: boolean;
@@ -43,6 +45,16 @@ export interface VerifierDeps {
   backoffMs?: number;
   /** MX hosts tried when the first cannot be reached (default 2) */
   maxMxHosts?: number;
+  /** told of every conversation's outcome (metrics): its target key, provider and reply class or failure */
+  onConversation?(event: ConversationEvent): void;
+}
+
+export interface ConversationEvent {
+  /** `provider:google` or `mx:<host>` */
+  target: string;
+  provider: string | null;
+  /** the reply's class (reply.ts) when the server answered, else the failure ('timeout', 'no_connect', ...) */
+  outcome: string;
 }
 
 /** A signal that fires after `ms`, for verify(email, { signal: deadline(10_000) }). */
@@ -113,6 +125,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         }
       }), signal);
       if (typeof smtp === 'number') return backedOff(smtp);
+      if (smtp.attempts > 0) deps.onConversation?.({ target: key, provider: facts.mailboxProvider?.id ?? null, outcome: smtp.meaning ?? smtp.failure ?? 'unclassified' });
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilDeadline(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       facts.smtp = smtp;

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
 import { env } from '../config/env';
+import { metrics } from '../metrics/registry';
 import { sendSigned } from './send';
 
 /** Standard Webhooks' retry schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -159,4 +160,5 @@ async function attempt(
     }),
     ...(gone ? [prisma.webhook.update({ where: { id: webhook.id }, data: { disabledAt: new Date() } })] : []),
   ]);
+  metrics().webhookDeliveries.inc({ outcome: ok ? 'delivered' : gone ? 'gone' : state === 'failed' ? 'failed' : 'retry' });
 }

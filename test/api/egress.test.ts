@@ -3,7 +3,10 @@ import * as egress from '@/app/v1/egress/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as single from '@/app/v1/verify/single/route';
 import * as account from '@/app/v1/account/route';
-import { productionPaused, resetEgressForTests } from '@/lib/egress/state';
+import { checkEgress } from '@/lib/egress/check';
+import { EgressMonitor, egressDepsFromEnv, productionPaused, resetEgressForTests } from '@/lib/egress/state';
+import { saveEgressReport } from '@/lib/egress/fleet';
+import { env } from '@/lib/config/env';
 import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
@@ -21,7 +24,7 @@ let postfix: PostfixPeer;
 
 beforeAll(async () => {
   postfix = await startPostfix({ mailboxes: ['alice@example.test'] });
-  dns = await startDnsmasq(['mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1', 'host-record=helo.test,127.0.0.1'], ['test', 'bl.test', '0.0.127.in-addr.arpa']);
+  dns = await startDnsmasq(['mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1', 'host-record=helo.test,127.0.0.1', 'host-record=out121.test,127.0.0.121'], ['test', 'bl.test', '0.0.127.in-addr.arpa']);
   Object.assign(process.env, {
     EV_EGRESS_PROBE_HOSTS: 'probe.test', EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: 'bl.test', EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test',
     EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
@@ -78,6 +81,25 @@ describe('GET /v1/egress', () => {
     const bad = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=yes' });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'refresh' });
+  });
+});
+
+describe('GET /v1/egress in a fleet', () => {
+  it('lists every egress as its own process last checked it: a worker on 127.0.0.121 is judged from there', async () => {
+    // a worker with EV_SMTP_SOURCE_IP=127.0.0.121 and its own HELO name runs its check and records it
+    const worker = new EgressMonitor({
+      run: () => checkEgress(egressDepsFromEnv({ ...env(), EV_SMTP_SOURCE_IP: '127.0.0.121', EV_SMTP_SOURCE_HELO: 'out121.test' })),
+      intervalMs: 600_000, record: (report) => saveEgressReport(ctx.database, report),
+    });
+    expect(await worker.get()).toMatchObject({ egress: 'ip:127.0.0.121', source_ip: '127.0.0.121', egress_ip: '127.0.0.121', helo_name: 'out121.test', status: 'pass' });
+    const res = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=true' });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ egress: 'default', source_ip: null, egress_ip: '127.0.0.1' });
+    const listed = res.json.data.egresses.map((e: any) => [e.egress, e.egress_ip, e.helo_name, e.status]);
+    expect(listed).toEqual([['default', '127.0.0.1', 'helo.test', 'pass'], ['ip:127.0.0.121', '127.0.0.121', 'out121.test', 'pass']]);
+    // its reverse DNS was checked against its own address and HELO name
+    const rdns = res.json.data.egresses[1].checks.find((c: any) => c.name === 'rdns');
+    expect(rdns.message).toContain('127.0.0.121');
   });
 });
 

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setup } from '../../test/api/harness';
+import { DIALECTS } from '../../test/databases';
+import { fleetEgressReports, saveEgressReport } from './fleet';
+import type { EgressReport } from './report';
+
+const report = (egress: string, status: EgressReport['status'], ip: string): EgressReport => ({
+  status, checked_at: new Date().toISOString(), egress, source_ip: ip, egress_ip: ip, helo_name: `out.${ip}.test`,
+  checks: [{ name: 'port25', status, message: `port 25 from ${ip}`, remedy: null }],
+});
+
+describe.each(DIALECTS)('the fleet\'s egress reports on %s', (dialect) => {
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    ctx = await setup(dialect);
+  });
+  afterAll(async () => ctx.teardown());
+
+  it('keeps the latest report of each egress, and forgets one silent for a week', async () => {
+    const now = Date.now();
+    await saveEgressReport(ctx.database, report('ip:192.0.2.2', 'fail', '192.0.2.2'), now - 8 * 24 * 3600_000);
+    await saveEgressReport(ctx.database, report('ip:192.0.2.1', 'fail', '192.0.2.1'), now - 1000);
+    await saveEgressReport(ctx.database, report('ip:192.0.2.1', 'pass', '192.0.2.1'), now);
+    await saveEgressReport(ctx.database, report('socks:proxy.test:1080', 'warn', '198.51.100.9'), now);
+    const listed = await fleetEgressReports(ctx.database);
+    expect(listed.map((r) => [r.egress, r.status])).toEqual([['ip:192.0.2.1', 'pass'], ['socks:proxy.test:1080', 'warn']]);
+    expect(listed[0]).toMatchObject({ source_ip: '192.0.2.1', helo_name: 'out.192.0.2.1.test', checks: [{ name: 'port25', message: 'port 25 from 192.0.2.1' }] });
+  });
+});
