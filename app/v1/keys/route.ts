@@ -5,9 +5,8 @@ import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
 export const POST = apiRoute(async (_request, caller) => {
-  const { name } = parseBody(caller.body, keyBody);
-  const { key, info } = await createApiKey(await db(), caller.userId, name);
+  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody));
   return json({ ...info, key }, 201);
-}, { maxBodyBytes: 4096, creates: true });
+}, { maxBodyBytes: 8192, creates: true });
 
 export const GET = apiRoute(async (_request, caller) => ok({ data: await listApiKeys(await db(), caller.userId) }));

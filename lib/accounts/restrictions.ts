@@ -1,0 +1,43 @@
+import { BlockList, isIP } from 'node:net';
+
+// A key's restrictions: the client addresses and (publishable keys) the page origins it may be used from.
+
+/**
+ * An address or CIDR block (`203.0.113.7`, `203.0.113.0/24`, `2001:db8::/32`) in a canonical form,
+ * or null when it is neither. Node's own BlockList does the matching (no parser of ours).
+ */
+export function normalizeIpRule(rule: string): string | null {
+  const [address = '', prefix, ...rest] = rule.trim().split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return null;
+  if (prefix === undefined) return address.toLowerCase();
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return null;
+  return `${address.toLowerCase()}/${Number(prefix)}`;
+}
+
+/** Whether `client` (an address; `shared` when unknown: lib/auth/origin.ts) is one the rules allow. */
+export function ipAllowed(rules: readonly string[], client: string): boolean {
+  const address = client.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, ''); // an IPv4 client seen on an IPv6 socket
+  const family = isIP(address);
+  if (!family) return false;
+  const list = new BlockList();
+  for (const rule of rules) {
+    const [network, prefix] = rule.split('/');
+    const type = isIP(network!) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(network!, type);
+    else list.addSubnet(network!, Number(prefix), type);
+  }
+  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** `https://shop.example` (scheme, host, port; no path) in the form a browser sends as Origin, or null. */
+export function normalizeOrigin(origin: string): string | null {
+  try {
+    const url = new URL(origin.trim());
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return null;
+    if (url.pathname !== '/' || url.search || url.hash) return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
