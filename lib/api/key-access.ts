@@ -45,8 +45,13 @@ function assertScope(request: Request, key: KeyAccess, unscoped: boolean): void 
   }
 }
 
-/** Per visitor address (the trusted client address: one shared bucket without EV_TRUST_PROXY) and per key; the visitor's headers are sent. */
+/**
+ * Per visitor address (the trusted client address: one shared bucket without EV_TRUST_PROXY), then
+ * per key, so a visitor over their own limit does not spend the key's budget for everyone else.
+ * The visitor's headers are sent.
+ */
 async function takePublishableLimits(request: Request, key: KeyAccess): Promise<RateHeaders> {
+  const visitor = await takeRateLimit(`visitor:${key.id}:${clientAddress(request)}`, key.visitorRatePerMinute);
   await takeRateLimit(`publishable:${key.id}`, key.keyRatePerMinute);
-  return takeRateLimit(`visitor:${key.id}:${clientAddress(request)}`, key.visitorRatePerMinute);
+  return visitor;
 }
