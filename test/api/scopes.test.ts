@@ -62,7 +62,7 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
 
   it('answers an unknown path 404 to a scoped key', async () => {
     const verifyOnly = await keyOf({ scopes: ['verify'] });
-    const answer = await call(unknownPath.GET, { key: verifyOnly, path: '/v1/nothing', params: { path: ['nothing'] } });
+    const answer = await call(unknownPath.GET, { key: verifyOnly, path: '/v1/nothing' });
     expect(answer.status).toBe(404);
   });
 
