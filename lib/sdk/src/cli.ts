@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
+import { KEYS_HELP, keysCommand } from './cli-keys.js';
 import { listFromCsv, parseCsv } from './csv.js';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
@@ -30,6 +31,7 @@ Commands:
   verify <email>...          verify addresses; one line each: email, status, score, reason
   bulk <file.csv|->          verify a list (CSV with a header naming an email column, or one address
                              a line), with a progress bar on stderr; writes the result CSV
+${KEYS_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -160,6 +162,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         retries: { type: 'string' },
         progress: { type: 'boolean', default: true },
         'no-progress': { type: 'boolean' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        'allowed-ips': { type: 'string' },
+        'expires-at': { type: 'string' },
+        origins: { type: 'string' },
+        publishable: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -197,6 +205,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'verify') return await verifyCommand(client, rest, values.json ?? false, io);
     if (command === 'bulk') {
       return await bulkCommand(client, rest[0], { ...values, progress: values['no-progress'] ? false : values.progress }, io);
+    }
+    if (command === 'keys') {
+      await keysCommand(client, rest, values, io, (message) => new UsageError(message));
+      return EXIT.ok;
     }
     throw new UsageError(`unknown command ${command}`);
   } catch (error) {
