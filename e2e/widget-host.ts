@@ -57,10 +57,14 @@ export async function startHostSite(sdkDir: string): Promise<{ port: number; clo
   return listen(server);
 }
 
-/** A TCP forwarder to the service, so a spec can stop "the service" as the page sees it. */
-export async function startForwarder(target: number): Promise<{ port: number; close: () => Promise<void> }> {
+/** A TCP forwarder to the service, so a spec can make "the service" hang (stall) or stop (close) as the page sees it. */
+export async function startForwarder(target: number): Promise<{ port: number; stall: () => void; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
+  let stalled = false;
   const server = createTcpServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    if (stalled) return; // accepted, never answered
     const upstream = connect(target, '127.0.0.1');
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -72,6 +76,10 @@ export async function startForwarder(target: number): Promise<{ port: number; cl
   const listening = await listen(server);
   return {
     port: listening.port,
+    stall: () => {
+      stalled = true;
+      for (const socket of sockets) socket.destroy();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await listening.close();
