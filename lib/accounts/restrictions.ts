@@ -15,9 +15,20 @@ export function normalizeIpRule(rule: string): string | null {
   return `${address.toLowerCase()}/${Number(prefix)}`;
 }
 
+/**
+ * A client address as proxies write it, bare: without a port (`203.0.113.9:51234`,
+ * `[2001:db8::1]:443`) and an IPv4 client seen on an IPv6 socket (`::ffff:203.0.113.9`) as IPv4.
+ */
+export function bareAddress(client: string): string {
+  const trimmed = client.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(trimmed);
+  const address = bracketed ? bracketed[1]! : /^\d+\.\d+\.\d+\.\d+:\d+$/.test(trimmed) ? trimmed.slice(0, trimmed.lastIndexOf(':')) : trimmed;
+  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+}
+
 /** Whether `client` (an address; `shared` when unknown: lib/auth/origin.ts) is one the rules allow. */
 export function ipAllowed(rules: readonly string[], client: string): boolean {
-  const address = client.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, ''); // an IPv4 client seen on an IPv6 socket
+  const address = bareAddress(client);
   const family = isIP(address);
   if (!family) return false;
   const list = new BlockList();

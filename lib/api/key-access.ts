@@ -1,4 +1,4 @@
-import { ipAllowed } from '../accounts/restrictions';
+import { bareAddress, ipAllowed } from '../accounts/restrictions';
 import type { KeyAccess } from '../accounts/keys';
 import { clientAddress } from '../auth/origin';
 import { AppError } from '../errors/errors';
@@ -51,7 +51,7 @@ function assertScope(request: Request, key: KeyAccess, unscoped: boolean): void 
  * The visitor's headers are sent.
  */
 async function takePublishableLimits(request: Request, key: KeyAccess): Promise<RateHeaders> {
-  const visitor = await takeRateLimit(`visitor:${key.id}:${clientAddress(request)}`, key.visitorRatePerMinute);
+  const visitor = await takeRateLimit(`visitor:${key.id}:${bareAddress(clientAddress(request))}`, key.visitorRatePerMinute);
   await takeRateLimit(`publishable:${key.id}`, key.keyRatePerMinute);
   return visitor;
 }

@@ -114,6 +114,7 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
       return out;
     };
     expect(await statuses('198.51.100.10', 3, true)).toEqual([200, 200, 429]); // the visitor's two
+    expect(await statuses('198.51.100.10:40001', 1)).toEqual([429]); // another port is the same visitor
     expect(await statuses('198.51.100.11', 2)).toEqual([200, 429]); // the key's third, then the key is spent
     const limited = await fromPage(SHOP, { path, ip: '198.51.100.12' });
     expect(limited.json).toMatchObject({ error: 'rate_limit' });

@@ -108,7 +108,7 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   it('holds a key to its allowed IPv4 and IPv6 addresses, from the trusted proxy\'s last hop', async () => {
     const key = await keyOf({ allowed_ips: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7'] });
     const from = (ip: string) => call(history.GET, { key, path: '/v1/history', headers: { 'x-forwarded-for': `192.0.2.1, ${ip}` } });
-    for (const ip of ['203.0.113.9', '2001:db8::5', '198.51.100.7', '::ffff:203.0.113.200']) expect((await from(ip)).status, ip).toBe(200);
+    for (const ip of ['203.0.113.9', '2001:db8::5', '198.51.100.7', '::ffff:203.0.113.200', '203.0.113.9:51234', '[2001:DB8::5]:443']) expect((await from(ip)).status, ip).toBe(200);
     for (const ip of ['203.0.114.1', '2001:db9::1', '198.51.100.8']) {
       const refused = await from(ip);
       expect(refused.status, ip).toBe(403);
