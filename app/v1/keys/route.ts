@@ -7,6 +7,6 @@ import { db } from '@/lib/db/client';
 export const POST = apiRoute(async (_request, caller) => {
   const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody));
   return json({ ...info, key }, 201);
-}, { maxBodyBytes: 8192, creates: true });
+}, { maxBodyBytes: 4096, creates: true });
 
 export const GET = apiRoute(async (_request, caller) => ok({ data: await listApiKeys(await db(), caller.userId) }));

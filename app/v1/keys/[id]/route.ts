@@ -9,7 +9,7 @@ export const PATCH = apiRoute<{ id: string }>(async (_request, caller, { id }) =
   const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody));
   if (!updated) throw notFound('API key');
   return json(updated);
-}, { maxBodyBytes: 8192 });
+}, { maxBodyBytes: 4096 });
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
   if (!(await revokeApiKey(await db(), caller.userId, id))) throw notFound('API key');
