@@ -26,19 +26,31 @@ export function bareAddress(client: string): string {
   return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
 }
 
-/** Whether `client` (an address; `shared` when unknown: lib/auth/origin.ts) is one the rules allow. */
-export function ipAllowed(rules: readonly string[], client: string): boolean {
-  const address = bareAddress(client);
-  const family = isIP(address);
-  if (!family) return false;
-  const list = new BlockList();
+// Building a BlockList costs tens of microseconds: one per distinct rule set, kept.
+const blockLists = new Map<string, BlockList>();
+
+function blockListOf(rules: readonly string[]): BlockList {
+  const id = rules.join(',');
+  let list = blockLists.get(id);
+  if (list) return list;
+  list = new BlockList();
   for (const rule of rules) {
     const [network, prefix] = rule.split('/');
     const type = isIP(network!) === 6 ? 'ipv6' : 'ipv4';
     if (prefix === undefined) list.addAddress(network!, type);
     else list.addSubnet(network!, Number(prefix), type);
   }
-  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (blockLists.size >= 1000) blockLists.clear();
+  blockLists.set(id, list);
+  return list;
+}
+
+/** Whether `client` (an address; `shared` when unknown: lib/auth/origin.ts) is one the rules allow. */
+export function ipAllowed(rules: readonly string[], client: string): boolean {
+  const address = bareAddress(client);
+  const family = isIP(address);
+  if (!family) return false;
+  return blockListOf(rules).check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** `https://shop.example` (scheme, host, port; no path) in the form a browser sends as Origin, or null. */
