@@ -6,7 +6,7 @@ import type { Scope } from '../accounts/scopes';
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Status = 400 | 402 | 403 | 404 | 409 | 413 | 503 | 504;
+export type Status = 400 | 402 | 404 | 409 | 413 | 503 | 504;
 
 export interface Operation {
   method: Method;
