@@ -13,6 +13,6 @@ const compiled = OPERATIONS.map((op) => ({
 })).sort((a, b) => a.weight - b.weight);
 
 export function operationFor(method: string, pathname: string): Operation | null {
-  const verb = method.toLowerCase();
+  const verb = method === 'HEAD' ? 'get' : method.toLowerCase(); // Next.js answers HEAD with the GET handler
   return compiled.find(({ op, pattern }) => op.method === verb && pattern.test(pathname))?.op ?? null;
 }

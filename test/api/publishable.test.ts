@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as account from '@/app/v1/account/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as history from '@/app/v1/history/route';
+import * as keyById from '@/app/v1/keys/[id]/route';
 import * as keys from '@/app/v1/keys/route';
 import * as verify from '@/app/v1/verify/route';
 import * as single from '@/app/v1/verify/single/route';
@@ -120,5 +121,11 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
     expect(limited.json).toMatchObject({ error: 'rate_limit' });
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.headers.get('access-control-allow-origin')).toBe(SHOP); // the page can read why
+
+    // and the owner changes them, or puts the defaults back
+    const patched = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${created.json.id}`, params: { id: created.json.id }, body: { rate_limits: { per_visitor_per_minute: 5 } } });
+    expect(patched.json.rate_limits).toEqual({ per_visitor_per_minute: 5, per_key_per_minute: 600 });
+    const reset = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${created.json.id}`, params: { id: created.json.id }, body: { rate_limits: null, allowed_origins: ['https://other.example'] } });
+    expect(reset.json).toMatchObject({ rate_limits: { per_visitor_per_minute: 20, per_key_per_minute: 600 }, allowed_origins: ['https://other.example'], scopes: ['verify'] });
   });
 });

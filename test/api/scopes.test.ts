@@ -60,6 +60,13 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     expect((await call(history.GET, { key: ctx.key, path: '/v1/history' })).status).toBe(200);
   });
 
+  it('treats HEAD as the GET it is answered by', async () => {
+    const historyOnly = await keyOf({ scopes: ['history'] });
+    expect((await call(history.GET, { key: historyOnly, method: 'HEAD', path: '/v1/history', contract: false })).status).toBe(200);
+    const verifyOnly = await keyOf({ scopes: ['verify'] });
+    expect((await call(history.GET, { key: verifyOnly, method: 'HEAD', path: '/v1/history', contract: false })).status).toBe(403);
+  });
+
   it('answers an unknown path 404 to a scoped key', async () => {
     const verifyOnly = await keyOf({ scopes: ['verify'] });
     const answer = await call(unknownPath.GET, { key: verifyOnly, path: '/v1/nothing' });
