@@ -117,7 +117,9 @@ export async function createApiKey(database: Database, userId: string, nameOrOpt
   if (type === 'publishable' && !options.allowed_origins?.length) throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
   const data = columns(type, options);
   const key = `${type === 'publishable' ? 'ev_pub_' : 'ev_live_'}${randomBytes(32).toString('base64url')}`;
-  const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: { userId, revokedAt: null } }) };
+  // an expired key is not active: it does not hold a place under the cap
+  const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
+  const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: live }) };
   const row = await createCapped(database, userId, cap, (tx) => tx.apiKey.create({
     data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key) },
   }));

@@ -5,6 +5,7 @@ import * as keys from '@/app/v1/keys/route';
 import * as history from '@/app/v1/history/route';
 import * as single from '@/app/v1/verify/single/route';
 import { createApiKey } from '@/lib/accounts/keys';
+import { ensureAccount } from '@/lib/accounts/users';
 import { forgetKeyLookups } from '@/lib/accounts/key-cache';
 import { SCOPES, type Scope } from '@/lib/accounts/scopes';
 import { OPERATIONS } from '@/lib/api/operations';
@@ -148,5 +149,21 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     expect(expired.status).toBe(401);
     expect(expired.json).toMatchObject({ error: 'authentication_error' });
     expect(expired.json.message).toContain('expired');
+  });
+
+  it('does not count an expired key among the account\'s active keys', async () => {
+    const owner = await ensureAccount(ctx.database, `cap-${dialect}-${Date.now()}@example.com`);
+    process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT = '2';
+    resetEnvForTests();
+    try {
+      const first = await createApiKey(ctx.database, owner.id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
+      await createApiKey(ctx.database, owner.id, 'second');
+      await expect(createApiKey(ctx.database, owner.id, 'third')).rejects.toMatchObject({ code: 'limit_reached' });
+      await ctx.database.prisma.apiKey.update({ where: { id: first.info.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      expect((await createApiKey(ctx.database, owner.id, 'third')).info.name).toBe('third');
+    } finally {
+      delete process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT;
+      resetEnvForTests();
+    }
   });
 });
