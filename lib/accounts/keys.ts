@@ -3,9 +3,12 @@ import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
+import { invalidRequest } from '../errors/errors';
 import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } from './key-cache';
+import { SCOPES, type KeyType, type Scope } from './scopes';
 
-// API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix.
+// API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix. A key
+// holds scopes and restrictions (docs/integrations.md); lib/api/key-access.ts enforces them.
 
 function hashKey(key: string): string {
   return hash('sha256', key, 'hex'); // one-shot: no Hash object per request
@@ -15,27 +18,110 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   prefix: string;
+  type: KeyType;
+  scopes: Scope[];
+  allowed_ips: string[] | null;
+  allowed_origins: string[] | null;
+  expires_at: string | null;
+  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number } | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 
-function keyInfo(row: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiKeyInfo {
+/** What authentication needs to know of a live key. */
+export interface KeyAccess {
+  id: string;
+  userId: string;
+  type: KeyType;
+  /** null: every scope */
+  scopes: Scope[] | null;
+  allowedIps: string[] | null;
+  allowedOrigins: string[] | null;
+  expiresAt: number | null;
+  visitorRatePerMinute: number;
+  keyRatePerMinute: number;
+}
+
+type KeyRow = {
+  id: string; userId: string; name: string; prefix: string; type: string; scopes: string | null; allowedIps: string | null; allowedOrigins: string | null;
+  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+};
+
+const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
+const joined = (values: readonly string[] | null | undefined) => (values === undefined ? undefined : values === null ? null : [...new Set(values)].join(','));
+
+function access(row: KeyRow): KeyAccess {
+  return {
+    id: row.id, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
+    allowedIps: list(row.allowedIps), allowedOrigins: list(row.allowedOrigins), expiresAt: row.expiresAt?.getTime() ?? null,
+    visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
+    keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
+  };
+}
+
+function keyInfo(row: KeyRow): ApiKeyInfo {
+  const key = access(row);
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
+    type: key.type,
+    scopes: key.scopes ?? [...SCOPES],
+    allowed_ips: key.allowedIps,
+    allowed_origins: key.allowedOrigins,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    rate_limits: key.type === 'publishable' ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute } : null,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,
   };
 }
 
-export async function createApiKey(database: Database, userId: string, name = ''): Promise<{ key: string; info: ApiKeyInfo }> {
-  const key = `ev_live_${randomBytes(32).toString('base64url')}`;
-  const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: { userId, revokedAt: null } }) };
+export interface KeyOptions {
+  name?: string;
+  type?: KeyType;
+  scopes?: Scope[] | null;
+  allowed_ips?: string[] | null;
+  allowed_origins?: string[];
+  expires_at?: string | null;
+  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number } | null;
+}
+
+/** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
+function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
+  if (type === 'publishable') {
+    if (options.scopes && options.scopes.some((s) => s !== 'verify')) throw invalidRequest('scopes', 'scopes: a publishable key can only hold `verify`.');
+  } else if (options.allowed_origins || options.rate_limits) {
+    const param = options.allowed_origins ? 'allowed_origins' : 'rate_limits';
+    throw invalidRequest(param, `${param}: only for publishable keys (type: "publishable").`);
+  }
+  const expiresAt = options.expires_at === undefined ? undefined : options.expires_at === null ? null : new Date(options.expires_at);
+  if (expiresAt && expiresAt.getTime() <= now) throw invalidRequest('expires_at', 'expires_at: must be in the future.');
+  const rates = options.rate_limits;
+  return {
+    name: options.name?.slice(0, 100),
+    scopes: type === 'publishable' ? 'verify' : joined(options.scopes),
+    allowedIps: joined(options.allowed_ips),
+    allowedOrigins: joined(options.allowed_origins),
+    expiresAt,
+    visitorRatePerMinute: rates === undefined ? undefined : rates?.per_visitor_per_minute ?? null,
+    keyRatePerMinute: rates === undefined ? undefined : rates?.per_key_per_minute ?? null,
+  };
+}
+
+/** A new key; a bare string is its name (a secret key of every scope, as keys were before scopes). */
+export async function createApiKey(database: Database, userId: string, nameOrOptions: string | KeyOptions = {}): Promise<{ key: string; info: ApiKeyInfo }> {
+  const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : nameOrOptions;
+  const type = options.type ?? 'secret';
+  if (type === 'publishable' && !options.allowed_origins?.length) throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
+  const data = columns(type, options);
+  const key = `${type === 'publishable' ? 'ev_pub_' : 'ev_live_'}${randomBytes(32).toString('base64url')}`;
+  // an expired key is not active: it does not hold a place under the cap
+  const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
+  const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: live }) };
   const row = await createCapped(database, userId, cap, (tx) => tx.apiKey.create({
-    data: { id: newId('key'), userId, name: name.slice(0, 100), prefix: `${key.slice(0, 12)}…`, hash: hashKey(key) },
+    data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key) },
   }));
   return { key, info: keyInfo(row) };
 }
@@ -45,6 +131,18 @@ export async function listApiKeys({ prisma }: Database, userId: string): Promise
   return rows.map(keyInfo);
 }
 
+/** Changes a live key's name, scopes or restrictions; null when there is no such live key of the account. */
+export async function updateApiKey({ prisma }: Database, userId: string, keyId: string, options: KeyOptions): Promise<ApiKeyInfo | null> {
+  if (!isIdShaped(keyId)) return null;
+  const row = await prisma.apiKey.findFirst({ where: { id: keyId, userId, revokedAt: null } });
+  if (!row) return null;
+  const data = columns(row.type as KeyType, options);
+  if (row.type === 'publishable') data.scopes = undefined;
+  const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
+  forgetKeyLookups();
+  return keyInfo(updated);
+}
+
 export async function revokeApiKey({ prisma }: Database, userId: string, keyId: string): Promise<boolean> {
   if (!isIdShaped(keyId)) return false;
   const result = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
@@ -52,17 +150,18 @@ export async function revokeApiKey({ prisma }: Database, userId: string, keyId: 
   return result.count === 1;
 }
 
-/** The user id a live key belongs to, or null. The lookup is by hash (no timing leak on the key). */
-export async function userIdForKey({ prisma }: Database, key: string): Promise<string | null> {
+/** A live (not revoked) key's access, or null. The lookup is by hash (no timing leak on the key); expiry is the caller's to check. */
+export async function keyAccess({ prisma }: Database, key: string): Promise<KeyAccess | null> {
   const hash = hashKey(key);
   const now = Date.now();
   const cached = cachedKeyLookup(hash, now);
   if (cached !== undefined) return cached;
   const row = await prisma.apiKey.findUnique({ where: { hash } });
-  const live = row && !row.revokedAt && timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) ? row : null;
-  rememberKeyLookup(hash, live?.userId ?? null, now);
+  const live = row && !row.revokedAt && timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) ? access(row) : null;
+  rememberKeyLookup(hash, live, now);
   if (live && lastUsedDue(live.id, now)) {
     await prisma.apiKey.update({ where: { id: live.id }, data: { lastUsedAt: new Date(now) } });
   }
-  return live?.userId ?? null;
+  return live;
 }
+

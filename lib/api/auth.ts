@@ -1,4 +1,4 @@
-import { userIdForKey } from '../accounts/keys';
+import { keyAccess, type KeyAccess } from '../accounts/keys';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
 import { AppError } from '../errors/errors';
 import { assertSameOrigin } from '../auth/origin';
@@ -9,26 +9,46 @@ export interface Caller {
   /** What the rate limit counts: the API key, or the dashboard session's user. */
   subject: string;
   via: 'key' | 'session';
+  /** The key's scopes and restrictions (lib/api/key-access.ts enforces them); null for a dashboard session. */
+  key: KeyAccess | null;
 }
 
-const unauthenticated = () =>
-  new AppError('authentication_error', 'Missing or invalid API key. Send Authorization: Bearer <key>.');
+const unauthenticated = (message = 'Missing or invalid API key. Send Authorization: Bearer <key>.') => new AppError('authentication_error', message);
 
-/**
- * A Bearer key, or (for the dashboard's own pages) the next-auth session cookie, which must not have
- * been signed out everywhere (lib/auth/sessions.ts).
- */
-export async function authenticate(request: Request): Promise<Caller> {
+/** The key a request carries: `Authorization: Bearer`, or `?key=` (publishable keys only: a web page's widget puts it in the URL so a CORS preflight can be answered for its origins). */
+function presentedKey(request: Request): { key: string; inQuery: boolean } | null {
   const header = request.headers.get('authorization');
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const userId = match ? await userIdForKey(await db(), match[1]!) : null;
-    if (!userId) throw unauthenticated();
-    return { userId, subject: `key:${match![1]!.slice(0, 16)}`, via: 'key' };
+    if (!match) throw unauthenticated();
+    return { key: match[1]!, inQuery: false };
   }
+  const key = new URL(request.url).searchParams.get('key');
+  return key ? { key, inQuery: true } : null;
+}
+
+/** A live, unexpired key (401 otherwise); a publishable key only where it was presented in the query or header. */
+export async function keyCaller(request: Request): Promise<Caller | null> {
+  const presented = presentedKey(request);
+  if (!presented) return null;
+  const key = await keyAccess(await db(), presented.key);
+  if (!key) throw unauthenticated();
+  if (presented.inQuery && key.type !== 'publishable') throw unauthenticated('Only publishable keys may be sent as ?key=; send a secret key as Authorization: Bearer <key>.');
+  if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw unauthenticated(`This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
+  return { userId: key.userId, subject: `key:${presented.key.slice(0, 16)}`, via: 'key', key };
+}
+
+/**
+ * A Bearer key (or a publishable `?key=`), or (for the dashboard's own pages) the next-auth session
+ * cookie, which must not have been signed out everywhere (lib/auth/sessions.ts). A request with a
+ * key never reads the cookie.
+ */
+export async function authenticate(request: Request): Promise<Caller> {
+  const byKey = await keyCaller(request);
+  if (byKey) return byKey;
   const token = await readSession(request);
   if (!token?.sub || !(await sessionIsCurrent(token))) throw unauthenticated();
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
-  return { userId: token.sub, subject: `user:${token.sub}`, via: 'session' };
+  return { userId: token.sub, subject: `user:${token.sub}`, via: 'session', key: null };
 }

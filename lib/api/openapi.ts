@@ -16,7 +16,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: '`invalid_request`: body not JSON, a field missing or of the wrong type, an unknown query value, a bad `Idempotency-Key`.' },
   401: { name: 'Unauthorized', description: '`authentication_error`: missing, unknown or revoked key (both modes); also the sandbox trigger `error-auth`.' },
   402: { name: 'PaymentRequired', description: '`insufficient_credits`: production free quota and credits exhausted.' },
-  403: { name: 'Forbidden', description: '`forbidden`: a cookie-authenticated write from another origin.' },
+  403: { name: 'Forbidden', description: '`insufficient_scope`: the key lacks the operation\'s scope (named in `scope`; a publishable key may only verify single addresses); `ip_not_allowed`: the client address is not in the key\'s `allowed_ips`; `origin_not_allowed`: a publishable key used without an Origin of its `allowed_origins`; `forbidden`: a cookie-authenticated write from another origin.' },
   404: { name: 'NotFound', description: '`not_found`: unknown, or another account\'s.' },
   409: { name: 'Conflict', description: '`job_not_completed` (download before completion), `conflict` (cancelling an ended job; a retry while its Idempotency-Key\'s original runs), `limit_reached` (one webhook, active key or rule more than the account may hold; `limit`).' },
   413: { name: 'PayloadTooLarge', description: '`payload_too_large` (body over the route\'s limit: EV_MAX_BODY_BYTES for bulk, a few KB elsewhere), `too_many_emails` (over EV_MAX_BULK_EMAILS).' },
@@ -76,11 +76,11 @@ function queryParameters(query: z.ZodObject) {
 
 function operationObject(op: Operation) {
   const parameters: unknown[] = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-  if (!op.public) parameters.push({ $ref: '#/components/parameters/Sandbox' });
+  if (op.scope !== 'public') parameters.push({ $ref: '#/components/parameters/Sandbox' });
   if (op.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (op.query) parameters.push(...queryParameters(op.query));
   const [okStatus, okSchema] = op.ok;
-  const okHeaders = op.public ? undefined : op.method === 'post' ? { ...COMMON_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : COMMON_HEADERS;
+  const okHeaders = op.scope === 'public' ? undefined : op.method === 'post' ? { ...COMMON_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : COMMON_HEADERS;
   const responses: Record<string, unknown> = {
     [okStatus]: {
       description: okSchema === 'csv' ? 'The results as CSV (the upload\'s delimiter, BOM and line ends by default) or as an Excel workbook.' : 'OK',
@@ -90,24 +90,29 @@ function operationObject(op: Operation) {
         : { 'application/json': { schema: schemaOf(okSchema, 'output') }, ...(op.csvToo ? { 'text/csv': { schema: { type: 'string' } } } : {}) },
     },
   };
-  if (!op.public) {
+  if (op.scope !== 'public') {
     const statuses = new Set<number>([401, 429, 500, ...(op.errors ?? [])]);
-    if (op.method !== 'get') statuses.add(403);
+    statuses.add(403); // a key without the operation's scope, or used from elsewhere than it allows
     if (op.method === 'post') for (const s of [400, 409, 413, 422]) statuses.add(s);
     for (const status of [...statuses].sort()) responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
   }
   return {
     operationId: op.operationId,
     summary: op.summary,
-    ...(op.description || op.sandboxTriggers
-      ? { description: [op.description, op.sandboxTriggers ? SANDBOX_TRIGGERS : undefined].filter(Boolean).join('\n\n') }
+    ...(op.description || op.sandboxTriggers || op.scope !== 'public'
+      ? { description: [op.description, op.sandboxTriggers ? SANDBOX_TRIGGERS : undefined, scopeNote(op)].filter(Boolean).join('\n\n') }
       : {}),
     tags: [op.tag],
-    ...(op.public ? { security: [] } : {}),
+    security: op.scope === 'public' ? [] : [{ bearerAuth: [op.scope] }],
     parameters,
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } } } : {}),
     responses,
   };
+}
+
+function scopeNote(op: Operation): string | undefined {
+  if (op.scope === 'public') return undefined;
+  return `Key scope: \`${op.scope}\`.${op.publishable ? ' Publishable keys may call it too, from their allowed origins (CORS).' : ''}`;
 }
 
 const SANDBOX_TRIGGERS =

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import * as req from './schemas';
 import * as res from './responses';
 import * as rr from './responses-rules';
+import type { Scope } from '../accounts/scopes';
 
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 
-type Method = 'get' | 'post' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'delete';
 export type Status = 400 | 402 | 404 | 409 | 413 | 503 | 504;
 
 export interface Operation {
@@ -15,18 +16,19 @@ export interface Operation {
   summary: string;
   description?: string;
   tag: string;
+  /** the key scope this operation needs (lib/api/key-access.ts); `public`: no key at all */
+  scope: Scope | 'public';
+  /** publishable keys may call it (from their allowed origins; lib/api/cors.ts) */
+  publishable?: true;
   query?: z.ZodObject;
   body?: z.ZodType;
   /** status and schema of the success answer; `csv` for the download */
   ok: [number, z.ZodType | 'csv'];
   /** the same answer is also offered as text/csv (`?format=csv`) */
   csvToo?: boolean;
-  /** the key scope the operation needs: branch integrations makes this required and enforces it (its lib/api/key-access.ts) */
-  scope?: 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys' | 'account';
   /** error statuses beyond those every call can get (401, 429, 500; and 400, 403, 409, 413, 422 for POST) */
   errors?: Status[];
   sandboxTriggers?: boolean;
-  public?: boolean;
 }
 
 const verifyErrors: Status[] = [402, 503, 504];
@@ -63,82 +65,89 @@ const RULE_AND_USAGE_OPERATIONS: Operation[] = [
 
 export const OPERATIONS: Operation[] = [
   {
-    method: 'post', path: '/v1/verify/single', operationId: 'verifySingle', tag: 'Verify', summary: 'Verify one address',
+    method: 'post', path: '/v1/verify/single', operationId: 'verifySingle', tag: 'Verify', scope: 'verify', publishable: true, summary: 'Verify one address',
     description: 'A syntactically invalid address is a verdict (`valid: false`, `reason: invalid_email`), not an error. A production check that reaches its deadline (EV_VERIFY_DEADLINE_MS) answers `unknown`/`timeout` and is not charged.',
     body: req.emailBody, ok: [200, res.singleResult], errors: verifyErrors, sandboxTriggers: true,
   },
   {
-    method: 'post', path: '/v1/verify', operationId: 'verify', tag: 'Verify', summary: 'Verify one address (SDK shape)',
+    method: 'post', path: '/v1/verify', operationId: 'verify', tag: 'Verify', scope: 'verify', publishable: true, summary: 'Verify one address (SDK shape)',
     body: req.emailBody, ok: [200, res.verifyResult], errors: verifyErrors, sandboxTriggers: true,
   },
   {
-    method: 'post', path: '/v1/verify/bulk', operationId: 'submitBulk', tag: 'Bulk', summary: 'Submit a list',
+    method: 'post', path: '/v1/verify/bulk', operationId: 'submitBulk', tag: 'Bulk', scope: 'verify', summary: 'Submit a list',
     description: '10 or fewer addresses are verified at once; more are queued as a job. In sandbox mode the error triggers apply only when the request holds a single address.',
     body: req.bulkBody, ok: [200, res.bulkSubmitted], errors: verifyErrors, sandboxTriggers: true,
   },
   {
-    method: 'get', path: '/v1/verify/bulk', operationId: 'listJobs', tag: 'Bulk', summary: 'List jobs',
+    method: 'get', path: '/v1/verify/bulk', operationId: 'listJobs', tag: 'Bulk', scope: 'jobs', summary: 'List jobs',
     description: 'The caller\'s jobs in the request\'s mode, newest first.', query: req.listQuery, ok: [200, res.jobList], errors: [400],
   },
   {
-    method: 'get', path: '/v1/verify/bulk/status/{jobId}', operationId: 'jobStatus', tag: 'Bulk', summary: 'A job\'s progress and results',
+    method: 'get', path: '/v1/verify/bulk/status/{jobId}', operationId: 'jobStatus', tag: 'Bulk', scope: 'jobs', summary: 'A job\'s progress and results',
     description: 'A job fails only when one of its chunks could not be finished in 10 claims; a failed job refunds what it did not use and sends `bulk.failed`.',
     query: req.statusQuery, ok: [200, res.jobStatus], errors: [400, 404],
   },
   {
-    method: 'get', path: '/v1/verify/bulk/download/{jobId}', operationId: 'downloadJob', tag: 'Bulk', summary: 'Download a job\'s results (CSV or Excel)',
+    method: 'get', path: '/v1/verify/bulk/download/{jobId}', operationId: 'downloadJob', tag: 'Bulk', scope: 'jobs', summary: 'Download a job\'s results (CSV or Excel)',
     description: 'Streamed. Columns: the upload\'s own (if any), then `email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached`. Cells beginning with `= + - @`, tab or CR are prefixed with `\'`. 409 `job_not_completed` until the job has completed.',
     query: req.downloadQuery, ok: [200, 'csv'], errors: [400, 404, 409],
   },
   {
-    method: 'delete', path: '/v1/verify/bulk/{jobId}', operationId: 'cancelJob', tag: 'Bulk', summary: 'Cancel a queued or processing job',
+    method: 'delete', path: '/v1/verify/bulk/{jobId}', operationId: 'cancelJob', tag: 'Bulk', scope: 'jobs', summary: 'Cancel a queued or processing job',
     description: 'Refunds what it did not use. A job that has ended answers 409 `conflict`.', ok: [200, res.jobCancelled], errors: [404, 409],
   },
   {
-    method: 'get', path: '/v1/history', operationId: 'listHistory', tag: 'History', summary: 'Past verifications',
+    method: 'get', path: '/v1/history', operationId: 'listHistory', tag: 'History', scope: 'history', summary: 'Past verifications',
     description: 'Single checks and bulk items, newest first.', query: req.historyQuery, ok: [200, res.historyPage], errors: [400],
   },
   {
-    method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', tag: 'Webhooks', summary: 'Add an endpoint',
+    method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', tag: 'Webhooks', scope: 'webhooks', summary: 'Add an endpoint',
     description: 'URLs resolving to private, loopback, link-local or metadata addresses are refused unless EV_ALLOW_PRIVATE_NETWORKS=true.',
     body: req.webhookBody, ok: [201, res.webhookCreated],
   },
-  { method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', tag: 'Webhooks', summary: 'List endpoints', ok: [200, res.webhookList] },
-  { method: 'delete', path: '/v1/webhooks/{id}', operationId: 'deleteWebhook', tag: 'Webhooks', summary: 'Remove an endpoint', ok: [200, res.webhookDeleted], errors: [404] },
+  { method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', tag: 'Webhooks', scope: 'webhooks', summary: 'List endpoints', ok: [200, res.webhookList] },
+  { method: 'delete', path: '/v1/webhooks/{id}', operationId: 'deleteWebhook', tag: 'Webhooks', scope: 'webhooks', summary: 'Remove an endpoint', ok: [200, res.webhookDeleted], errors: [404] },
   {
-    method: 'get', path: '/v1/webhooks/{id}/deliveries', operationId: 'listDeliveries', tag: 'Webhooks', summary: 'An endpoint\'s deliveries with every attempt',
+    method: 'get', path: '/v1/webhooks/{id}/deliveries', operationId: 'listDeliveries', tag: 'Webhooks', scope: 'webhooks', summary: 'An endpoint\'s deliveries with every attempt',
     ok: [200, res.deliveryList], errors: [404],
   },
   {
-    method: 'post', path: '/v1/webhooks/{id}/test', operationId: 'testWebhook', tag: 'Webhooks', summary: 'Send a webhook.test event now',
+    method: 'post', path: '/v1/webhooks/{id}/test', operationId: 'testWebhook', tag: 'Webhooks', scope: 'webhooks', summary: 'Send a webhook.test event now',
     ok: [200, res.deliverySent], errors: [404],
   },
   {
-    method: 'post', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/replay', operationId: 'replayDelivery', tag: 'Webhooks', summary: 'Send a past delivery again',
+    method: 'post', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/replay', operationId: 'replayDelivery', tag: 'Webhooks', scope: 'webhooks', summary: 'Send a past delivery again',
     description: 'The same payload (so the same `webhook-id`) as a new delivery, sent now.', ok: [200, res.deliverySent], errors: [404],
   },
-  { method: 'get', path: '/v1/keys', operationId: 'listKeys', tag: 'Account', summary: 'List API keys', ok: [200, res.apiKeyList] },
-  { method: 'post', path: '/v1/keys', operationId: 'createKey', tag: 'Account', summary: 'Create an API key', body: req.keyBody, ok: [201, res.apiKeyCreated] },
-  { method: 'delete', path: '/v1/keys/{id}', operationId: 'revokeKey', tag: 'Account', summary: 'Revoke an API key', ok: [200, res.apiKeyRevoked], errors: [404] },
-  { method: 'get', path: '/v1/account', operationId: 'getAccount', tag: 'Account', summary: 'Plan, quota and credits', ok: [200, res.account] },
+  { method: 'get', path: '/v1/keys', operationId: 'listKeys', tag: 'Account', scope: 'keys', summary: 'List API keys', ok: [200, res.apiKeyList] },
+  { method: 'post', path: '/v1/keys', operationId: 'createKey', tag: 'Account', scope: 'keys', summary: 'Create an API key',
+    description: 'A secret key (default) of the scopes given (all when omitted), optionally limited to client addresses and an expiry; or a publishable key for web pages (docs/integrations.md).',
+    body: req.keyBody, ok: [201, res.apiKeyCreated] },
   {
-    method: 'delete', path: '/v1/account/sessions', operationId: 'signOutEverywhere', tag: 'Account', summary: 'Sign out every dashboard session',
+    method: 'patch', path: '/v1/keys/{id}', operationId: 'updateKey', tag: 'Account', scope: 'keys', summary: 'Change a key\'s name, scopes or restrictions',
+    description: 'Only the fields sent change; `null` clears a restriction. Takes effect within seconds on every server (keys are cached 5 s per process).',
+    body: req.keyUpdateBody, ok: [200, res.apiKey], errors: [400, 404, 413],
+  },
+  { method: 'delete', path: '/v1/keys/{id}', operationId: 'revokeKey', tag: 'Account', scope: 'keys', summary: 'Revoke an API key', ok: [200, res.apiKeyRevoked], errors: [404] },
+  { method: 'get', path: '/v1/account', operationId: 'getAccount', tag: 'Account', scope: 'account', summary: 'Plan, quota and credits', ok: [200, res.account] },
+  {
+    method: 'delete', path: '/v1/account/sessions', operationId: 'signOutEverywhere', tag: 'Account', scope: 'account', summary: 'Sign out every dashboard session',
     description: 'Every session of the account, this one included, stops working within seconds. API keys are not affected.',
     ok: [200, res.accountMessage],
   },
   {
-    method: 'post', path: '/v1/account/password', operationId: 'changePassword', tag: 'Account', summary: 'Change the password',
+    method: 'post', path: '/v1/account/password', operationId: 'changePassword', tag: 'Account', scope: 'account', summary: 'Change the password',
     description: 'From a dashboard session only (403 with an API key). Every other session is signed out; this one gets a new cookie. A wrong current password counts towards the sign-in throttle (429).',
     body: req.passwordChangeBody, ok: [200, res.accountMessage],
   },
   ...RULE_AND_USAGE_OPERATIONS,
   {
-    method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', summary: 'Egress health of the installation',
+    method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', scope: 'account', summary: 'Egress health of the installation',
     description: 'Port 25, reverse DNS and blocklists, from this server process\'s cached check; the first call runs it.',
     query: req.egressQuery, ok: [200, res.egressReport], errors: [400],
   },
   {
-    method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tag: 'Operations', summary: 'This document',
-    description: 'No key, no rate limit.', ok: [200, z.object({}).passthrough()], public: true,
+    method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tag: 'Operations', scope: 'public', summary: 'This document',
+    description: 'No key, no rate limit.', ok: [200, z.object({}).passthrough()],
   },
 ];

@@ -3,6 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors/errors';
 import { REASONS, RISK_LEVELS, SUB_REASONS, VERDICT_STATUSES } from '../verifier/vocabulary';
 import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
+import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 
 /**
  * What the API answers, as zod schemas: the OpenAPI document (lib/api/openapi.ts) is generated from
@@ -186,6 +187,13 @@ export const deliverySent = z
 export const apiKey = z
   .object({
     id: z.string(), name: z.string(), prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
+    type: z.enum(KEY_TYPES).describe('`secret` for servers, `publishable` for web pages.'),
+    scopes: z.array(z.enum(SCOPES)).describe('What the key may call; a key made without a list holds every scope.'),
+    allowed_ips: z.array(z.string()).nullable().describe('Addresses or CIDR blocks the key works from; null: any.'),
+    allowed_origins: z.array(z.string()).nullable().describe('Publishable keys: the page origins allowed to use it.'),
+    expires_at: timestamp.nullable(),
+    rate_limits: z.object({ per_visitor_per_minute: z.number().int().min(1), per_key_per_minute: z.number().int().min(1) }).nullable()
+      .describe('Publishable keys: the limits in force (the key\'s own or the installation\'s defaults).'),
     created_at: timestamp, last_used_at: timestamp.nullable(), revoked_at: timestamp.nullable(),
   })
   .register(named, { id: 'ApiKey' });
@@ -226,6 +234,7 @@ export const errorEnvelope = z
     param: z.string().optional().describe('`invalid_request`, `idempotency_key_reused`: the field, query parameter or header at fault.'),
     limit: z.number().int().optional().describe('`too_many_emails`, `payload_too_large`, `limit_reached`, `rate_limit`: the limit passed.'),
     retry_after: z.number().int().min(1).optional().describe('`rate_limit`: seconds to wait (also `Retry-After`).'),
+    scope: z.enum(SCOPES).optional().describe('`insufficient_scope`: the scope the operation needs.'),
     required: count.optional().describe('`insufficient_credits`: verifications the request needs.'),
     free_remaining_today: count.optional().describe('`insufficient_credits`.'),
     credits: z.number().int().optional().describe('`insufficient_credits`.'),

@@ -1,6 +1,8 @@
 import { env } from '../config/env';
 import { newId } from '../db/ids';
 import { authenticate, type Caller } from './auth';
+import { corsHeaders } from './cors';
+import { admitKey } from './key-access';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
 import { withIdempotency } from './idempotency';
@@ -23,6 +25,8 @@ export interface RouteOptions {
   maxBodyBytes?: number | (() => number);
   /** the route creates rows (keys, webhooks, deliveries): counted in the account's creation rate, in both modes */
   creates?: boolean;
+  /** the unknown-path answer only: no operation, so no key scope to check */
+  unscoped?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -32,7 +36,9 @@ export function isSandbox(request: Request): boolean {
 }
 
 /**
- * Every /v1 handler goes through here: authenticate, rate-limit (production requests per key; in both
+ * Every /v1 handler goes through here: authenticate, hold a key to its scopes and restrictions
+ * (lib/api/key-access.ts; a publishable key's page gets CORS headers, lib/api/cors.ts), rate-limit
+ * (production requests per key, a publishable key's per visitor and per key; in both
  * modes, requests that create rows per account: lib/api/limits.ts), read the body within the route's
  * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, and
  * turn any thrown error into the one error envelope. Every response carries the X-RateLimit-*
@@ -44,20 +50,24 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
     const sandbox = isSandbox(request);
     const requestId = newId('req');
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
+    let cors: Record<string, string> = {};
     try {
       const caller = await authenticate(request);
-      if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
+      cors = corsHeaders(request, caller.key);
+      const keyRate = await admitKey(request, caller, options.unscoped);
+      if (keyRate) rate = keyRate;
+      else if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
       if (options.creates) await takeCreation(caller.userId);
       const params = await segment.params;
       const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
       const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
       const run = () => handler(request, { ...caller, sandbox, body }, params);
       const response = await withIdempotency(request, body, caller.userId, sandbox, run);
-      for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
+      for (const [name, value] of Object.entries({ ...rate, ...cors })) response.headers.set(name, value);
       response.headers.set('X-Request-Id', requestId);
       return response;
     } catch (error) {
-      return errorResponse(error, { ...rate, 'X-Request-Id': requestId });
+      return errorResponse(error, { ...rate, ...cors, 'X-Request-Id': requestId });
     }
   };
 }

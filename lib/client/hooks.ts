@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api } from './api';
 import { useSandbox } from './sandbox';
 import type {
-  AccountUsage, ApiKeyInfo, BulkRequest, BulkSubmitted, Delivery, EgressStatus, HistoryItem, JobListItem, JobStatus,
+  AccountUsage, ApiKeyInfo, KeyBody, BulkRequest, BulkSubmitted, Delivery, EgressStatus, HistoryItem, JobListItem, JobStatus,
   Page, SingleResult, VerdictFilter, Webhook,
 } from './types';
 
@@ -90,7 +90,15 @@ export function useApiKeys() {
 export function useCreateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => api<ApiKeyInfo & { key: string }>('/v1/keys', { method: 'POST', body: { name } }),
+    mutationFn: (body: KeyBody) => api<ApiKeyInfo & { key: string }>('/v1/keys', { method: 'POST', body }),
+    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'keys' }),
+  });
+}
+
+export function useUpdateApiKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...body }: KeyBody & { id: string }) => api<ApiKeyInfo>(`/v1/keys/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
     onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'keys' }),
   });
 }

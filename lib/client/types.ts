@@ -1,5 +1,5 @@
 // The /v1 API's response shapes, as the dashboard reads them (the contract: lib/api/responses.ts).
-
+import type { Scope } from '../accounts/scopes';
 import type { Bucket, Reason, RiskLevel, SubReason, VerdictStatus } from '../verifier/vocabulary';
 
 export type { Reason, RiskLevel, SubReason, VerdictStatus };
@@ -117,6 +117,16 @@ export interface Page<T> {
 
 // the server's own shape (a type-only import: nothing of lib/accounts reaches the browser)
 export type { ApiKeyInfo } from '../accounts/keys';
+
+/** POST /v1/keys and PATCH /v1/keys/{id} (lib/api/schemas.ts keyBody, keyUpdateBody). */
+export interface KeyBody {
+  name?: string;
+  type?: 'secret' | 'publishable';
+  scopes?: Scope[] | null;
+  allowed_ips?: string[] | null;
+  allowed_origins?: string[];
+  expires_at?: string | null;
+}
 
 export interface Webhook {
   id: string;

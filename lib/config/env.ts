@@ -34,6 +34,9 @@ const schema = z.object({
   EV_MAX_RULES_PER_ACCOUNT: int.default(10_000),
   // quota.warning when credits plus today's free checks fall below this, unless the account set its own
   EV_QUOTA_WARNING_BELOW: int.default(50),
+  /** publishable keys (the form widget): requests per minute per visitor address and per key, unless the key sets its own (docs/integrations.md) */
+  EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: int.default(20),
+  EV_PUBLISHABLE_PER_KEY_PER_MINUTE: int.default(600),
   EV_FREE_DAILY: int.default(100),
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),

@@ -34,3 +34,8 @@ export function verifyResult(verdict: Verdict, responseTimeMs: number, cached: b
   const { email, status, score, ...rest } = singleResult(verdict, responseTimeMs, cached, sandbox);
   return { email, status, score, is_disposable: verdict.disposable, ...rest };
 }
+
+/** A publishable key's answer goes to a web page: the SMTP evidence (the mail server's own words) stays out. */
+export function withoutEvidenceFor<T extends { evidence: unknown }>(caller: { key: { type: string } | null }, result: T): T {
+  return caller.key?.type === 'publishable' ? { ...result, evidence: null } : result;
+}

@@ -1,4 +1,5 @@
 import { matchRule, ruledVerdict } from './rules';
+import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
 import type { Reason, RiskLevel, Verdict, VerdictStatus, Verifier } from './types';
 
@@ -98,7 +99,8 @@ export function sandboxVerdict(email: string): Verdict {
     role: outcome.role ?? false,
     free: false,
     catch_all: outcome.catch_all ?? false,
-    did_you_mean: null,
+    // the production verifier's own suggestion (lib/verifier/verify.ts), so a form tested in sandbox offers the same fix
+    did_you_mean: suggestCorrection(syntax.local, syntax.asciiDomain),
     evidence: null,
   };
 }

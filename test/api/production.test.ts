@@ -7,6 +7,7 @@ import * as account from '@/app/v1/account/route';
 import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { grantCredits } from '@/lib/accounts/quota';
+import { createApiKey } from '@/lib/accounts/keys';
 import { resetProductionVerifiers } from '@/lib/verification/production';
 import { verifierFor } from '@/lib/verification/verifiers';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
@@ -176,5 +177,17 @@ describe('production mode against real DNS and SMTP', () => {
     expect(fresh.json).toMatchObject({ status: 'unknown', deliverable: false });
     expect(fresh.json.evidence?.smtp_code ?? null).toBeNull();
     configure();
+  });
+
+  it('answers a publishable key\'s page without the SMTP evidence, and charges it', async () => {
+    const { key } = await createApiKey(ctx.database, ctx.account.id, { type: 'publishable', allowed_origins: ['https://shop.example'] });
+    await grantCredits(ctx.database, ctx.account.id, 2);
+    const before = (await free()).credits;
+    const fromPage = await call(single.POST, { key: null, sandbox: false, path: `/v1/verify/single?key=${key}`, headers: { origin: 'https://shop.example' }, body: { email: 'nobody9@example.test' } });
+    expect(fromPage.json).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: null });
+    expect((await free()).credits).toBe(before - 1);
+    // the same verdict to the secret key (from the cache, free) still shows what the server said
+    const fromServer = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'nobody9@example.test' } });
+    expect(fromServer.json).toMatchObject({ cached: true, evidence: { smtp_code: 550 } });
   });
 });

@@ -5,8 +5,7 @@ import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
 export const POST = apiRoute(async (_request, caller) => {
-  const { name } = parseBody(caller.body, keyBody);
-  const { key, info } = await createApiKey(await db(), caller.userId, name);
+  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody));
   return json({ ...info, key }, 201);
 }, { maxBodyBytes: 4096, creates: true });
 

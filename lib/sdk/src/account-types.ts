@@ -79,9 +79,64 @@ export interface ErrorBody {
   error: string;
   message: string;
   param?: string;
+  /** `insufficient_scope`: the scope the operation needs */
+  scope?: Scope;
   limit?: number;
   retry_after?: number;
   required?: number;
   free_remaining_today?: number;
   credits?: number;
+}
+
+/** What a key may call (docs/integrations.md); a key made without a list holds every scope. */
+export type Scope = 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys' | 'account';
+
+export interface KeyRateLimits {
+  per_visitor_per_minute: number;
+  per_key_per_minute: number;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  /** `secret` for servers, `publishable` for web pages (single checks from `allowed_origins` only) */
+  type: 'secret' | 'publishable';
+  scopes: Scope[];
+  allowed_ips: string[] | null;
+  allowed_origins: string[] | null;
+  expires_at: string | null;
+  rate_limits: KeyRateLimits | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The new key itself is in `key`, shown this once. */
+export interface ApiKeyCreated extends ApiKey {
+  key: string;
+}
+
+/** POST /v1/keys. */
+export interface KeyInput {
+  name?: string;
+  type?: 'secret' | 'publishable';
+  scopes?: Scope[];
+  /** addresses or CIDR blocks, IPv4 or IPv6 */
+  allowed_ips?: string[];
+  /** publishable keys: `https://shop.example` */
+  allowed_origins?: string[];
+  /** ISO 8601 */
+  expires_at?: string;
+  rate_limits?: Partial<KeyRateLimits>;
+}
+
+/** PATCH /v1/keys/{id}: only the fields given change; `null` clears a restriction. */
+export interface KeyUpdateInput {
+  name?: string;
+  scopes?: Scope[] | null;
+  allowed_ips?: string[] | null;
+  allowed_origins?: string[];
+  expires_at?: string | null;
+  rate_limits?: Partial<KeyRateLimits> | null;
 }

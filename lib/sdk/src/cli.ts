@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
+import { KEYS_HELP, keysCommand } from './cli-keys.js';
 import { listFromCsv, parseCsv } from './csv.js';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.js';
 import {
@@ -32,6 +33,7 @@ Commands:
   bulk <file.csv|->          verify a list (CSV with a header naming an email column, or one address
                              a line), with a progress bar on stderr; writes the result CSV
 ${RULES_HELP}
+${KEYS_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -162,6 +164,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         retries: { type: 'string' },
         progress: { type: 'boolean', default: true },
         'no-progress': { type: 'boolean' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        'allowed-ips': { type: 'string' },
+        'expires-at': { type: 'string' },
+        origins: { type: 'string' },
+        publishable: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
         from: { type: 'string' },
@@ -207,6 +215,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
     if (command === 'usage') return await usageCommand(client, values, io);
+    if (command === 'keys') {
+      await keysCommand(client, rest, values, io, (message) => new UsageError(message));
+      return EXIT.ok;
+    }
     throw new UsageError(`unknown command ${command}`);
   } catch (error) {
     const code = exitCodeOf(error);

@@ -2,7 +2,7 @@ import { ConnectionError, EmailVerifierError, TimeoutError, errorFromResponse } 
 import type { ErrorBody } from './types.js';
 
 export interface EmailVerifierOptions {
-  /** an API key (`ev_live_…`) */
+  /** an API key: a secret one (`ev_live_…`), or in a web page a publishable one (`ev_pub_…`, sent as `?key=` so the CORS preflight can be answered) */
   apiKey: string;
   /** where the service runs; default http://localhost:3000 */
   baseUrl?: string;
@@ -137,8 +137,14 @@ export class Transport {
     return response.body ?? new Response('').body!;
   }
 
+  /** A publishable key travels in the URL: a browser's preflight cannot carry the Authorization header. */
+  private get publishable(): boolean {
+    return this.apiKey.startsWith('ev_pub_');
+  }
+
   private url(path: string, query: Call['query']): string {
     const url = new URL(this.baseUrl + path);
+    if (this.publishable) url.searchParams.set('key', this.apiKey);
     for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
@@ -151,7 +157,7 @@ export class Transport {
   private async send(method: string, path: string, call: Call, streaming: boolean): Promise<{ response: Response; text: string }> {
     const url = this.url(path, call.query);
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.apiKey}`,
+      ...(this.publishable ? {} : { authorization: `Bearer ${this.apiKey}` }),
       accept: 'application/json',
       'x-ev-sandbox': this.sandbox ? 'true' : 'false',
     };

@@ -32,7 +32,10 @@ export class EmailVerifierError extends Error {
   }
 }
 
-/** 401: missing, unknown or revoked key; 403: a cookie-authenticated write from another origin. */
+/**
+ * 401: missing, unknown, revoked or expired key; 403: the key may not do this (`insufficient_scope`,
+ * with `body.scope`; `ip_not_allowed`; `origin_not_allowed`) or a cookie-authenticated write from another origin.
+ */
 export class AuthenticationError extends EmailVerifierError {}
 /** 400, 413, 422: the request itself is wrong (see `param`). */
 export class ValidationError extends EmailVerifierError {}

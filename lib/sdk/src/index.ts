@@ -2,7 +2,7 @@ import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from
 import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.js';
 import type { QuotaState, UsageReport } from './rules-types.js';
 import type {
-  Account, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
+  Account, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
 } from './types.js';
 
@@ -121,6 +121,28 @@ class Webhooks {
   }
 }
 
+class Keys {
+  constructor(private readonly t: Transport) {}
+
+  async list(options?: RequestOptions): Promise<ApiKey[]> {
+    return (await this.t.json<{ data: ApiKey[] }>('GET', '/v1/keys', options)).data;
+  }
+
+  /** A secret key (every scope unless `scopes`), or `type: 'publishable'` with `allowed_origins`; the answer's `key` is shown this once. */
+  create(input: KeyInput = {}, options?: RequestOptions): Promise<ApiKeyCreated> {
+    return this.t.json('POST', '/v1/keys', { ...options, body: input });
+  }
+
+  /** Changes the name, scopes or restrictions; `null` clears one. */
+  update(id: string, input: KeyUpdateInput, options?: RequestOptions): Promise<ApiKey> {
+    return this.t.json('PATCH', `/v1/keys/${path(id)}`, { ...options, body: input });
+  }
+
+  revoke(id: string, options?: RequestOptions): Promise<{ success: true; id: string; revoked: true }> {
+    return this.t.json('DELETE', `/v1/keys/${path(id)}`, options);
+  }
+}
+
 /**
  * The email verifier API. Every call retries 429 (after Retry-After), 5xx, time-outs and network
  * errors with exponential back-off and jitter, sends one Idempotency-Key per POST across its
@@ -131,6 +153,7 @@ export class EmailVerifier {
   readonly history: History;
   readonly webhooks: Webhooks;
   readonly rules: Rules;
+  readonly keys: Keys;
   private readonly transport: Transport;
 
   constructor(options: EmailVerifierOptions) {
@@ -139,6 +162,7 @@ export class EmailVerifier {
     this.history = new History(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.rules = new Rules(this.transport);
+    this.keys = new Keys(this.transport);
   }
 
   get sandbox(): boolean {

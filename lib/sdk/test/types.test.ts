@@ -21,6 +21,8 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.Delivery>().toEqualTypeOf<z.infer<typeof res.delivery>>();
     expectTypeOf<sdk.DeliverySent>().toEqualTypeOf<z.infer<typeof res.deliverySent>>();
     expectTypeOf<sdk.Account>().toEqualTypeOf<z.infer<typeof res.account>>();
+    expectTypeOf<sdk.ApiKey>().toEqualTypeOf<z.infer<typeof res.apiKey>>();
+    expectTypeOf<sdk.ApiKeyCreated>().toEqualTypeOf<z.infer<typeof res.apiKeyCreated>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
       z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof rr.quotaWarningEvent>
       | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof res.webhookTestEvent>
@@ -36,5 +38,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.BulkInput>().toEqualTypeOf<z.input<typeof req.bulkBody>>();
     expectTypeOf<sdk.WebhookInput>().toEqualTypeOf<z.input<typeof req.webhookBody>>();
     expectTypeOf<sdk.RuleInput>().toEqualTypeOf<z.input<typeof req.ruleBody>>();
+    expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
+    expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
   });
 });

@@ -1,7 +1,15 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { parseBody } from '@/lib/api/body';
+import { apiRoute, json, ok } from '@/lib/api/route';
+import { keyUpdateBody } from '@/lib/api/schemas';
 import { notFound } from '@/lib/errors/errors';
-import { revokeApiKey } from '@/lib/accounts/keys';
+import { revokeApiKey, updateApiKey } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
+
+export const PATCH = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
+  const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody));
+  if (!updated) throw notFound('API key');
+  return json(updated);
+}, { maxBodyBytes: 4096 });
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
   if (!(await revokeApiKey(await db(), caller.userId, id))) throw notFound('API key');

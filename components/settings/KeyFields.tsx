@@ -1,0 +1,85 @@
+'use client';
+
+import { SCOPES, type Scope } from '@/lib/accounts/scopes';
+import type { ApiKeyInfo, KeyBody } from '@/lib/client/types';
+import { inputClass, labelClass } from '../ui';
+
+/** The editable part of a key, as the form holds it. */
+export interface KeyDraft {
+  scopes: Scope[];
+  ips: string;
+  origins: string;
+  /** yyyy-mm-dd, or '' for never */
+  expires: string;
+}
+
+const SCOPE_HELP: Record<Scope, string> = {
+  verify: 'single checks and lists',
+  jobs: 'job status, downloads, cancel',
+  history: 'past verifications',
+  webhooks: 'webhook endpoints',
+  rules: 'allow and block rules',
+  keys: 'create and revoke keys',
+  account: 'plan, usage, sessions',
+};
+
+/** A new secret key may verify, nothing more, unless the owner ticks more (a CRM integration's key). */
+export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', expires: '' };
+
+export function draftOf(key: ApiKeyInfo): KeyDraft {
+  return { scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '' };
+}
+
+const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+/** The draft as the API's body; an edit sends nulls to clear what was emptied. */
+export function bodyOf(draft: KeyDraft, publishable: boolean, editing: boolean): KeyBody {
+  const clear = editing ? null : undefined;
+  return {
+    ...(publishable ? { allowed_origins: list(draft.origins) } : { scopes: draft.scopes }),
+    allowed_ips: list(draft.ips).length ? list(draft.ips) : clear,
+    expires_at: draft.expires ? `${draft.expires}T23:59:59Z` : clear,
+  };
+}
+
+export function KeyFields({ id, draft, publishable, onChange }: { id: string; draft: KeyDraft; publishable: boolean; onChange: (draft: KeyDraft) => void }) {
+  const toggle = (scope: Scope, on: boolean) =>
+    onChange({ ...draft, scopes: on ? SCOPES.filter((s) => s === scope || draft.scopes.includes(s)) : draft.scopes.filter((s) => s !== scope) });
+  return (
+    <div className="grid gap-3 sm:grid-cols-2">
+      {publishable ? (
+        <div className="sm:col-span-2">
+          <label htmlFor={`${id}-origins`} className={labelClass}>Allowed origins</label>
+          <input id={`${id}-origins`} value={draft.origins} onChange={(e) => onChange({ ...draft, origins: e.target.value })}
+            placeholder="https://shop.example" className={inputClass} required />
+        </div>
+      ) : (
+        <fieldset className="sm:col-span-2">
+          <legend className={labelClass}>Scopes</legend>
+          <div className="flex flex-wrap gap-x-4 gap-y-1">
+            {SCOPES.map((scope) => (
+              <label key={scope} className="flex items-center gap-1.5 text-sm text-slate-700" title={SCOPE_HELP[scope]}>
+                <input type="checkbox" checked={draft.scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                {scope}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      )}
+      <div>
+        <label htmlFor={`${id}-ips`} className={labelClass}>Allowed IPs (optional)</label>
+        <input id={`${id}-ips`} value={draft.ips} onChange={(e) => onChange({ ...draft, ips: e.target.value })} placeholder="203.0.113.0/24, 2001:db8::/32" className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor={`${id}-expires`} className={labelClass}>Expires (optional)</label>
+        <input id={`${id}-expires`} type="date" value={draft.expires} onChange={(e) => onChange({ ...draft, expires: e.target.value })} className={inputClass} />
+      </div>
+    </div>
+  );
+}
+
+/** One line of what a key may do and where: shown in the keys table. */
+export function keySummary(key: ApiKeyInfo): string {
+  const what = key.type === 'publishable' ? `publishable · ${key.allowed_origins?.join(', ')}` : key.scopes.length === SCOPES.length ? 'all scopes' : key.scopes.join(', ');
+  return [what, key.allowed_ips && `IPs ${key.allowed_ips.join(', ')}`].filter(Boolean).join(' · ');
+}

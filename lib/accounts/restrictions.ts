@@ -1,0 +1,66 @@
+import { BlockList, isIP } from 'node:net';
+
+// A key's restrictions: the client addresses and (publishable keys) the page origins it may be used from.
+
+/**
+ * An address or CIDR block (`203.0.113.7`, `203.0.113.0/24`, `2001:db8::/32`) in a canonical form,
+ * or null when it is neither. Node's own BlockList does the matching (no parser of ours).
+ */
+export function normalizeIpRule(rule: string): string | null {
+  const [address = '', prefix, ...rest] = rule.trim().split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return null;
+  if (prefix === undefined) return address.toLowerCase();
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return null;
+  return `${address.toLowerCase()}/${Number(prefix)}`;
+}
+
+/**
+ * A client address as proxies write it, bare: without a port (`203.0.113.9:51234`,
+ * `[2001:db8::1]:443`) and an IPv4 client seen on an IPv6 socket (`::ffff:203.0.113.9`) as IPv4.
+ */
+export function bareAddress(client: string): string {
+  const trimmed = client.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(trimmed);
+  const address = bracketed ? bracketed[1]! : /^\d+\.\d+\.\d+\.\d+:\d+$/.test(trimmed) ? trimmed.slice(0, trimmed.lastIndexOf(':')) : trimmed;
+  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+}
+
+// Building a BlockList costs tens of microseconds: one per distinct rule set, kept.
+const blockLists = new Map<string, BlockList>();
+
+function blockListOf(rules: readonly string[]): BlockList {
+  const id = rules.join(',');
+  let list = blockLists.get(id);
+  if (list) return list;
+  list = new BlockList();
+  for (const rule of rules) {
+    const [network, prefix] = rule.split('/');
+    const type = isIP(network!) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(network!, type);
+    else list.addSubnet(network!, Number(prefix), type);
+  }
+  if (blockLists.size >= 1000) blockLists.clear();
+  blockLists.set(id, list);
+  return list;
+}
+
+/** Whether `client` (an address; `shared` when unknown: lib/auth/origin.ts) is one the rules allow. */
+export function ipAllowed(rules: readonly string[], client: string): boolean {
+  const address = bareAddress(client);
+  const family = isIP(address);
+  if (!family) return false;
+  return blockListOf(rules).check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** `https://shop.example` (scheme, host, port; no path) in the form a browser sends as Origin, or null. */
+export function normalizeOrigin(origin: string): string | null {
+  try {
+    const url = new URL(origin.trim());
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return null;
+    if (url.pathname !== '/' || url.search || url.hash) return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}

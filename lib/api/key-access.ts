@@ -1,0 +1,57 @@
+import { bareAddress, ipAllowed } from '../accounts/restrictions';
+import type { KeyAccess } from '../accounts/keys';
+import { clientAddress } from '../auth/origin';
+import { AppError } from '../errors/errors';
+import type { Caller } from './auth';
+import { allowedOrigin } from './cors';
+import { takeRateLimit, type RateHeaders } from './ratelimit';
+import { operationFor } from './scopes';
+
+/**
+ * What a key may do, checked after authentication (expiry is authentication's: 401): the client
+ * address (`allowed_ips`), a publishable key's page origin, the operation's scope, and a
+ * publishable key's limits per visitor address and per key. Dashboard sessions pass untouched.
+ * Returns the rate headers of a publishable key's request (counted in both modes), else null.
+ */
+export async function admitKey(request: Request, caller: Caller, unscoped = false): Promise<RateHeaders | null> {
+  const key = caller.key;
+  if (!key) return null;
+  if (key.allowedIps) assertIpAllowed(request, key.allowedIps);
+  if (key.type === 'publishable' && !allowedOrigin(request, key)) {
+    throw new AppError('origin_not_allowed', 'A publishable key works only from a web page whose Origin is one of its allowed_origins.');
+  }
+  if (key.scopes !== null || key.type === 'publishable') assertScope(request, key, unscoped);
+  return key.type === 'publishable' ? takePublishableLimits(request, key) : null;
+}
+
+function assertIpAllowed(request: Request, rules: string[]): void {
+  const client = clientAddress(request);
+  if (ipAllowed(rules, client)) return;
+  throw new AppError('ip_not_allowed', client === 'shared'
+    ? 'This key is limited to some client addresses, and this server cannot tell the client\'s address (set EV_TRUST_PROXY behind a proxy you run).'
+    : `This key may not be used from ${client}.`);
+}
+
+function assertScope(request: Request, key: KeyAccess, unscoped: boolean): void {
+  if (unscoped) return; // the unknown-path answer (404) needs no scope
+  const { pathname } = new URL(request.url);
+  const op = operationFor(request.method, pathname);
+  if (!op || op.scope === 'public') throw new AppError('insufficient_scope', `This key cannot call ${request.method} ${pathname}.`);
+  if (key.type === 'publishable' && !op.publishable) {
+    throw new AppError('insufficient_scope', 'A publishable key can only call POST /v1/verify/single and POST /v1/verify.', { scope: op.scope });
+  }
+  if (key.scopes && !key.scopes.includes(op.scope)) {
+    throw new AppError('insufficient_scope', `This key lacks the \`${op.scope}\` scope that ${request.method} ${op.path} needs.`, { scope: op.scope });
+  }
+}
+
+/**
+ * Per visitor address (the trusted client address: one shared bucket without EV_TRUST_PROXY), then
+ * per key, so a visitor over their own limit does not spend the key's budget for everyone else.
+ * The visitor's headers are sent.
+ */
+async function takePublishableLimits(request: Request, key: KeyAccess): Promise<RateHeaders> {
+  const visitor = await takeRateLimit(`visitor:${key.id}:${bareAddress(clientAddress(request))}`, key.visitorRatePerMinute);
+  await takeRateLimit(`publishable:${key.id}`, key.keyRatePerMinute);
+  return visitor;
+}
