@@ -11,6 +11,8 @@
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
  *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
+ *   books       the credit ledger on the hot paths, in-process on both databases: production single
+ *               checks, instant bulks of 10 and a queued 100k submit (issue 19)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -32,9 +34,10 @@ import { staleSocketRetries } from './load';
 import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
+import { runBooksBench } from './books';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'books'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -127,6 +130,16 @@ async function politenessBench() {
   }
 }
 
+async function booksBench() {
+  console.log('\n[11] the books on the hot paths: production accounting with the sandbox engine, in this process, concurrency 10');
+  const figures = await runBooksBench(quick ? 1000 : 3000, quick ? 100 : 300);
+  results.books = figures;
+  for (const f of figures) {
+    row(`books ${f.dialect}: single checks/s / instant bulks of 10 per s / queued 100k submit ms`,
+      `${fmt(f.singlePerSecond, 0)} / ${fmt(f.instantPerSecond, 0)} / ${fmt(f.queued100kMs, 0)}`);
+  }
+}
+
 async function bodiesBench() {
   console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
   const r = await runBodiesBench((line) => console.log(line));
@@ -157,6 +170,7 @@ async function main() {
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);
+  await section('books', booksBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);
