@@ -8,6 +8,8 @@ import { cancelJob } from '@/lib/jobs/lifecycle';
 import { accountUsage, grantCredits, refund, reserve } from './quota';
 import { auditCredits } from './audit';
 import { sweepReservations } from './sweeper';
+import { recordSingle } from '@/lib/verifications/history';
+import { sandboxVerdict } from '@/lib/verifier/sandbox';
 
 const noLimits = async () => {};
 
@@ -68,8 +70,12 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     expect(await sweepReservations(ctx.database, 0, Date.now() + 1)).toBe(1);
     expect(await sweepReservations(ctx.database, 0, Date.now() + 1)).toBe(0);
     expect((await accountUsage(ctx.database, ctx.account.id)).credits).toBe(before.credits);
-    // the request that outlived its reservation cannot settle it again
+    // the request that outlived its reservation cannot settle it again, nor store its result free
     expect(await refund(ctx.database, ctx.account.id, reservation, 0)).toBe(false);
+    const late = sandboxVerdict('valid-late@example.com');
+    await expect(recordSingle(ctx.database, ctx.account.id, late, false, false, { userId: ctx.account.id, ...reservation, charged: 1 }))
+      .rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(await ctx.database.prisma.verification.count({ where: { email: 'valid-late@example.com' } })).toBe(0);
     expect(await kinds(cause)).toEqual(['reserve 2+0', 'charge 0+0', 'refund 2+0']);
     expect(await problems()).toEqual([]);
   });

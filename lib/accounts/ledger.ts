@@ -1,5 +1,6 @@
 import type { Database, Db } from '../db/client';
-import { insertRows, q } from '../db/sql';
+import type BetterSqlite3 from 'better-sqlite3';
+import { insertRows, q, sqlValue, sqliteInsert } from '../db/sql';
 
 /**
  * The credit ledger (`credit_ledger`, docs/guarantees.md): every movement of credits and free
@@ -50,6 +51,28 @@ export function unusedOf(s: Settlement): { credits: number; free: number } {
   return { credits, free: Math.min(unused - credits, s.free) };
 }
 
+/** A settlement's statements: the charge rows (the gate), then, for the causes whose charge went in, refunds and balance updates. */
+function plan(settlements: Settlement[], at: number) {
+  const charges = settlements.map((s) => {
+    const unused = unusedOf(s);
+    return values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day }, at);
+  });
+  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
+  const after = (won: Set<string>) => {
+    const refunds: unknown[][] = [];
+    const updates: [string, unknown[]][] = [];
+    for (const s of settlements) {
+      const unused = unusedOf(s);
+      if (!won.has(s.cause) || unused.credits + unused.free === 0) continue;
+      refunds.push(values({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day }, at));
+      if (unused.credits > 0) updates.push(['UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]]);
+      if (unused.free > 0) updates.push(['UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]]);
+    }
+    return { refunds, updates };
+  };
+  return { gate, params: charges.flat(), after };
+}
+
 /**
  * Settles reservations in the caller's transaction: a charge row each (the part used) and a refund
  * row with the balance given back for the unused part. Returns the causes settled now; one already
@@ -57,28 +80,24 @@ export function unusedOf(s: Settlement): { credits: number; free: number } {
  * not store the results it was for.
  */
 export async function settleIn(tx: LedgerTx, dialect: Database['dialect'], settlements: Settlement[], at = Date.now()): Promise<Set<string>> {
-  const won = new Set<string>();
-  if (settlements.length === 0) return won;
-  const charges = settlements.map((s) => {
-    const unused = unusedOf(s);
-    return { userId: s.userId, kind: 'charge' as const, cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day };
-  });
-  const marks = charges.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-  const inserted = await tx.$queryRawUnsafe<{ cause: string }[]>(
-    q(dialect, `INSERT INTO credit_ledger (user_id, kind, cause, credits, free, day, created_at) VALUES ${marks} ON CONFLICT DO NOTHING RETURNING cause`),
-    ...charges.flatMap((m) => values(m, at)),
-  );
-  for (const row of inserted) won.add(row.cause);
-  const refunds: Movement[] = [];
-  for (const s of settlements) {
-    if (!won.has(s.cause)) continue;
-    const unused = unusedOf(s);
-    if (unused.credits + unused.free === 0) continue;
-    refunds.push({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day });
-    if (unused.credits > 0) await tx.$executeRawUnsafe(q(dialect, 'UPDATE users SET credits = credits + ? WHERE id = ?'), unused.credits, s.userId);
-    if (unused.free > 0) await tx.$executeRawUnsafe(q(dialect, 'UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?'), unused.free, s.userId, s.day);
-  }
-  await appendMovements(tx, dialect, refunds, at);
+  if (settlements.length === 0) return new Set();
+  const { gate, params, after } = plan(settlements, at);
+  const won = new Set((await tx.$queryRawUnsafe<{ cause: string }[]>(q(dialect, gate), ...params)).map((row) => row.cause));
+  const { refunds, updates } = after(won);
+  for (const [sql, args] of updates) await tx.$executeRawUnsafe(q(dialect, sql), ...args);
+  if (refunds.length > 0) await insertRows(tx, dialect, 'credit_ledger', COLUMNS, refunds);
+  return won;
+}
+
+/** settleIn on SQLite's direct connection, inside the caller's synchronous transaction (the single checks' hot path). */
+export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settlement[], at = Date.now()): Set<string> {
+  if (settlements.length === 0) return new Set();
+  const { gate, params, after } = plan(settlements, at);
+  const rows = bulk.prepare(gate).all(...params.map((value) => sqlValue('sqlite', value))) as { cause: string }[];
+  const won = new Set(rows.map((row) => row.cause));
+  const { refunds, updates } = after(won);
+  for (const [sql, args] of updates) bulk.prepare(sql).run(...args);
+  if (refunds.length > 0) sqliteInsert(bulk, 'credit_ledger', COLUMNS, refunds);
   return won;
 }
 

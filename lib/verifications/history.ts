@@ -1,8 +1,8 @@
 import type { Database } from '../db/client';
-import { bulkInsert, insertRows, selectRows } from '../db/sql';
+import { bulkInsert, insertRows, selectRows, sqliteInsert } from '../db/sql';
 import type { Settlement } from '../accounts/ledger';
 import { reservationSwept } from '../accounts/quota';
-import { settleIn } from '../accounts/ledger';
+import { settleIn, settleInSqlite } from '../accounts/ledger';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
@@ -44,11 +44,24 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
     await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, batch.rows);
     return new Set();
   }
-  return database.prisma.$transaction(async (tx) => {
-    const won = await settleIn(tx, database.dialect, [...batch.paid.values()].map((p) => p.settlement));
+  const settlements = [...batch.paid.values()].map((p) => p.settlement);
+  const kept = (won: Set<string>) => {
     const lost = new Set([...batch.paid.keys()].filter((cause) => !won.has(cause)));
     const dropped = new Set([...lost].map((cause) => batch.paid.get(cause)!.row));
-    await insertRows(tx, database.dialect, 'verifications', VERIFICATION_COLUMNS, batch.rows.filter((row) => !dropped.has(row)));
+    return { lost, rows: batch.rows.filter((row) => !dropped.has(row)) };
+  };
+  const { bulk, writeLock } = database;
+  if (bulk && writeLock) {
+    // SQLite: one synchronous transaction on the direct connection, as the unpaid rows take
+    return writeLock.run(() => bulk.transaction(() => {
+      const { lost, rows } = kept(settleInSqlite(bulk, settlements));
+      sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows);
+      return lost;
+    })());
+  }
+  return database.prisma.$transaction(async (tx) => {
+    const { lost, rows } = kept(await settleIn(tx, database.dialect, settlements));
+    await insertRows(tx, database.dialect, 'verifications', VERIFICATION_COLUMNS, rows);
     return lost;
   });
 }
