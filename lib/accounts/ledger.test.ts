@@ -73,7 +73,7 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     // the request that outlived its reservation cannot settle it again, nor store its result free
     expect(await refund(ctx.database, ctx.account.id, reservation, 0)).toBe(false);
     const late = sandboxVerdict('valid-late@example.com');
-    await expect(recordSingle(ctx.database, ctx.account.id, late, false, false, { userId: ctx.account.id, ...reservation, charged: 1 }))
+    await expect(recordSingle(ctx.database, ctx.account.id, late, false, false, { userId: ctx.account.id, ...reservation, charged: 2 }))
       .rejects.toMatchObject({ code: 'service_unavailable' });
     expect(await ctx.database.prisma.verification.count({ where: { email: 'valid-late@example.com' } })).toBe(0);
     expect(await kinds(cause)).toEqual(['reserve 2+0', 'charge 0+0', 'refund 2+0']);

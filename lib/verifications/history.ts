@@ -2,7 +2,7 @@ import type { Database } from '../db/client';
 import { bulkInsert, insertRows, selectRows, sqliteInsert } from '../db/sql';
 import type { Settlement } from '../accounts/ledger';
 import { reservationSwept } from '../accounts/quota';
-import { settleIn, settleInSqlite } from '../accounts/ledger';
+import { chargeWithRows, settleIn, settleInSqlite } from '../accounts/ledger';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
@@ -51,6 +51,14 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
     return { lost, rows: batch.rows.filter((row) => !dropped.has(row)) };
   };
   const { bulk, writeLock } = database;
+  if (!bulk && settlements.every((s) => s.charged === s.free + s.credits) && batch.rows.length * VERIFICATION_COLUMNS.length < 30_000) {
+    try {
+      await chargeWithRows(database.prisma, settlements, 'verifications', VERIFICATION_COLUMNS, batch.rows);
+      return new Set();
+    } catch {
+      // a cause was settled already (or the statement failed): the transaction below sorts it out
+    }
+  }
   if (bulk && writeLock) {
     // SQLite: one synchronous transaction on the direct connection, as the unpaid rows take
     return writeLock.run(() => bulk.transaction(() => {
