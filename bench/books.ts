@@ -18,8 +18,9 @@ export async function runBooksBench(singles = 3000, instants = 300): Promise<Boo
   Object.assign(process.env, { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EGRESS_POLICY: 'off', EV_FREE_DAILY: '0' });
   resetEnvForTests();
   const figures: BooksFigures[] = [];
-  for (const dialect of DIALECTS) {
-    const fresh = await freshDatabaseUrl(dialect);
+  // BOOKS_DIALECTS=sqlite (or postgres) measures one
+  for (const dialect of process.env.BOOKS_DIALECTS?.split(',') ?? DIALECTS) {
+    const fresh = await freshDatabaseUrl(dialect as (typeof DIALECTS)[number]);
     const database = await useDatabase(fresh.url);
     try {
       const account = await ensureAccount(database, 'bench-books@example.com');

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
@@ -12,6 +13,15 @@ import { recordSingle } from '@/lib/verifications/history';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 
 const noLimits = async () => {};
+
+/** `npm run audit-credits` against the test's database: its exit code and output. */
+function auditCommand(): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile('node_modules/.bin/tsx', ['scripts/audit-credits.ts'], { env: process.env }, (error, stdout) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout });
+    });
+  });
+}
 
 describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
@@ -53,7 +63,11 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
   it('names an account whose balance moved outside the ledger, or whose result was stored free', async () => {
     await ctx.database.prisma.user.update({ where: { id: ctx.account.id }, data: { credits: { increment: 5 } } });
     expect(await problems()).toEqual([expect.stringMatching(/^credits 33 ≠ grants 30 − charges 2 − open reservations 0 = 28$/)]);
+    const failing = await auditCommand();
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain(`✗ ${ctx.account.email}`);
     await ctx.database.prisma.user.update({ where: { id: ctx.account.id }, data: { credits: { decrement: 5 } } });
+    expect(await auditCommand()).toMatchObject({ code: 0, stdout: expect.stringMatching(/The books hold for all 1 accounts/) });
     const { verdict } = await verifySingle(ctx.database, ctx.account.id, true, 'valid-free@example.com');
     await ctx.database.prisma.verification.updateMany({ where: { email: verdict.email }, data: { sandbox: false } });
     expect(await problems()).toEqual(['single checks: 2 chargeable results, 1 charged']);
