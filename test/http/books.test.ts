@@ -15,6 +15,8 @@ import { send, startServer, type Served } from './server';
  * EV_RESERVATION_TIMEOUT_MS, an Idempotency-Key whose request died is taken over after
  * EV_IDEMPOTENCY_STALE_MS and its retry is charged once.
  */
+// three starts of the built server each, which take seconds apiece on a loaded machine
+const SERVER_STARTS_MS = 180_000;
 const BASE = { EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '0', EV_EMBEDDED_WORKER: 'false' };
 
 describe.each(DIALECTS)('books through crashes of the built server (%s)', (dialect) => {
@@ -78,7 +80,7 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
     expect(await database.prisma.verification.count({ where: { userId } })).toBe(0);
     expect(await database.prisma.job.count({ where: { userId } })).toBe(0);
     expect((await auditCredits(database)).problems).toEqual([]);
-  });
+  }, SERVER_STARTS_MS);
 
   it('lets a retry take over an Idempotency-Key whose request died, charged once', async () => {
     const env = { EV_IDEMPOTENCY_STALE_MS: '1000', EV_RESERVATION_TIMEOUT_MS: '600000' };
@@ -107,5 +109,5 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
     expect(await reserves()).toBe(reservesBefore + 2);
     expect(await database.prisma.verification.count({ where: { userId, email: { in: ['valid-k1@example.com', 'valid-k2@example.com'] } } })).toBe(2);
     expect((await auditCredits(database)).problems).toEqual([]);
-  });
+  }, SERVER_STARTS_MS);
 });
