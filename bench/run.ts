@@ -13,6 +13,8 @@
  *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
  *   egress      one budget per sending IP: a provider-bound job by 1, 2 and 3 workers, each with its
  *               own EV_SMTP_SOURCE_IP, wall time vs one IP and vs the ideal of N budgets (issue 21)
+ *   books       the credit ledger on the hot paths, in-process on both databases: production single
+ *               checks, instant bulks of 10 and a queued 100k submit (issue 19)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -35,9 +37,10 @@ import { staleSocketRetries } from './load';
 import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
+import { runBooksBench } from './books';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -147,6 +150,16 @@ async function egressBench() {
   if (three) row('egress: speed-up of 3 IPs over 1', `${fmt(three.speedup, 2)}x`, '≥ 2.7x', three.speedup >= 2.7);
 }
 
+async function booksBench() {
+  console.log('\n[12] the books on the hot paths: production accounting with the sandbox engine, in this process, concurrency 10');
+  const figures = await runBooksBench(quick ? 1000 : 3000, quick ? 100 : 300);
+  results.books = figures;
+  for (const f of figures) {
+    row(`books ${f.dialect}: single checks/s (CPU µs each) / instant bulks of 10 per s (CPU µs each) / queued 100k submit ms`,
+      `${fmt(f.singlePerSecond, 0)} (${fmt(f.singleCpuUs, 0)}) / ${fmt(f.instantPerSecond, 0)} (${fmt(f.instantCpuUs, 0)}) / ${fmt(f.queued100kMs, 0)}`);
+  }
+}
+
 async function bodiesBench() {
   console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
   const r = await runBodiesBench((line) => console.log(line));
@@ -178,6 +191,7 @@ async function main() {
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);
   await section('egress', egressBench);
+  await section('books', booksBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

@@ -4,6 +4,8 @@
 import { env } from '../lib/config/env';
 import { startWorker, stopOnSignals } from '../lib/jobs/embedded';
 import { serveMetrics } from '../lib/metrics/server';
+import { startReservationSweeper } from '../lib/accounts/sweeper';
+import { db } from '../lib/db/client';
 
 const config = env();
 const worker = await startWorker();
@@ -11,5 +13,6 @@ if (config.EV_METRICS_PORT > 0) {
   if (config.EV_METRICS_TOKEN) await serveMetrics(config.EV_METRICS_PORT);
   else console.warn(`[metrics] EV_METRICS_PORT=${config.EV_METRICS_PORT} is ignored: set EV_METRICS_TOKEN`);
 }
+startReservationSweeper(await db());
 console.log(`worker ${worker.id} started`);
 stopOnSignals(worker);

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { CHARGED } from '../verifications/chargeable';
+import { CHARGEABLE_SQL } from '../verifications/chargeable';
 import { daySql, dayOf, msRange, type DayRange } from './days';
 
 /** What the quota moved on one UTC day (production only: the sandbox is never charged). */
@@ -26,7 +26,7 @@ export async function ledgerByDay(database: Database, userId: string, range: Day
   const notCached = database.dialect === 'postgres' ? 'NOT cached' : 'cached = 0';
   const rows = await selectRows<{ day: string; charged: number | bigint; refunded: number | bigint }>(database,
     `SELECT ${daySql(database)} AS day,
-      SUM(CASE WHEN ${CHARGED} THEN 1 ELSE 0 END) AS charged,
+      SUM(CASE WHEN ${CHARGEABLE_SQL} THEN 1 ELSE 0 END) AS charged,
       SUM(CASE WHEN job_id IS NULL AND status = 'unknown' THEN 1 ELSE 0 END) AS refunded
     FROM verifications WHERE user_id = ? AND ${production} AND ${notCached} AND created_at >= ? AND created_at < ? GROUP BY 1`,
     [userId, start, end]);
@@ -47,7 +47,7 @@ async function endedJobs(database: Database, userId: string, start: number, end:
   });
   if (jobs.length === 0) return [];
   const charged = await selectRows<{ job_id: string; n: number | bigint }>(database,
-    `SELECT job_id, COUNT(*) AS n FROM verifications WHERE user_id = ? AND job_id IN (${jobs.map(() => '?').join(', ')}) AND ${CHARGED} GROUP BY job_id`,
+    `SELECT job_id, COUNT(*) AS n FROM verifications WHERE user_id = ? AND job_id IN (${jobs.map(() => '?').join(', ')}) AND ${CHARGEABLE_SQL} GROUP BY job_id`,
     [userId, ...jobs.map((job) => job.id)]);
   const byJob = new Map(charged.map((row) => [row.job_id, Number(row.n)]));
   return jobs.map((job) => ({ createdAt: job.createdAt, reserved: job.reservedFree + job.reservedCredits, charged: byJob.get(job.id) ?? 0 }));

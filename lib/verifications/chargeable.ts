@@ -14,13 +14,13 @@ export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boole
 /** SQL: the row was not decided by a rule. */
 export const NOT_RULED = `reason NOT IN (${RULED_REASONS.map((r) => `'${r}'`).join(', ')})`;
 
-/** The SQL form of `isChargeable`, a WHERE condition on `verifications`. */
-export const CHARGED = `status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
+/** The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit and the usage report use it too). */
+export const CHARGEABLE_SQL = `status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
 
-/** The SQL form of `isChargeable` above: a job's stored results that are charged. */
+/** A job's stored results that are charged. */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND ${CHARGED}`),
+    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL}`),
     jobId,
   );
   return Number(rows[0]?.n ?? 0);

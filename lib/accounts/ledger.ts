@@ -1,0 +1,132 @@
+import type { Database, Db } from '../db/client';
+import type BetterSqlite3 from 'better-sqlite3';
+import { insertRows, q, sqlValue, sqliteInsert } from '../db/sql';
+
+/**
+ * The credit ledger (`credit_ledger`, docs/guarantees.md): every movement of credits and free
+ * verifications is an append-only row tied to its cause, written in the transaction of the state it
+ * pays for. The unique (cause, kind) index makes each movement happen once: a cause has at most one
+ * reserve, one charge and one refund. A cause is a job id (`job_…`), a single check (`chk_…`), a
+ * grant (`grant_…`), or an account's opening balance from before the ledger (`opening_…`).
+ *
+ * A reservation is settled by its charge row, written even when it charges nothing: the charge
+ * row is what says "settled", and only the writer whose charge row went in refunds the rest.
+ */
+export type MovementKind = 'grant' | 'reserve' | 'charge' | 'refund';
+
+export interface Movement {
+  userId: string;
+  kind: MovementKind;
+  cause: string;
+  credits: number;
+  free: number;
+  day: string | null;
+}
+
+export type LedgerTx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
+
+const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at'];
+const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at];
+
+/** Appends movements; a duplicate (cause, kind) fails the caller's transaction. */
+export async function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
+  if (movements.length > 0) await insertRows(tx, dialect, 'credit_ledger', COLUMNS, movements.map((m) => values(m, at)));
+}
+
+/** A reservation to settle: its cause, what it took and how much of it the work used. */
+export interface Settlement {
+  userId: string;
+  cause: string;
+  day: string;
+  free: number;
+  credits: number;
+  /** verifications the stored results are charged for (at most free + credits) */
+  charged: number;
+}
+
+/** What goes back: credits first, then free verifications, as refunds always have. */
+export function unusedOf(s: Settlement): { credits: number; free: number } {
+  const unused = Math.max(0, s.free + s.credits - s.charged);
+  const credits = Math.min(unused, s.credits);
+  return { credits, free: Math.min(unused - credits, s.free) };
+}
+
+/**
+ * PostgreSQL's hot path for reservations used whole (nothing to refund): their charge rows and the
+ * rows they pay for in ONE statement, a data-modifying WITH (one round trip where a transaction
+ * takes four). Without ON CONFLICT: if any cause was already settled the statement fails whole and
+ * stores nothing, and the caller settles through `settleIn`, which sorts winners from losers.
+ */
+export async function chargeWithRows(
+  tx: LedgerTx, settlements: Settlement[], table: string, columns: readonly string[], rows: unknown[][], at = Date.now(),
+): Promise<void> {
+  const params: unknown[] = [];
+  const tuple = (row: unknown[]) => `(${row.map((value) => `$${params.push(sqlValue('postgres', value))}`).join(', ')})`;
+  const charges = settlements.map((s) => tuple(values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at)));
+  const stored = rows.map(tuple);
+  await tx.$executeRawUnsafe(
+    `WITH charged AS (INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.join(', ')})
+      INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${stored.join(', ')}`,
+    ...params,
+  );
+}
+
+/** A settlement's statements: the charge rows (the gate), then, for the causes whose charge went in, refunds and balance updates. */
+function plan(settlements: Settlement[], at: number) {
+  const charges = settlements.map((s) => {
+    const unused = unusedOf(s);
+    return values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day }, at);
+  });
+  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
+  const after = (won: Set<string>) => {
+    const refunds: unknown[][] = [];
+    const updates: [string, unknown[]][] = [];
+    for (const s of settlements) {
+      const unused = unusedOf(s);
+      if (!won.has(s.cause) || unused.credits + unused.free === 0) continue;
+      refunds.push(values({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day }, at));
+      if (unused.credits > 0) updates.push(['UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]]);
+      if (unused.free > 0) updates.push(['UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]]);
+    }
+    return { refunds, updates };
+  };
+  return { gate, params: charges.flat(), after };
+}
+
+/**
+ * Settles reservations in the caller's transaction: a charge row each (the part used) and a refund
+ * row with the balance given back for the unused part. Returns the causes settled now; one already
+ * settled (by the sweeper, or a retry) is left as it was and is not in the set, so its caller must
+ * not store the results it was for.
+ */
+export async function settleIn(tx: LedgerTx, dialect: Database['dialect'], settlements: Settlement[], at = Date.now()): Promise<Set<string>> {
+  if (settlements.length === 0) return new Set();
+  const { gate, params, after } = plan(settlements, at);
+  const won = new Set((await tx.$queryRawUnsafe<{ cause: string }[]>(q(dialect, gate), ...params)).map((row) => row.cause));
+  const { refunds, updates } = after(won);
+  for (const [sql, args] of updates) await tx.$executeRawUnsafe(q(dialect, sql), ...args);
+  if (refunds.length > 0) await insertRows(tx, dialect, 'credit_ledger', COLUMNS, refunds);
+  return won;
+}
+
+/** settleIn on SQLite's direct connection, inside the caller's synchronous transaction (the single checks' hot path). */
+export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settlement[], at = Date.now()): Set<string> {
+  if (settlements.length === 0) return new Set();
+  const { gate, params, after } = plan(settlements, at);
+  const rows = bulk.prepare(gate).all(...params.map((value) => sqlValue('sqlite', value))) as { cause: string }[];
+  const won = new Set(rows.map((row) => row.cause));
+  const { refunds, updates } = after(won);
+  for (const [sql, args] of updates) bulk.prepare(sql).run(...args);
+  if (refunds.length > 0) sqliteInsert(bulk, 'credit_ledger', COLUMNS, refunds);
+  return won;
+}
+
+/** The reserve row of a cause and whether it is settled: how a retry finds what its first attempt took. */
+export async function reservationOf(tx: LedgerTx, dialect: Database['dialect'], cause: string) {
+  const rows = await tx.$queryRawUnsafe<{ kind: string; credits: number; free: number; day: string | null }[]>(
+    q(dialect, `SELECT kind, credits, free, day FROM credit_ledger WHERE cause = ? AND kind IN ('reserve', 'charge')`), cause,
+  );
+  const reserve = rows.find((r) => r.kind === 'reserve');
+  if (!reserve) return null;
+  return { credits: Number(reserve.credits), free: Number(reserve.free), day: reserve.day, settled: rows.some((r) => r.kind === 'charge') };
+}
