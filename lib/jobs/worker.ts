@@ -3,9 +3,10 @@ import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
-import { failJob, finishJobIfDone, markProcessing } from './lifecycle';
-import { saveResults, verificationRow } from '../verifications/rows';
-import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './chunks';
+import { failpoint } from '../failpoints/failpoints';
+import { completeChunkAndFinish, failJob, finishStranded, markProcessing } from './lifecycle';
+import { verificationRow } from '../verifications/rows';
+import { claimChunk, claimHeld, releaseChunk, renewLease, saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -18,8 +19,10 @@ export interface WorkerOptions {
    * fails its job.
    */
   maxAttempts?: number;
-  /** When an address whose verification threw is tried again (default 30 s). */
+  /** When an address is tried again after our side failed: the verifier threw, the database did not answer (default 30 s). */
   errorRetryMs?: number;
+  /** How often the worker looks for jobs whose chunks are all done but that were never finished (default 10 s). */
+  sweepMs?: number;
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
   productionPaused?(): boolean;
@@ -65,15 +68,20 @@ export class JobWorker {
     // budgets would sit idle (bench/politeness.ts: 1.46x the ideal time). So once every address of
     // the chunk in hand has started, a second production chunk is claimed beside it.
     const inHand = new Set<Promise<void>>();
+    let nextSweep = 0;
     while (this.running) {
       let worked = false;
       try {
+        if (Date.now() >= nextSweep) {
+          nextSweep = Date.now() + (this.options.sweepMs ?? 10_000);
+          await finishStranded(this.database);
+        }
         if (inHand.size >= MAX_CHUNKS_IN_HAND) {
           await Promise.race(inHand);
           continue;
         }
         const sandboxOnly = this.options.productionPaused?.() ?? false;
-        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly });
+        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, { sandboxOnly });
         if (chunk) {
           worked = true;
           let allStarted!: () => void;
@@ -118,11 +126,16 @@ export class JobWorker {
 
   async process(chunk: ChunkClaim, allStarted: () => void = () => {}): Promise<void> {
     const { database, options } = this;
+    const errorRetryMs = options.errorRetryMs ?? 30_000;
     await markProcessing(database, chunk.jobId);
     let lost = false;
     const heartbeat = setInterval(() => {
-      renewLease(database, chunk, this.id, Date.now() + options.leaseMs).then((held) => (lost ||= !held), () => {});
+      renewLease(database, chunk, options.leaseMs).then((held) => (lost ||= !held), () => {});
     }, Math.max(50, options.leaseMs / 3));
+    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: before each
+    // production probe the claim is checked, one query at a time shared by the chunk's runners.
+    let checking: Promise<boolean> | null = null;
+    const stillHeld = () => (checking ??= claimHeld(database, chunk).finally(() => (checking = null)));
     try {
       const items = await unverifiedItems(database, chunk);
       const verifier = options.verifierFor(chunk.sandbox, chunk.jobId);
@@ -133,7 +146,10 @@ export class JobWorker {
       const flush = async () => {
         const rows = pending;
         pending = [];
-        await saveResults(database, rows);
+        if (rows.length === 0) return;
+        // refused when the claim is gone: a cancelled job's late results are neither stored nor free
+        if (await saveChunkResults(database, chunk, rows)) failpoint('worker.after-save');
+        else lost = true;
       };
       // `concurrency` runners take the items in order: at most that many verifications at once,
       // without a queued promise per item (a sandbox chunk is 2,000 items that answer at once)
@@ -148,11 +164,20 @@ export class JobWorker {
             skipped++;
             continue;
           }
+          if (!chunk.sandbox) {
+            // our database not answering is a retry of this address, never a verdict
+            const held = await stillHeld().catch(() => null);
+            if (held === false) lost = true;
+            if (held !== true) {
+              if (held === null) retryAfter = Math.min(retryAfter, errorRetryMs);
+              continue;
+            }
+          }
           // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
           // on the last try the address stands as unknown/unexpected_error and the job finishes.
           const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
             console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
-            return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
+            return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: errorRetryMs };
           });
           if (outcome.retryAfterMs !== undefined && !lastTry) {
             retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
@@ -172,11 +197,10 @@ export class JobWorker {
       if (lost) return;
       if (retryAfter !== Infinity || skipped > 0) {
         // handed back because this worker is stopping: that claim does not count as an attempt
-        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter), { countAttempt: skipped === 0 });
+        await releaseChunk(database, chunk, retryAfter === Infinity ? 0 : retryAfter, { countAttempt: skipped === 0 });
         return;
       }
-      await completeChunk(database, chunk, this.id);
-      await finishJobIfDone(database, chunk.jobId);
+      await completeChunkAndFinish(database, chunk);
     } finally {
       clearInterval(heartbeat);
     }

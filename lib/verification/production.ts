@@ -56,6 +56,7 @@ export function newProductionVerifier(): Verifier {
     politeness: sharedPoliteness(),
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
+    transientRetryMs: config.EV_TRANSIENT_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
   });
 }
