@@ -31,6 +31,8 @@ export interface WorkerOptions {
 const SAVE_BATCH = 1000;
 /** production chunks a worker holds at once (a sandbox chunk is always alone) */
 export const MAX_CHUNKS_IN_HAND = 3;
+/** how often a production chunk's claim is checked while its conversations wait for a turn */
+const WATCH_MS = 250;
 
 /**
  * Claims chunks under a lease, verifies their unverified items, saves results in batches and
@@ -129,13 +131,20 @@ export class JobWorker {
     const errorRetryMs = options.errorRetryMs ?? 30_000;
     await markProcessing(database, chunk.jobId);
     let lost = false;
-    const heartbeat = setInterval(() => {
-      renewLease(database, chunk, options.leaseMs).then((held) => (lost ||= !held), () => {});
-    }, Math.max(50, options.leaseMs / 3));
-    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: before each
-    // production probe the claim is checked, one query at a time shared by the chunk's runners.
+    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: the claim is
+    // checked before each production probe and every WATCH_MS (one query at a time, shared by the
+    // chunk's runners), and once it is gone the signal ends the conversations waiting for a turn.
+    const stop = new AbortController();
+    const lose = () => {
+      lost = true;
+      stop.abort();
+    };
     let checking: Promise<boolean> | null = null;
-    const stillHeld = () => (checking ??= claimHeld(database, chunk).finally(() => (checking = null)));
+    const stillHeld = () => (checking ??= claimHeld(database, chunk).then((held) => (held || lose(), held)).finally(() => (checking = null)));
+    const heartbeat = setInterval(() => {
+      renewLease(database, chunk, options.leaseMs).then((held) => held || lose(), () => {});
+    }, Math.max(50, options.leaseMs / 3));
+    const watch = chunk.sandbox ? undefined : setInterval(() => void stillHeld().catch(() => {}), WATCH_MS);
     try {
       const items = await unverifiedItems(database, chunk);
       const verifier = options.verifierFor(chunk.sandbox, chunk.jobId);
@@ -149,7 +158,7 @@ export class JobWorker {
         if (rows.length === 0) return;
         // refused when the claim is gone: a cancelled job's late results are neither stored nor free
         if (await saveChunkResults(database, chunk, rows)) failpoint('worker.after-save');
-        else lost = true;
+        else lose();
       };
       // `concurrency` runners take the items in order: at most that many verifications at once,
       // without a queued promise per item (a sandbox chunk is 2,000 items that answer at once)
@@ -167,7 +176,6 @@ export class JobWorker {
           if (!chunk.sandbox) {
             // our database not answering is a retry of this address, never a verdict
             const held = await stillHeld().catch(() => null);
-            if (held === false) lost = true;
             if (held !== true) {
               if (held === null) retryAfter = Math.min(retryAfter, errorRetryMs);
               continue;
@@ -175,10 +183,11 @@ export class JobWorker {
           }
           // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
           // on the last try the address stands as unknown/unexpected_error and the job finishes.
-          const outcome: VerifyOutcome = await verifier.verify(item.email).catch((error: unknown) => {
+          const outcome: VerifyOutcome = await verifier.verify(item.email, chunk.sandbox ? undefined : { signal: stop.signal }).catch((error: unknown) => {
             console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
             return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: errorRetryMs };
           });
+          if (lost) continue; // cut short by the cancel: not an answer
           if (outcome.retryAfterMs !== undefined && !lastTry) {
             retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
             continue;
@@ -203,6 +212,7 @@ export class JobWorker {
       await completeChunkAndFinish(database, chunk);
     } finally {
       clearInterval(heartbeat);
+      clearInterval(watch);
     }
   }
 }
