@@ -11,6 +11,9 @@
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
  *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
+ *   chaos       10 production jobs under kill -9 of workers and the web server at random failpoints,
+ *               random cancels and a PostgreSQL restart: every job ends, the books hold (issue 19);
+ *               and the worker's own cost per address (not in the default run: --only=chaos)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -28,15 +31,18 @@ import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
 import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
+import { runChaosBench } from './chaos';
+import { workerThroughput } from './worker-throughput';
 import { staleSocketRetries } from './load';
 import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
+// chaos kills processes and restarts a private PostgreSQL: only when asked for by name
+const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
 const HERE = new URL('.', import.meta.url).pathname;
 
@@ -136,6 +142,20 @@ async function bodiesBench() {
   }
 }
 
+async function chaosBench() {
+  console.log(`\n[11] worker throughput (in-process, sandbox engine, ${quick ? '20,000' : '100,000'} addresses per job)`);
+  for (const f of await workerThroughput(quick ? 20_000 : 100_000)) row(`worker: ${f.dialect} ${f.mode} addresses/s`, fmt(f.perSecond, 0));
+  console.log('\n[12] chaos: 10 production jobs, kill -9 of workers and the web server at random failpoints, random cancels, a PostgreSQL restart');
+  const r = await runChaosBench({ addressesPerJob: quick ? 150 : 300, log: (line) => console.log(line) });
+  results.chaos = r;
+  row('chaos: jobs / addresses / results stored', `${r.jobs} / ${r.addresses} / ${r.stored}`);
+  row('chaos: cancels / worker kills / web server kills / PostgreSQL restarts', `${r.cancels} / ${r.workerKills} / ${r.serverKills} / ${r.pgRestarts}`);
+  row('chaos: jobs by status at the end', Object.entries(r.terminal).map(([k, v]) => `${k} ${v}`).join(', '), 'all terminal', (r.terminal.queued ?? 0) + (r.terminal.processing ?? 0) === 0);
+  row('chaos: accounts whose books hold / stored twice', `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.storedTwice}`, 'all / 0', r.audit.ok);
+  row('chaos: wall s', fmt(r.wallMs / 1000, 1));
+  if (!r.audit.ok) console.log(`  chaos audit: ${JSON.stringify(r.audit)}`);
+}
+
 async function main() {
   const started = new Date();
   console.log(`email-verifier bench${quick ? ' (--quick)' : ''}: ${[...sections].join(', ')}`);
@@ -157,6 +177,7 @@ async function main() {
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);
+  await section('chaos', chaosBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);
