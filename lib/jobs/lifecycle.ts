@@ -47,7 +47,7 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
  * chunk done and finishes the job. SQLite has one writer at a time already.
  */
 async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
-  if (dialect === 'postgres') await tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR UPDATE`, jobId);
+  if (dialect === 'postgres') await tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId);
 }
 
 /**

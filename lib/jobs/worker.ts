@@ -33,6 +33,8 @@ const SAVE_BATCH = 1000;
 export const MAX_CHUNKS_IN_HAND = 3;
 /** how often a production chunk's claim is checked while its conversations wait for a turn */
 const WATCH_MS = 250;
+/** a production probe starts only on a claim seen held this recently (a cancel stops new probes within it) */
+const FRESH_MS = 100;
 
 /**
  * Claims chunks under a lease, verifies their unverified items, saves results in batches and
@@ -131,16 +133,22 @@ export class JobWorker {
     const errorRetryMs = options.errorRetryMs ?? 30_000;
     await markProcessing(database, chunk.jobId);
     let lost = false;
-    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: the claim is
-    // checked before each production probe and every WATCH_MS (one query at a time, shared by the
-    // chunk's runners), and once it is gone the signal ends the conversations waiting for a turn.
+    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: a production
+    // probe starts only on a claim seen held within FRESH_MS (one query at a time, shared by the
+    // chunk's runners), the claim is also checked every WATCH_MS, and once it is gone the signal
+    // ends the conversations waiting for a turn.
     const stop = new AbortController();
     const lose = () => {
       lost = true;
       stop.abort();
     };
+    let heldAt = performance.now(); // just claimed
     let checking: Promise<boolean> | null = null;
-    const stillHeld = () => (checking ??= claimHeld(database, chunk).then((held) => (held || lose(), held)).finally(() => (checking = null)));
+    const stillHeld = () => (checking ??= claimHeld(database, chunk).then((held) => {
+      if (held) heldAt = performance.now();
+      else lose();
+      return held;
+    }).finally(() => (checking = null)));
     const heartbeat = setInterval(() => {
       renewLease(database, chunk, options.leaseMs).then((held) => held || lose(), () => {});
     }, Math.max(50, options.leaseMs / 3));
@@ -173,7 +181,7 @@ export class JobWorker {
             skipped++;
             continue;
           }
-          if (!chunk.sandbox) {
+          if (!chunk.sandbox && performance.now() - heldAt > FRESH_MS) {
             // our database not answering is a retry of this address, never a verdict
             const held = await stillHeld().catch(() => null);
             if (held !== true) {
