@@ -1,15 +1,23 @@
-import type { Database, Db } from '../db/client';
+import type { Database, Db, Dialect } from '../db/client';
+import { newId } from '../db/ids';
 import { AppError } from '../errors/errors';
 import { env } from '../config/env';
+import { failpoint } from '../failpoints/failpoints';
+import { retriedKey } from './causes';
+import { appendMovements, reservationOf, settleIn, type LedgerTx } from './ledger';
 
 /**
  * Production quota: each account has EV_FREE_DAILY free verifications per UTC day, then credits.
  * Work reserves what it needs up front and gives back what it did not use. Sandbox uses none.
  */
 export interface Reservation {
+  /** what it pays for (lib/accounts/causes.ts): its rows in the ledger carry it */
+  cause: string;
   day: string;
   free: number;
   credits: number;
+  /** taken over from an earlier attempt of the same Idempotency-Key, not taken now */
+  adopted?: boolean;
 }
 
 export const utcDay = (now = Date.now()) => new Date(now).toISOString().slice(0, 10);
@@ -25,12 +33,31 @@ class QuotaMoved extends Error {}
 /** Two first reservations of a day both created its usage row (PostgreSQL: one loses on the key). */
 const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.code === 'P2002';
 
-export async function reserve(database: Database, userId: string, count: number): Promise<Reservation> {
+/**
+ * Reserves `count` verifications for `cause`, with its `reserve` row in the ledger in the same
+ * transaction. Under an Idempotency-Key a retry of a request that died finds the open reservation
+ * of its first attempt and takes it over instead of reserving again (a 409 if that one was settled:
+ * the first attempt's work is stored and paid for, only its answer was lost).
+ */
+export async function reserve(database: Database, userId: string, count: number, cause: string): Promise<Reservation> {
   const day = utcDay();
-  if (count <= 0) return { day, free: 0, credits: 0 };
+  if (count <= 0) return { cause, day, free: 0, credits: 0 };
+  if (retriedKey()) {
+    const earlier = await reservationOf(database.prisma, database.dialect, cause);
+    if (earlier?.settled) {
+      throw new AppError('conflict', 'The original request with this Idempotency-Key completed, but its answer was lost; its result is in the history and the job list.');
+    }
+    if (earlier) return { cause, day: earlier.day ?? day, free: earlier.free, credits: earlier.credits, adopted: true };
+  }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.prisma.$transaction((tx) => takeReservation(tx, userId, day, count));
+      const taken = await database.prisma.$transaction(async (tx) => {
+        const reservation = await takeReservation(tx, userId, day, count);
+        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day }]);
+        return { cause, ...reservation };
+      });
+      failpoint('quota.after-reserve');
+      return taken;
     } catch (error) {
       if (!(error instanceof QuotaMoved) && !lostDayRowRace(error)) throw error;
       if (attempt >= 20) throw new AppError('conflict', 'Too many requests changed the quota at the same time; please retry.');
@@ -39,7 +66,7 @@ export async function reserve(database: Database, userId: string, count: number)
 }
 
 /** One try: today's free verifications first, then credits; 402 when they do not cover `count`. */
-async function takeReservation(tx: Tx, userId: string, day: string, count: number): Promise<Reservation> {
+async function takeReservation(tx: Tx, userId: string, day: string, count: number): Promise<Omit<Reservation, 'cause'>> {
   const usage = await tx.usageDay.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, used: 0 }, update: {} });
   const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - usage.used));
   const credits = count - free;
@@ -65,27 +92,45 @@ async function takeReservation(tx: Tx, userId: string, day: string, count: numbe
 
 type Tx = Pick<Db, 'user' | 'usageDay'>;
 
-/** Gives back `unused` of a reservation, in the caller's transaction: credits first, then free ones. */
-export async function refundIn(tx: Tx, userId: string, reservation: Reservation, unused: number): Promise<void> {
-  const credits = Math.max(0, Math.min(unused, reservation.credits));
-  const free = Math.max(0, Math.min(unused - credits, reservation.free));
-  if (credits > 0) await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
-  if (free > 0) await tx.usageDay.updateMany({ where: { userId, day: reservation.day }, data: { used: { decrement: free } } });
+/**
+ * Settles a reservation in the caller's transaction (the one that stores the results it paid for):
+ * `unused` of it goes back, credits first, the rest is charged, both written to the ledger.
+ * False when it was already settled (by the sweeper, after its bound): the caller must then not
+ * store its results, or they would be free.
+ */
+export async function refundIn(tx: LedgerTx, dialect: Dialect, userId: string, reservation: Reservation, unused: number): Promise<boolean> {
+  const reserved = reservation.free + reservation.credits;
+  if (reserved === 0) return true;
+  const settled = await settleIn(tx, dialect, [{ userId, ...reservation, charged: reserved - Math.max(0, Math.min(unused, reserved)) }]);
+  return settled.has(reservation.cause);
 }
 
-export async function refund(database: Database, userId: string, reservation: Reservation, unused: number): Promise<void> {
-  if (unused <= 0) return;
-  await database.prisma.$transaction(async (tx) => refundIn(tx, userId, reservation, unused));
+/** A settlement that came too late: the sweeper gave the reservation back, so the results are not stored. */
+export function reservationSwept(): AppError {
+  return new AppError('service_unavailable', 'This request outlived its reservation, which was given back: nothing was stored or charged. Please retry.');
 }
 
-/** A job's reservation as stored on its row. */
-export function jobReservation(job: { reservedDay: string | null; reservedFree: number; reservedCredits: number }): Reservation {
-  return { day: job.reservedDay ?? utcDay(), free: job.reservedFree, credits: job.reservedCredits };
+/** refundIn in a transaction of its own: work that failed before storing anything gives all of it back. */
+export async function refund(database: Database, userId: string, reservation: Reservation, unused: number): Promise<boolean> {
+  if (reservation.free + reservation.credits === 0) return true;
+  return database.prisma.$transaction(async (tx) => refundIn(tx, database.dialect, userId, reservation, unused));
 }
 
-export async function grantCredits({ prisma }: Database, userId: string, credits: number): Promise<number> {
-  const user = await prisma.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
-  return user.credits;
+/** A job's reservation as stored on its row; its cause is the job. */
+export function jobReservation(job: { id: string; reservedDay: string | null; reservedFree: number; reservedCredits: number }): Reservation {
+  return { cause: job.id, day: job.reservedDay ?? utcDay(), free: job.reservedFree, credits: job.reservedCredits };
+}
+
+/**
+ * Adds credits with their `grant` row. `cause` names the grant (`grant_<reference>`): granting
+ * the same reference twice fails on the ledger's unique index and adds nothing.
+ */
+export async function grantCredits(database: Database, userId: string, credits: number, cause = newId('grant')): Promise<number> {
+  return database.prisma.$transaction(async (tx) => {
+    await appendMovements(tx, database.dialect, [{ userId, kind: 'grant', cause, credits, free: 0, day: null }]);
+    const user = await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
+    return user.credits;
+  });
 }
 
 export async function accountUsage(database: Database, userId: string) {

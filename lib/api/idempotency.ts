@@ -1,5 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { withKeyToken } from '../accounts/causes';
+import { env } from '../config/env';
 import { db, type Database } from '../db/client';
+import { failpoint } from '../failpoints/failpoints';
 import { q } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { errorResponse } from './errors';
@@ -8,11 +11,24 @@ import { errorResponse } from './errors';
  * Idempotency-Key on POST (Stripe semantics): the first answer below 500 to a key is stored for the
  * account and replayed to retries of the same request; a key in flight answers 409, a key reused
  * for another request 422. A 500 releases the key so the retry can run.
+ *
+ * A request that dies (kill -9, a lost machine) cannot release its key: while it runs it renews
+ * `heartbeat_at` every third of EV_IDEMPOTENCY_STALE_MS, and a retry of the same request that finds
+ * the key `running` with a heartbeat older than that takes it over and runs. The key's `token`
+ * names the work it pays for (lib/accounts/causes.ts) across attempts, so the retry takes over the
+ * dead attempt's open reservation instead of reserving again (docs/guarantees.md).
  */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const MAX_KEY_LENGTH = 255;
 
-type Row = { requestHash: string; state: string; responseStatus: number | null; responseBody: string | null };
+type Row = { requestHash: string; state: string; responseStatus: number | null; responseBody: string | null; token: string; owner: string; heartbeatAt: bigint };
+
+/** This request owns the key: under its `token`, as `owner`; `takeover` when an attempt before it died. */
+export interface Claim {
+  token: string;
+  owner: string;
+  takeover: boolean;
+}
 
 /** The request's Idempotency-Key, or null when there is none (or the method is not POST). */
 export function idempotencyKeyOf(request: Request): string | null {
@@ -31,20 +47,43 @@ export function requestHash(request: Request, sandbox: boolean, body: Uint8Array
   return createHash('sha256').update(head).update(body).digest('hex');
 }
 
-/** Claims the key atomically; null when this request owns it now, else the row that holds it. */
-export async function claimKey({ prisma, dialect }: Database, userId: string, key: string, hash: string, now = Date.now()): Promise<Row | null> {
+/** Claims the key atomically, or takes it over from an attempt that stopped beating; else the row that holds it. */
+export async function claimKey({ prisma, dialect }: Database, userId: string, key: string, hash: string, now = Date.now()): Promise<Claim | Row> {
   // Lazy expiry: also frees this very key when its previous use is older than the TTL.
   await prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM "idempotency_keys" WHERE "created_at" < ?'), now - IDEMPOTENCY_TTL_MS);
+  const owner = randomBytes(9).toString('base64url');
   for (let tries = 0; tries < 3; tries++) {
+    const token = randomBytes(12).toString('base64url');
     const inserted = await prisma.$executeRawUnsafe(
-      q(dialect, `INSERT INTO "idempotency_keys" ("user_id", "key", "request_hash", "state", "created_at") VALUES (?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING`),
-      userId, key, hash, now,
+      q(dialect, `INSERT INTO "idempotency_keys" ("user_id", "key", "request_hash", "state", "created_at", "token", "owner", "heartbeat_at")
+        VALUES (?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+      userId, key, hash, now, token, owner, now,
     );
-    if (inserted === 1) return null;
+    if (inserted === 1) return { token, owner, takeover: false };
     const row = await prisma.idempotencyKey.findUnique({ where: { userId_key: { userId, key } } });
-    if (row) return row; // else it was released between the INSERT and the read: try again
+    if (!row) continue; // released between the INSERT and the read: try again
+    if (row.state !== 'running' || row.requestHash !== hash || Number(row.heartbeatAt) >= now - env().EV_IDEMPOTENCY_STALE_MS) return row;
+    // Its request died: take it over, conditionally, so two retries cannot both win.
+    const taken = await prisma.idempotencyKey.updateMany({
+      where: { userId, key, state: 'running', owner: row.owner, heartbeatAt: row.heartbeatAt },
+      data: { owner, heartbeatAt: BigInt(now), token: row.token || token },
+    });
+    if (taken.count === 1) return { token: row.token || token, owner, takeover: true };
   }
   throw new AppError('conflict', 'The original request with this Idempotency-Key is in progress. Retry later.');
+}
+
+const isClaim = (held: Claim | Row): held is Claim => 'takeover' in held;
+
+/** Renews the claim's heartbeat while its request runs; the returned function stops it. */
+function heartbeat({ prisma }: Database, userId: string, key: string, claim: Claim): () => void {
+  const timer = setInterval(() => {
+    prisma.idempotencyKey
+      .updateMany({ where: { userId, key, owner: claim.owner, state: 'running' }, data: { heartbeatAt: BigInt(Date.now()) } })
+      .catch((error) => console.error(`[idempotency] heartbeat of a key failed: ${error}`));
+  }, Math.max(100, Math.floor(env().EV_IDEMPOTENCY_STALE_MS / 3)));
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The stored answer for a retry, or the error that says why there is none. */
@@ -64,8 +103,9 @@ export function replayOf(row: Row, hash: string): Response {
  * 429 or 409 (a rate window, lib/api/limits.ts, or an account cap, lib/db/capped.ts): those pass, and the retry must
  * then run rather than replay the refusal.
  */
-export async function settleKey({ prisma }: Database, userId: string, key: string, response: Response): Promise<Response> {
-  const where = { userId, key, state: 'running' };
+export async function settleKey({ prisma }: Database, userId: string, key: string, owner: string, response: Response): Promise<Response> {
+  // only while this attempt still owns the key: one taken over by a retry is the retry's to settle
+  const where = { userId, key, state: 'running', owner };
   if (response.status >= 500 || response.status === 429 || response.status === 409) {
     await prisma.idempotencyKey.deleteMany({ where });
     return response;
@@ -91,18 +131,22 @@ export async function withIdempotency(
   const hash = requestHash(request, sandbox, body);
   const database = await db();
   const held = await claimKey(database, userId, key, hash);
-  if (held) return replayOf(held, hash);
+  if (!isClaim(held)) return replayOf(held, hash);
+  const stopBeating = heartbeat(database, userId, key, held);
   let response: Response;
   try {
-    response = await handler();
+    failpoint('idempotency.mid-request');
+    response = await withKeyToken(held.token, held.takeover, handler);
   } catch (error) {
     response = errorResponse(error);
+  } finally {
+    stopBeating();
   }
   try {
-    return await settleKey(database, userId, key, response);
+    return await settleKey(database, userId, key, held.owner, response);
   } catch (error) {
     // Never leave the key running when its answer could not be stored.
-    await database.prisma.idempotencyKey.deleteMany({ where: { userId, key, state: 'running' } }).catch(() => undefined);
+    await database.prisma.idempotencyKey.deleteMany({ where: { userId, key, state: 'running', owner: held.owner } }).catch(() => undefined);
     throw error;
   }
 }

@@ -92,6 +92,10 @@ const schema = z.object({
   EV_SIGNUPS_PER_IP: int.default(10),
   EV_SIGNUP_WINDOW_MS: int.default(3600_000),
   EV_MIN_PASSWORD_LENGTH: int.default(8),
+  /** a reservation with no settlement after this long (its request or process died) is given back by the sweeper (lib/accounts/sweeper.ts, docs/guarantees.md) */
+  EV_RESERVATION_TIMEOUT_MS: int.default(600_000),
+  /** a `running` Idempotency-Key whose heartbeat is older than this is taken over by a retry (lib/api/idempotency.ts) */
+  EV_IDEMPOTENCY_STALE_MS: int.default(60_000),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
 }).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
   path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',

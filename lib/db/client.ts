@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
 import { env } from '../config/env';
 import { applyMigrations } from './migrate';
+import { SerializedSqliteAdapter } from './sqlite-adapter';
 
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type Db = SqliteClient;
@@ -64,7 +64,7 @@ export async function openDatabase(url: string): Promise<Database> {
   } else {
     const file = sqliteFile(url);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    prisma = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: file, timeout: 10_000 }, { timestampFormat: 'unixepoch-ms' }) });
+    prisma = new SqliteClient({ adapter: new SerializedSqliteAdapter({ url: file, timeout: 10_000 }, { timestampFormat: 'unixepoch-ms' }) });
     // WAL lets the web server read while a worker process writes; NORMAL is durable at checkpoints.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');

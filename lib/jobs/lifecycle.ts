@@ -125,5 +125,5 @@ export async function markProcessing({ prisma }: Database, jobId: string): Promi
  * charged results, whatever the list's duplicates.
  */
 async function refundUnused(tx: Tx, dialect: Database['dialect'], userId: string, reservation: Reservation, jobId: string): Promise<void> {
-  await refundIn(tx, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
+  await refundIn(tx, dialect, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
 }

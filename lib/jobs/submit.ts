@@ -1,7 +1,8 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
-import { newId } from '../db/ids';
-import { refund, reserve } from '../accounts/quota';
+import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
+import { causeId, retriedKey } from '../accounts/causes';
+import { failpoint } from '../failpoints/failpoints';
 import { refuseWithoutIdentity } from '../verification/single';
 import { isChargeable } from '../verifications/chargeable';
 import type { Verdict } from '../verifier/types';
@@ -73,16 +74,19 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const shape = listShape(request.emails);
   if (!request.sandbox) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
-  const jobId = newId('job');
+  const jobId = causeId('job');
+  // reserved before the work, settled in the transaction that writes the completed job and its rows
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
   const verifier = verifierFor(request.sandbox, jobId);
   const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
   let verdicts: Verdict[] = [];
   try {
     verdicts = await Promise.all(firsts.map(async ({ email }) => (await verifier.verify(email)).verdict));
-  } finally {
-    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid - verdicts.filter(isChargeable).length);
+  } catch (error) {
+    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
+    throw error;
   }
+  failpoint('instant.mid-bulk');
   const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
   const at = Date.now();
   const summary = await prisma.$transaction(async (tx) => {
@@ -100,6 +104,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
       verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
     );
     await saveVerifications(tx, dialect, rows);
+    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, shape.distinctValid - verdicts.filter(isChargeable).length))) throw reservationSwept();
     const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
@@ -127,19 +132,21 @@ async function submitInstant(database: Database, request: BulkRequest) {
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = listShape(request.emails);
-  const jobId = newId('job');
+  const jobId = causeId('job');
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
   const job = {
     id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
     totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
     columns: columnsOf(request),
     reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
+  // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
+  const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
   try {
-    await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
+    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
   } catch (error) {
     if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
     throw error;

@@ -5,6 +5,7 @@ import { env } from '../config/env';
 import { isChargeable } from '../verifications/chargeable';
 import { cachedVerdict, recordSingle } from '../verifications/history';
 import { refund, reserve } from '../accounts/quota';
+import { causeId } from '../accounts/causes';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { deadline } from '../verifier/verify';
@@ -44,14 +45,16 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     return { verdict: cached, responseTimeMs: elapsed(), cached: true };
   }
   refuseWithoutIdentity();
-  const reservation = await reserve(database, userId, 1);
-  let verdict: Verdict | undefined;
+  // reserved before the work, settled (charged or refunded) in the transaction that stores the row
+  const reservation = await reserve(database, userId, 1, causeId('chk'));
+  let verdict: Verdict;
   try {
     // The deadline answers with what is known (`timeout`) instead of hanging.
     ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS) }));
-  } finally {
-    if (!verdict || !isChargeable(verdict)) await refund(database, userId, reservation, 1);
+  } catch (error) {
+    await refund(database, userId, reservation, 1);
+    throw error;
   }
-  await recordSingle(database, userId, verdict, false, false);
+  await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: isChargeable(verdict) ? 1 : 0 });
   return { verdict, responseTimeMs: elapsed(), cached: false };
 }

@@ -10,10 +10,13 @@ export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boole
   return verdict.status !== 'unknown' && verdict.reason !== 'invalid_email';
 }
 
-/** The SQL form of `isChargeable` above: a job's stored results that are charged. */
+/** The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit uses it too). */
+export const CHARGEABLE_SQL = `status <> 'unknown' AND reason <> 'invalid_email'`;
+
+/** A job's stored results that are charged. */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND status <> 'unknown' AND reason <> 'invalid_email'`),
+    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL}`),
     jobId,
   );
   return Number(rows[0]?.n ?? 0);
