@@ -1,9 +1,11 @@
 /**
- * The chaos run's books, by SQL (branch books-web's credit ledger and `auditCredits` were not on
- * this branch when it was written): per account, what it paid (credits granted less credits left,
- * plus free checks used) must equal what its jobs' stored results make chargeable, i.e. reserved
- * less refunded is exactly the chargeable results stored; and no (job, index) is stored twice.
+ * The chaos run's books, two ways: the credit ledger's own audit (`auditCredits`, lib/accounts/audit.ts,
+ * what `npm run audit-credits` runs), and a check by SQL that needs no ledger: per account, what it
+ * paid (credits granted less credits left, plus free checks used) equals what its jobs' stored
+ * results make chargeable, i.e. reserved less refunded is exactly the chargeable results stored.
+ * And no (job, index) is stored twice, no job is left unfinished.
  */
+import { auditCredits } from '../lib/accounts/audit';
 import type { Database } from '../lib/db/client';
 import { q } from '../lib/db/sql';
 import { chargeableCount } from '../lib/verifications/chargeable';
@@ -17,6 +19,8 @@ export interface Audit {
   storedTwice: number;
   /** jobs not terminal, or completed with a chunk still open */
   inconsistentJobs: string[];
+  /** what auditCredits names: accounts whose ledger does not hold, with its reasons */
+  ledgerProblems: string[];
 }
 
 export async function auditBooks(database: Database, userIds: string[], granted: number): Promise<Audit> {
@@ -37,8 +41,10 @@ export async function auditBooks(database: Database, userIds: string[], granted:
       (j.status = 'completed' AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done'))
       OR (j.status IN ('queued', 'processing'))`));
   const storedTwice = Number(twice!.n);
+  const ledger = await auditCredits(database);
+  const ledgerProblems = ledger.problems.flatMap((p) => p.problems.map((problem) => `${p.email}: ${problem}`));
   return {
-    ok: wrong.length === 0 && storedTwice === 0 && inconsistent.length === 0,
-    accounts: userIds.length, wrong, stored: Number(stored!.n), storedTwice, inconsistentJobs: inconsistent.map((r) => r.id),
+    ok: wrong.length === 0 && storedTwice === 0 && inconsistent.length === 0 && ledgerProblems.length === 0,
+    accounts: userIds.length, wrong, stored: Number(stored!.n), storedTwice, inconsistentJobs: inconsistent.map((r) => r.id), ledgerProblems,
   };
 }

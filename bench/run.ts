@@ -151,7 +151,8 @@ async function chaosBench() {
   row('chaos: jobs / addresses / results stored', `${r.jobs} / ${r.addresses} / ${r.stored}`);
   row('chaos: cancels / worker kills / web server kills / PostgreSQL restarts', `${r.cancels} / ${r.workerKills} / ${r.serverKills} / ${r.pgRestarts}`);
   row('chaos: jobs by status at the end', Object.entries(r.terminal).map(([k, v]) => `${k} ${v}`).join(', '), 'all terminal', (r.terminal.queued ?? 0) + (r.terminal.processing ?? 0) === 0);
-  row('chaos: accounts whose books hold / stored twice', `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.storedTwice}`, 'all / 0', r.audit.ok);
+  row('chaos: accounts whose books hold (SQL) / ledger audit problems / stored twice',
+    `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.ledgerProblems.length} / ${r.audit.storedTwice}`, 'all / 0 / 0', r.audit.ok);
   row('chaos: wall s', fmt(r.wallMs / 1000, 1));
   if (!r.audit.ok) console.log(`  chaos audit: ${JSON.stringify(r.audit)}`);
 }
