@@ -15,6 +15,9 @@
  *               own EV_SMTP_SOURCE_IP, wall time vs one IP and vs the ideal of N budgets (issue 21)
  *   books       the credit ledger on the hot paths, in-process on both databases: production single
  *               checks, instant bulks of 10 and a queued 100k submit (issue 19)
+ *   chaos       10 production jobs under kill -9 of workers and the web server at random failpoints,
+ *               random cancels and a PostgreSQL restart: every job ends, the books hold (issue 19);
+ *               and the worker's own cost per address (not in the default run: --only=chaos)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -33,6 +36,8 @@ import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
 import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
+import { runChaosBench } from './chaos';
+import { workerThroughput } from './worker-throughput';
 import { staleSocketRetries } from './load';
 import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
@@ -40,9 +45,10 @@ import { sandboxBench } from './sandbox';
 import { runBooksBench } from './books';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
+// chaos kills processes and restarts a private PostgreSQL: only when asked for by name
+const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
 const HERE = new URL('.', import.meta.url).pathname;
 
@@ -169,6 +175,21 @@ async function bodiesBench() {
   }
 }
 
+async function chaosBench() {
+  console.log(`\n[13] worker throughput (in-process, sandbox engine, ${quick ? '20,000' : '100,000'} addresses per job)`);
+  for (const f of await workerThroughput(quick ? 20_000 : 100_000)) row(`worker: ${f.dialect} ${f.mode} addresses/s`, fmt(f.perSecond, 0));
+  console.log('\n[14] chaos: 10 production jobs, kill -9 of workers and the web server at random failpoints, random cancels, a PostgreSQL restart');
+  const r = await runChaosBench({ addressesPerJob: quick ? 150 : 300, log: (line) => console.log(line) });
+  results.chaos = r;
+  row('chaos: jobs / addresses / results stored', `${r.jobs} / ${r.addresses} / ${r.stored}`);
+  row('chaos: cancels / worker kills / web server kills / PostgreSQL restarts', `${r.cancels} / ${r.workerKills} / ${r.serverKills} / ${r.pgRestarts}`);
+  row('chaos: jobs by status at the end', Object.entries(r.terminal).map(([k, v]) => `${k} ${v}`).join(', '), 'all terminal', (r.terminal.queued ?? 0) + (r.terminal.processing ?? 0) === 0);
+  row('chaos: accounts whose books hold (SQL) / ledger audit problems / stored twice',
+    `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.ledgerProblems.length} / ${r.audit.storedTwice}`, 'all / 0 / 0', r.audit.ok);
+  row('chaos: wall s', fmt(r.wallMs / 1000, 1));
+  if (!r.audit.ok) console.log(`  chaos audit: ${JSON.stringify(r.audit)}`);
+}
+
 async function main() {
   const started = new Date();
   console.log(`email-verifier bench${quick ? ' (--quick)' : ''}: ${[...sections].join(', ')}`);
@@ -192,6 +213,7 @@ async function main() {
   await section('politeness', politenessBench);
   await section('egress', egressBench);
   await section('books', booksBench);
+  await section('chaos', chaosBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

@@ -20,6 +20,10 @@ const schema = z.object({
   EV_WORKER_CONCURRENCY: int.default(50),
   EV_CHUNK_SIZE: int.default(2000),
   EV_LEASE_MS: int.default(60_000),
+  /** when a job's address is asked again after our side failed (database, politeness store, DNS resolver): a retry, not a verdict */
+  EV_TRANSIENT_RETRY_MS: int.default(30_000),
+  /** tries of a chunk before its transient answers stand as verdicts (greylisting, outages); a chunk claimed twice as often fails its job */
+  EV_JOB_MAX_ATTEMPTS: int.min(1).default(5),
   EV_PUBLIC_URL: z.string().default(''),
   EV_RATE_LIMIT_PER_MINUTE: int.default(600),
   /** where rate windows are counted: `auto` is Redis when EV_REDIS_URL is set, else the database on PostgreSQL, this process on SQLite */

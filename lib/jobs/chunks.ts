@@ -1,9 +1,14 @@
-import type { Database, Db } from '../db/client';
-import { q, selectRows } from '../db/sql';
+import type { Database, Db, Dialect } from '../db/client';
+import { newId } from '../db/ids';
+import { q, selectRows, sqliteInsert, insertRows } from '../db/sql';
+import { VERIFICATION_COLUMNS } from '../verifications/rows';
 
 /**
  * Chunk leases and claims: a queued job's addresses are cut into chunks (lib/jobs/insert.ts), which
- * workers claim under a lease, renew, complete or hand back.
+ * workers claim under a lease, renew, complete or hand back. Leases are on the database's clock, as
+ * politeness is (lib/verification/politeness-pg.ts), so workers whose clocks disagree still agree
+ * on when a lease ran out. Each claim gets a fresh token: renewals, saves and completion name the
+ * claim, so a stale claim is refused even when the same worker (id) claimed the chunk again.
  */
 
 export interface ChunkClaim {
@@ -14,9 +19,20 @@ export interface ChunkClaim {
   attempts: number;
   userId: string;
   sandbox: boolean;
+  /** this claim's token (`claim_token`): only its holder may renew, save and complete */
+  token: string;
 }
 
-const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'leased' AND c.lease_until < ?))`;
+type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
+
+/** The database's clock in epoch milliseconds, as an SQL expression. */
+export function dbNow(dialect: Dialect): string {
+  return dialect === 'postgres' ? `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint` : `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
+}
+
+const claimable = (dialect: Dialect, c = 'c') =>
+  `((${c}.state = 'pending' AND ${c}.not_before <= ${dbNow(dialect)}) OR (${c}.state = 'leased' AND ${c}.lease_until < ${dbNow(dialect)}))`;
+const HELD = `job_id = ? AND no = ? AND state = 'leased' AND claim_token = ?`;
 
 /**
  * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
@@ -26,7 +42,7 @@ const CLAIMABLE = `((c.state = 'pending' AND c.not_before <= ?) OR (c.state = 'l
  * the lowest chunk number across its jobs, so its running jobs take turns too.
  */
 export async function claimChunk(
-  { prisma, dialect }: Database, workerId: string, leaseMs: number, now = Date.now(),
+  { prisma, dialect }: Database, workerId: string, leaseMs: number,
   /**
    * sandboxOnly: leave production jobs alone (EV_EGRESS_POLICY=pause while port 25 fails).
    * egress: this worker's; a chunk handed back for greylisting by another egress is left to that
@@ -34,9 +50,8 @@ export async function claimChunk(
    */
   filter: { sandboxOnly?: boolean; egress?: string; pinMs?: number } = {},
 ): Promise<ChunkClaim | null> {
-  const lease = now + leaseMs;
   const pinned = filter.egress === undefined ? { sql: '', values: [] }
-    : { sql: 'AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ?)', values: [filter.egress, now - (filter.pinMs ?? 0)] };
+    : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
   for (let tries = 0; tries < 5; tries++) {
     const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
@@ -44,33 +59,66 @@ export async function claimChunk(
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
           WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
         SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${CLAIMABLE} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
-      now, now, ...pinned.values,
+        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+      ...pinned.values,
     );
     const candidate = candidates[0];
     if (!candidate) return null;
+    const token = newId('claim', 9);
     const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number }[]>(
-      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, lease_until = ?, attempts = attempts + 1
-        WHERE job_id = ? AND no = ? AND ((state = 'pending' AND not_before <= ?) OR (state = 'leased' AND lease_until < ?))
+      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1
+        WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')}
         RETURNING job_id, no, start_idx, end_idx, attempts`),
-      workerId, lease, candidate.job_id, candidate.no, now, now,
+      workerId, token, leaseMs, candidate.job_id, candidate.no,
     );
     const chunk = claimed[0];
     if (!chunk) continue;
     const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
     if (!job) continue;
-    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), ...job };
+    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), token, ...job };
   }
   return null;
 }
 
-/** Extends a held lease; false when the chunk was taken over (the worker must stop on it). */
-export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, until: number): Promise<boolean> {
+/** Extends this claim's lease by `leaseMs` from now (database clock); false when the claim is no longer held. */
+export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, leaseMs: number): Promise<boolean> {
   const count = await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET lease_until = ? WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
-    until, chunk.jobId, chunk.no, workerId,
+    q(dialect, `UPDATE job_chunks SET lease_until = ${dbNow(dialect)} + ? WHERE ${HELD}`),
+    leaseMs, chunk.jobId, chunk.no, chunk.token,
   );
   return count === 1;
+}
+
+/** Whether this claim still holds its chunk (not cancelled, failed, taken over or done). */
+export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<boolean> {
+  const rows = await selectRows<{ one: number }>(database, `SELECT 1 AS one FROM job_chunks WHERE ${HELD}`, [chunk.jobId, chunk.no, chunk.token]);
+  return rows.length === 1;
+}
+
+/**
+ * Stores results of a chunk only while its claim holds, in one transaction with that check: a
+ * cancel (which ends the job and refunds what is not stored, lib/jobs/lifecycle.ts) is either
+ * before the save, which then stores nothing, or after it, and charges what it stored. PostgreSQL
+ * locks the chunk row (FOR SHARE: saves of one claim do not wait on each other); SQLite takes the
+ * write lock first (BEGIN IMMEDIATE). False when nothing was stored because the claim is gone.
+ */
+export async function saveChunkResults(database: Database, chunk: ChunkClaim, rows: unknown[][]): Promise<boolean> {
+  const args = [chunk.jobId, chunk.no, chunk.token];
+  const { bulk, writeLock, prisma, dialect } = database;
+  if (bulk && writeLock) {
+    const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
+    return writeLock.run(() => bulk.transaction(() => {
+      if (!check.get(...args)) return false;
+      sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+      return true;
+    }).immediate());
+  }
+  return prisma.$transaction(async (tx) => {
+    const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
+    if (held.length !== 1) return false;
+    if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+    return true;
+  }, { timeout: 60_000, maxWait: 30_000 });
 }
 
 /**
@@ -87,37 +135,46 @@ export async function unverifiedItems(database: Database, chunk: ChunkClaim): Pr
   return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
 }
 
-export async function completeChunk({ prisma, dialect }: Database, chunk: ChunkClaim, workerId: string): Promise<void> {
-  await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET state = 'done' WHERE job_id = ? AND no = ? AND worker_id = ?`),
-    chunk.jobId, chunk.no, workerId,
-  );
+/** Marks the claim's chunk done, in the caller's transaction; false when the claim is no longer held (cancelled, taken over). */
+export async function completeChunk(tx: Tx, dialect: Dialect, chunk: ChunkClaim): Promise<boolean> {
+  const count = await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'done' WHERE ${HELD}`), chunk.jobId, chunk.no, chunk.token);
+  return count === 1;
 }
 
 /**
- * Hands a chunk back to be taken again after `notBefore` (greylisting, back-off, shutdown).
+ * Hands a chunk back to be taken again `delayMs` from now (greylisting, back-off, shutdown).
  * `countAttempt: false` takes back the claim's attempt (a worker shutting down did not try).
  * `egress`: the egress that saw greylisting in it, where its retry should go out from (claimChunk).
  */
 export async function releaseChunk(
-  { prisma, dialect }: Database, chunk: ChunkClaim, workerId: string, notBefore: number,
+  { prisma, dialect }: Database, chunk: ChunkClaim, delayMs: number,
   { countAttempt = true, egress = null }: { countAttempt?: boolean; egress?: string | null } = {},
 ): Promise<void> {
   await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, lease_until = 0, not_before = ?, attempts = attempts - ?, egress = ?
-      WHERE job_id = ? AND no = ? AND worker_id = ? AND state = 'leased'`),
-    notBefore, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, workerId,
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, egress = ?
+      WHERE ${HELD}`),
+    Math.round(delayMs), countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
   );
 }
 
-export async function openChunkCount({ prisma, dialect }: Database, jobId: string): Promise<number> {
-  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
+export async function openChunkCount(tx: Tx, dialect: Dialect, jobId: string): Promise<number> {
+  const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
     q(dialect, `SELECT COUNT(*) AS n FROM job_chunks WHERE job_id = ? AND state <> 'done'`),
     jobId,
   );
   return Number(rows[0]?.n ?? 0);
 }
 
-export async function cancelChunks(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<void> {
-  await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'cancelled' WHERE job_id = ? AND state <> 'done'`), jobId);
+export async function cancelChunks(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Dialect, jobId: string): Promise<void> {
+  await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'cancelled', claim_token = NULL WHERE job_id = ? AND state <> 'done'`), jobId);
+}
+
+/** Unfinished jobs none of whose chunks is open: their finishing was lost (a crash between the last chunk and the job). */
+export async function strandedJobs({ prisma, dialect }: Database, limit = 100): Promise<string[]> {
+  const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(
+    q(dialect, `SELECT j.id FROM jobs j WHERE j.status IN ('queued', 'processing')
+      AND NOT EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done') LIMIT ?`),
+    limit,
+  );
+  return rows.map((row) => row.id);
 }

@@ -16,6 +16,8 @@ export async function startWorker(): Promise<JobWorker> {
   const worker = new JobWorker(database, {
     concurrency: config.EV_WORKER_CONCURRENCY,
     leaseMs: config.EV_LEASE_MS,
+    maxAttempts: config.EV_JOB_MAX_ATTEMPTS,
+    errorRetryMs: config.EV_TRANSIENT_RETRY_MS,
     verifierFor: (sandbox, jobId) => {
       if (!sandbox) noteProductionWork();
       return verifierFor(sandbox, jobId);

@@ -4,7 +4,8 @@ import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
 import { chargeableCount } from '../verifications/chargeable';
 import { summarize } from '../verifications/summary';
 import { AppError } from '../errors/errors';
-import { cancelChunks, openChunkCount } from './chunks';
+import { failpoint } from '../failpoints/failpoints';
+import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
 import { getOwnJob } from './status';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
@@ -13,25 +14,63 @@ type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Paramete
 /**
  * Completes a job once no chunk is open. The conditional update makes it happen once even when
  * two workers finish the last chunks together; the summary comes from the stored results and the
- * `bulk.completed` event is written in the same transaction.
+ * refund and `bulk.completed` event are written in the same transaction. Called by the worker in the
+ * transaction that completes a chunk (`completeChunkAndFinish`) and by the sweeper (`finishStranded`).
  */
 export async function finishJobIfDone(database: Database, jobId: string): Promise<boolean> {
-  if ((await openChunkCount(database, jobId)) > 0) return false;
+  return database.prisma.$transaction(async (tx) => {
+    await lockJob(tx, database.dialect, jobId);
+    return finishIn(tx, database.dialect, jobId);
+  });
+}
+
+async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Database['dialect'], jobId: string): Promise<boolean> {
+  if ((await openChunkCount(tx, dialect, jobId)) > 0) return false;
+  const job = await tx.job.findUnique({ where: { id: jobId } });
+  if (!job || (job.status !== 'queued' && job.status !== 'processing')) return false;
+  const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
+  const completedAt = new Date();
+  failpoint('job.before-finish');
+  const updated = await tx.job.updateMany({
+    where: { id: jobId, status: { in: ['queued', 'processing'] } },
+    data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
+  });
+  if (updated.count !== 1) return false;
+  if (!job.sandbox) await refundUnused(tx, dialect, job.userId, jobReservation(job), jobId);
+  await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
+  return true;
+}
+
+/**
+ * PostgreSQL: the job's row lock serialises the transactions that complete its chunks (and a
+ * cancel), so of two workers completing the last two chunks at once the second sees the first's
+ * chunk done and finishes the job. SQLite has one writer at a time already.
+ */
+async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
+  if (dialect === 'postgres') await tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId);
+}
+
+/**
+ * Marks the claim's chunk done and, when it was the last open one, finishes the job, in one
+ * transaction: no crash can leave every chunk done and the job unfinished. 'lost' when the claim
+ * no longer held the chunk (cancelled, failed, taken over): nothing changes.
+ */
+export async function completeChunkAndFinish(database: Database, chunk: ChunkClaim): Promise<'lost' | 'open' | 'finished'> {
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
-    const job = await tx.job.findUnique({ where: { id: jobId } });
-    if (!job || (job.status !== 'queued' && job.status !== 'processing')) return false;
-    const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
-    const completedAt = new Date();
-    const updated = await tx.job.updateMany({
-      where: { id: jobId, status: { in: ['queued', 'processing'] } },
-      data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
-    });
-    if (updated.count !== 1) return false;
-    if (!job.sandbox) await refundUnused(tx, dialect, job.userId, jobReservation(job), jobId);
-    await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
-    return true;
+    // SQLite: the chunk's UPDATE comes first, so this transaction holds the write lock before it reads
+    if (dialect === 'postgres') await lockJob(tx, dialect, chunk.jobId);
+    if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
+    failpoint('chunk.after-complete');
+    return (await finishIn(tx, dialect, chunk.jobId)) ? 'finished' : 'open';
   });
+}
+
+/** The sweeper: finishes jobs whose chunks are all done but whose finishing was lost. */
+export async function finishStranded(database: Database): Promise<number> {
+  let finished = 0;
+  for (const jobId of await strandedJobs(database)) if (await finishJobIfDone(database, jobId)) finished++;
+  return finished;
 }
 
 /**

@@ -4,9 +4,10 @@ import { newId } from '../db/ids';
 import type { Verifier, VerifyOutcome } from '../verifier/types';
 import { unexpectedErrorVerdict } from '../verifier/verdict';
 import { ruleBookFor } from '../rules/store';
-import { failJob, finishJobIfDone, markProcessing } from './lifecycle';
-import { saveResults, verificationRow } from '../verifications/rows';
-import { claimChunk, completeChunk, releaseChunk, renewLease, unverifiedItems, type ChunkClaim } from './chunks';
+import { failpoint } from '../failpoints/failpoints';
+import { completeChunkAndFinish, failJob, finishStranded, markProcessing } from './lifecycle';
+import { verificationRow } from '../verifications/rows';
+import { claimChunk, claimHeld, releaseChunk, renewLease, saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -19,8 +20,10 @@ export interface WorkerOptions {
    * fails its job.
    */
   maxAttempts?: number;
-  /** When an address whose verification threw is tried again (default 30 s). */
+  /** When an address is tried again after our side failed: the verifier threw, the database did not answer (default 30 s). */
   errorRetryMs?: number;
+  /** How often the worker looks for jobs whose chunks are all done but that were never finished (default 10 s). */
+  sweepMs?: number;
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
   productionPaused?(): boolean;
@@ -36,6 +39,10 @@ export interface WorkerOptions {
 const SAVE_BATCH = 1000;
 /** production chunks a worker holds at once (a sandbox chunk is always alone) */
 export const MAX_CHUNKS_IN_HAND = 3;
+/** how often a production chunk's claim is checked while its conversations wait for a turn */
+const WATCH_MS = 250;
+/** a production probe starts only on a claim seen held this recently (a cancel stops new probes within it) */
+const FRESH_MS = 100;
 
 /**
  * Claims chunks under a lease, verifies their unverified items, saves results in batches and
@@ -73,16 +80,21 @@ export class JobWorker {
     // budgets would sit idle (bench/politeness.ts: 1.46x the ideal time). So once every address of
     // the chunk in hand has started, a second production chunk is claimed beside it.
     const inHand = new Set<Promise<void>>();
+    let nextSweep = 0;
     while (this.running) {
       let worked = false;
       try {
+        if (Date.now() >= nextSweep) {
+          nextSweep = Date.now() + (this.options.sweepMs ?? 10_000);
+          await finishStranded(this.database);
+        }
         if (inHand.size >= MAX_CHUNKS_IN_HAND) {
           await Promise.race(inHand);
           continue;
         }
         const sandboxOnly = this.options.productionPaused?.() ?? false;
         const { egress, greylistPinMs: pinMs } = this.options;
-        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, Date.now(), { sandboxOnly, egress, pinMs });
+        const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, { sandboxOnly, egress, pinMs });
         if (chunk) {
           worked = true;
           let allStarted!: () => void;
@@ -127,11 +139,29 @@ export class JobWorker {
 
   async process(chunk: ChunkClaim, allStarted: () => void = () => {}): Promise<void> {
     const { database, options } = this;
+    const errorRetryMs = options.errorRetryMs ?? 30_000;
     await markProcessing(database, chunk.jobId);
     let lost = false;
+    // A cancel (or a takeover) must stop the probing at once, not at the next heartbeat: a production
+    // probe starts only on a claim seen held within FRESH_MS (one query at a time, shared by the
+    // chunk's runners), the claim is also checked every WATCH_MS, and once it is gone the signal
+    // ends the conversations waiting for a turn.
+    const stop = new AbortController();
+    const lose = () => {
+      lost = true;
+      stop.abort();
+    };
+    let heldAt = performance.now(); // just claimed
+    let checking: Promise<boolean> | null = null;
+    const stillHeld = () => (checking ??= claimHeld(database, chunk).then((held) => {
+      if (held) heldAt = performance.now();
+      else lose();
+      return held;
+    }).finally(() => (checking = null)));
     const heartbeat = setInterval(() => {
-      renewLease(database, chunk, this.id, Date.now() + options.leaseMs).then((held) => (lost ||= !held), () => {});
+      renewLease(database, chunk, options.leaseMs).then((held) => held || lose(), () => {});
     }, Math.max(50, options.leaseMs / 3));
+    const watch = chunk.sandbox ? undefined : setInterval(() => void stillHeld().catch(() => {}), WATCH_MS);
     try {
       const items = await unverifiedItems(database, chunk);
       const verifier = options.verifierFor(chunk.sandbox, chunk.jobId);
@@ -145,7 +175,10 @@ export class JobWorker {
       const flush = async () => {
         const rows = pending;
         pending = [];
-        await saveResults(database, rows);
+        if (rows.length === 0) return;
+        // refused when the claim is gone: a cancelled job's late results are neither stored nor free
+        if (await saveChunkResults(database, chunk, rows)) failpoint('worker.after-save');
+        else lose();
       };
       // `concurrency` runners take the items in order: at most that many verifications at once,
       // without a queued promise per item (a sandbox chunk is 2,000 items that answer at once)
@@ -160,12 +193,21 @@ export class JobWorker {
             skipped++;
             continue;
           }
+          if (!chunk.sandbox && performance.now() - heldAt > FRESH_MS) {
+            // our database not answering is a retry of this address, never a verdict
+            const held = await stillHeld().catch(() => null);
+            if (held !== true) {
+              if (held === null) retryAfter = Math.min(retryAfter, errorRetryMs);
+              continue;
+            }
+          }
           // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
           // on the last try the address stands as unknown/unexpected_error and the job finishes.
-          const outcome: VerifyOutcome = await verifier.verify(item.email, { rules }).catch((error: unknown) => {
+          const outcome: VerifyOutcome = await verifier.verify(item.email, chunk.sandbox ? { rules } : { rules, signal: stop.signal }).catch((error: unknown) => {
             console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
-            return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: options.errorRetryMs ?? 30_000 };
+            return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: errorRetryMs };
           });
+          if (lost) continue; // cut short by the cancel: not an answer
           if (outcome.retryAfterMs !== undefined && !lastTry) {
             retryAfter = Math.min(retryAfter, outcome.retryAfterMs);
             greylisted ||= outcome.verdict.sub_reason === 'greylisted';
@@ -186,13 +228,13 @@ export class JobWorker {
       if (retryAfter !== Infinity || skipped > 0) {
         // handed back because this worker is stopping: that claim does not count as an attempt
         const egress = greylisted && !chunk.sandbox ? options.egress ?? null : null;
-        await releaseChunk(database, chunk, this.id, Date.now() + (retryAfter === Infinity ? 0 : retryAfter), { countAttempt: skipped === 0, egress });
+        await releaseChunk(database, chunk, retryAfter === Infinity ? 0 : retryAfter, { countAttempt: skipped === 0, egress });
         return;
       }
-      await completeChunk(database, chunk, this.id);
-      await finishJobIfDone(database, chunk.jobId);
+      await completeChunkAndFinish(database, chunk);
     } finally {
       clearInterval(heartbeat);
+      clearInterval(watch);
     }
   }
 }

@@ -62,6 +62,7 @@ export function newProductionVerifier(): Verifier {
     onConversation: countConversation(egress.key),
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
+    transientRetryMs: config.EV_TRANSIENT_RETRY_MS,
     backoffMs: config.EV_DOMAIN_BACKOFF_MS,
   });
 }

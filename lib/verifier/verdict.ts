@@ -25,6 +25,8 @@ export interface Facts {
    * delivered), or the resolver denies a name that must exist (its NXDOMAIN proves nothing).
    */
   dnsProblem: { kind: 'mx_unresolvable' | 'resolver_unreliable'; detail: string } | null;
+  /** our side failed before the mail system could answer (the politeness store, a bug): its message */
+  internalFailure?: string;
 }
 
 export interface SmtpFacts {
@@ -123,6 +125,7 @@ function decideShape(facts: Facts): Shape {
     return { reason: 'disposable_email', status: 'risky', valid: true, deliverable: false, risk: 'high', score: 20, confidence: 90 };
   }
   if (facts.timedOut) return { ...UNKNOWN, reason: 'timeout', subReason: 'timeout' };
+  if (facts.internalFailure !== undefined) return { ...UNKNOWN, reason: 'unexpected_error', subReason: 'verifier_unavailable' };
   if (route === null) return { ...UNKNOWN, reason: 'unexpected_error', subReason: 'unexpected_error' };
   // set only where a verdict would rest on a denial: that denial is worth nothing
   if (facts.dnsProblem?.kind === 'resolver_unreliable') return { ...UNKNOWN, reason: 'unexpected_error', subReason: 'resolver_unreliable' };

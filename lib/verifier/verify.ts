@@ -41,6 +41,11 @@ export interface VerifierDeps {
   now?: () => number;
   /** when to ask a greylisting server again (default 5 min) */
   greylistRetryMs?: number;
+  /**
+   * when to ask again after our side failed: DNS (SERVFAIL, time-out, a resolver that lies) or the
+   * politeness store (default 30 s). A job hands the address back; a single check answers at once.
+   */
+  transientRetryMs?: number;
   /** how long to leave a domain alone after "421 Too many connections" (default 2 min) */
   backoffMs?: number;
   /** MX hosts tried when the first cannot be reached (default 2) */
@@ -89,6 +94,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       const rule = rules && facts.syntax.ok ? matchRule(rules, facts.syntax, mxHosts) : null;
       return rule ? { verdict: ruledVerdict(decideVerdict(facts), rule) } : null;
     };
+    // no mail server was asked: the verdict this would make is one the retry budget may still avoid
+    const ourFailure = () => answer(deps.transientRetryMs ?? 30_000);
     const { syntax } = facts;
     if (!syntax.ok) return answer();
     const early = ruled(null);
@@ -99,7 +106,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       facts.route = await untilDeadline(deps.dns.mailRoute(syntax.asciiDomain), signal);
       if (facts.route.kind === 'nxdomain') await distrustDenial(`${syntax.asciiDomain}: NXDOMAIN`);
       // a failed lookup named no MX hosts: an MX rule might have decided, so no rule is guessed at
-      if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return (facts.route.kind === 'unknown' ? null : ruled([])) ?? answer();
+      if (facts.route.kind === 'unknown' || facts.dnsProblem?.kind === 'resolver_unreliable') return ourFailure();
+      if (facts.route.kind !== 'mx' && facts.route.kind !== 'implicit') return ruled([]) ?? answer();
       const hosts = facts.route.hosts;
       const byMx = ruled(hosts.map((host) => host.exchange));
       if (byMx) return byMx;
@@ -133,8 +141,9 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
         facts.dnsProblem = { kind: 'mx_unresolvable', detail: smtp.mxUnresolvable };
         await distrustDenial(smtp.mxUnresolvable);
-        return answer();
+        return facts.dnsProblem?.kind === 'resolver_unreliable' ? ourFailure() : answer();
       }
+      if (smtp.failure === 'dns') return ourFailure();
       if (smtp.failure === 'timeout' && signal?.aborted) facts.timedOut = true;
       if (smtp.meaning === 'backoff') {
         const backoffMs = deps.backoffMs ?? 120_000;
@@ -150,10 +159,15 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       }
       return answer();
     } catch (error) {
-      // anything but the deadline is a bug or a broken peer: answer unexpected_error, not a guess
-      if (error instanceof DeadlinePassed) facts.timedOut = true;
-      else facts.smtp = null;
-      return answer();
+      if (error instanceof DeadlinePassed) {
+        facts.timedOut = true;
+        return answer();
+      }
+      // our side failed (the politeness store's database, a bug), not the mail system: ask again
+      // later; a verdict made of it says so (verifier_unavailable), never a guess
+      facts.smtp = null;
+      facts.internalFailure = error instanceof Error ? error.message : String(error);
+      return ourFailure();
     }
 
     /** A verdict about to rest on NXDOMAIN: believe it only from a resolver that knows the canaries. */

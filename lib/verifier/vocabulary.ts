@@ -50,6 +50,7 @@ export const SUB_REASONS = [
   'mx_unresolvable', // every MX host name is NXDOMAIN or has no address: mail cannot be delivered
   'mailbox_full',
   'private_address', // the MX resolves to a private address (EV_ALLOW_PRIVATE_NETWORKS)
+  'verifier_unavailable', // our side (its database, the politeness store) failed every time it was asked: nothing learnt
   'unexpected_error',
 ] as const;
 export type SubReason = (typeof SUB_REASONS)[number];

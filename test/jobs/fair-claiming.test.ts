@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
-import { claimChunk, completeChunk } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/chunks';
+import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
@@ -36,7 +37,7 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
       expect(chunk).not.toBeNull();
       order.push(owner.get(chunk!.jobId)!);
       if (owner.get(chunk!.jobId) === 'big') bigJobsSeen.add(chunk!.jobId);
-      await completeChunk(ctx.database, chunk!, 'w1');
+      await completeChunkAndFinish(ctx.database, chunk!);
     }
     // Per job, the small account would get one claim in six; per account it gets every other one.
     expect(order.filter((o) => o === 'small')).toHaveLength(10);

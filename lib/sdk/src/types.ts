@@ -8,7 +8,7 @@ export type Reason =
 export type SubReason =
   | 'greylisted' | 'try_again_later' | 'throttled' | 'timeout' | 'no_connect' | 'connection_dropped' | 'protocol_error' | 'tls_required'
   | 'tls_failed' | 'blocked_by_policy' | 'ip_blocklisted' | 'smtputf8_unsupported' | 'provider_unverifiable' | 'catch_all_unknown'
-  | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'unexpected_error';
+  | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'verifier_unavailable' | 'unexpected_error';
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
