@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockKind, classifyReply, isTooManyRecipients } from './reply';
+import { classifyReply, isTooManyRecipients, readReply } from './reply';
 import { parseReply } from './smtp';
 
 const meaning = (lines: string[], stage: 'rcpt' | 'banner' | 'mail' = 'rcpt') => classifyReply(parseReply(lines), stage);
@@ -59,9 +59,9 @@ describe('classifyReply on replies real servers send', () => {
       '550 5.7.1 [192.0.2.1] Our system has detected that this message is likely unsolicited mail.',
     ];
     for (const line of aboutUs) expect([line, meaning([line])]).toEqual([line, 'blocked']);
-    expect(blockKind(parseReply(['530 5.7.0 Must issue a STARTTLS command first']))).toBe('tls_required');
-    expect(blockKind(parseReply(['554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org']))).toBe('ip_blocklisted');
-    expect(blockKind(parseReply(['550 Message rejected due to local policy']))).toBe('blocked_by_policy');
+    expect(readReply(parseReply(['530 5.7.0 Must issue a STARTTLS command first']), 'mail').subReason).toBe('tls_required');
+    expect(readReply(parseReply(['554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org']), 'rcpt').subReason).toBe('ip_blocklisted');
+    expect(readReply(parseReply(['550 Message rejected due to local policy']), 'rcpt').subReason).toBe('blocked_by_policy');
   });
 
   it('calls a full mailbox full, not rejected', () => {

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { weighControl } from './control';
+import { readReply } from './reply';
+import { parseReply, type SmtpReply } from './smtp';
+import { decideVerdict, initialFacts } from './verdict';
+
+/**
+ * The classifier over the corpus of real rejection replies in test/fixtures/rejections (where each
+ * came from and its licence are beside it). Each reply is read as the answer to RCPT TO, alone and
+ * beside the made-up address's reply a server would send: the same reply for everything but a
+ * mailbox's own state (full, busy, disabled), where the made-up address gets Gmail's unknown-user reply.
+ */
+export interface CorpusEntry {
+  reply: string[];
+  class: string;
+  expect: { status: string; sub_reason: string | null };
+  source: string;
+  project: string;
+  licence: string;
+}
+
+export const CORPUS: CorpusEntry[] = JSON.parse(readFileSync(join(import.meta.dirname, '../../test/fixtures/rejections/corpus.json'), 'utf8'));
+const RECIPIENT = new Set(['mailbox', 'mailbox_disabled', 'domain']);
+const OWN_STATE = new Set(['full', 'mailbox_rate', 'mailbox_disabled']);
+const ADDRESS = 'kijitora@example.org';
+const PROBE = '3f9a0c41d2e7b655@example.org';
+const GMAIL_UNKNOWN = ['550-5.1.1 The email account that you tried to reach does not exist. Please try', '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp'];
+
+/** The verdict for one RCPT reply, weighed against the made-up address's reply when given. */
+function verdictOf(reply: SmtpReply, control: SmtpReply | null) {
+  const weighed = weighControl(readReply(reply, 'rcpt'), reply, control, [ADDRESS, PROBE]);
+  return decideVerdict({
+    ...initialFacts(ADDRESS), route: { kind: 'mx', hosts: [{ exchange: 'mx.example.org', priority: 10 }] }, mxHost: 'mx.example.org',
+    smtp: { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled, failure: null, reply, controlReply: control, stage: 'rcpt', catchAll: false, attempts: 1 },
+  });
+}
+
+/** What a server answers the made-up address beside this reply. */
+export const controlFor = (entry: CorpusEntry): string[] => (OWN_STATE.has(entry.class) ? GMAIL_UNKNOWN : entry.reply);
+
+/** What is expected once the made-up address's reply is known (control.ts). */
+export function pairedExpectation(entry: CorpusEntry): CorpusEntry['expect'] {
+  if (entry.class === 'mailbox_disabled') return { status: 'unknown', sub_reason: 'rejection_differs' };
+  if (entry.class === 'bare') return { status: 'undeliverable', sub_reason: null };
+  return entry.expect;
+}
+
+function tally(pairs: { entry: CorpusEntry; got: { status: string; sub_reason: string | null }; want: CorpusEntry['expect'] }[]) {
+  const byClass: Record<string, { n: number; right: number; undeliverable: number }> = {};
+  for (const { entry, got, want } of pairs) {
+    const row = (byClass[entry.class] ??= { n: 0, right: 0, undeliverable: 0 });
+    row.n++;
+    if (got.status === want.status && got.sub_reason === want.sub_reason) row.right++;
+    if (got.status === 'undeliverable') row.undeliverable++;
+  }
+  return byClass;
+}
+
+describe('the rejection corpus', () => {
+  it('holds a few hundred real replies, each with its source and licence', () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(250);
+    for (const entry of CORPUS) {
+      expect(entry.reply.length).toBeGreaterThan(0);
+      expect(entry.source).toMatch(/^https:\/\/github\.com\//);
+      expect(entry.licence).toBeTruthy();
+    }
+  });
+
+  it('reads every reply about someone else than the recipient as not undeliverable, alone and beside the made-up address', () => {
+    const alone = CORPUS.map((entry) => ({ entry, got: verdictOf(parseReply(entry.reply), null), want: entry.expect }));
+    const paired = CORPUS.map((entry) => ({ entry, got: verdictOf(parseReply(entry.reply), parseReply(controlFor(entry))), want: pairedExpectation(entry) }));
+    const report = (name: string, rows: ReturnType<typeof tally>) => console.log(`${name}\n${Object.entries(rows).map(([c, r]) => `  ${c.padEnd(17)} ${String(r.n).padStart(3)} replies, ${String(r.right).padStart(3)} right, ${r.undeliverable} undeliverable`).join('\n')}`);
+    const byClassAlone = tally(alone);
+    const byClassPaired = tally(paired);
+    report('alone (no made-up address asked):', byClassAlone);
+    report('beside the made-up address:', byClassPaired);
+    // the error the issue is about: never undeliverable when the reply is not about the recipient
+    for (const { entry, got } of [...alone, ...paired]) {
+      if (!RECIPIENT.has(entry.class) && entry.class !== 'bare') expect([entry.reply.join(' '), got.status]).not.toEqual([entry.reply.join(' '), 'undeliverable']);
+      if (entry.class === 'full') expect([entry.reply.join(' '), got.sub_reason]).toEqual([entry.reply.join(' '), 'mailbox_full']);
+    }
+    // a missing mailbox or domain is still undeliverable once the made-up address is refused alike
+    for (const { entry, got } of paired) if (entry.class === 'mailbox' || entry.class === 'domain') expect([entry.reply.join(' '), got.status]).toEqual([entry.reply.join(' '), 'undeliverable']);
+    // and the sub-reasons stay precise (the figures above; a floor against regressions)
+    const right = (rows: ReturnType<typeof tally>) => Object.values(rows).reduce((sum, r) => sum + r.right, 0);
+    expect(right(byClassAlone) / CORPUS.length).toBeGreaterThanOrEqual(0.9);
+    expect(right(byClassPaired) / CORPUS.length).toBeGreaterThanOrEqual(0.9);
+  });
+});
