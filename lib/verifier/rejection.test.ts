@@ -1,32 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CORPUS, RECIPIENT_CLASSES as RECIPIENT, controlFor, pairedExpectation, type CorpusEntry } from '../../test/fixtures/rejections/corpus';
 import { weighControl } from './control';
 import { readReply } from './reply';
 import { parseReply, type SmtpReply } from './smtp';
 import { decideVerdict, initialFacts } from './verdict';
 
 /**
- * The classifier over the corpus of real rejection replies in test/fixtures/rejections (where each
- * came from and its licence are beside it). Each reply is read as the answer to RCPT TO, alone and
- * beside the made-up address's reply a server would send: the same reply for everything but a
- * mailbox's own state (full, busy, disabled), where the made-up address gets Gmail's unknown-user reply.
+ * The classifier over the corpus of real rejection replies in test/fixtures/rejections, each read as
+ * the answer to RCPT TO, alone and beside the made-up address's reply a server would send.
  */
-export interface CorpusEntry {
-  reply: string[];
-  class: string;
-  expect: { status: string; sub_reason: string | null };
-  source: string;
-  project: string;
-  licence: string;
-}
-
-export const CORPUS: CorpusEntry[] = JSON.parse(readFileSync(join(import.meta.dirname, '../../test/fixtures/rejections/corpus.json'), 'utf8'));
-const RECIPIENT = new Set(['mailbox', 'mailbox_disabled', 'domain']);
-const OWN_STATE = new Set(['full', 'mailbox_rate', 'mailbox_disabled']);
 const ADDRESS = 'kijitora@example.org';
 const PROBE = '3f9a0c41d2e7b655@example.org';
-const GMAIL_UNKNOWN = ['550-5.1.1 The email account that you tried to reach does not exist. Please try', '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp'];
 
 /** The verdict for one RCPT reply, weighed against the made-up address's reply when given. */
 function verdictOf(reply: SmtpReply, control: SmtpReply | null) {
@@ -35,16 +19,6 @@ function verdictOf(reply: SmtpReply, control: SmtpReply | null) {
     ...initialFacts(ADDRESS), route: { kind: 'mx', hosts: [{ exchange: 'mx.example.org', priority: 10 }] }, mxHost: 'mx.example.org',
     smtp: { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled, failure: null, reply, controlReply: control, stage: 'rcpt', catchAll: false, attempts: 1 },
   });
-}
-
-/** What a server answers the made-up address beside this reply. */
-export const controlFor = (entry: CorpusEntry): string[] => (OWN_STATE.has(entry.class) ? GMAIL_UNKNOWN : entry.reply);
-
-/** What is expected once the made-up address's reply is known (control.ts). */
-export function pairedExpectation(entry: CorpusEntry): CorpusEntry['expect'] {
-  if (entry.class === 'mailbox_disabled') return { status: 'unknown', sub_reason: 'rejection_differs' };
-  if (entry.class === 'bare') return { status: 'undeliverable', sub_reason: null };
-  return entry.expect;
 }
 
 function tally(pairs: { entry: CorpusEntry; got: { status: string; sub_reason: string | null }; want: CorpusEntry['expect'] }[]) {

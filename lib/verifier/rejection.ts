@@ -30,7 +30,7 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // local recipient table", "554 Message rejected: Email address is not verified" (Amazon SES),
   // "550 5.7.1 can't determine Purported Responsible Address"; not Gmail's "go to Email sender
   // guidelines" under its content refusals, nor "Duplicate header 'DKIM-Signature'"
-  sender: /\bsenders?\b(?! guidelines)|\bSPF\b|\bDMARC\b|\bDKIM\b(?!-signature)|authentication (information|checks|results)|mail ?from(?! \[?\d| your)|envelope from|from address|return.?path|purported responsible|not owned by user|email address is not verified|not a registered gateway user/i,
+  sender: /\bsenders?\b(?! guidelines)|\bSPF\b|\bDMARC\b|\bDKIM\b(?!-signature)|authentication (information|checks|results)|mail ?from(?! \[?\d| your)|envelope from|from address|return.?path|purported\s+responsible|not owned by user|email address is not verified|not a registered gateway user/i,
   // "550 <x> - 203.0.113.222 has sent to too many recipients this hour. IB607" (GoDaddy), "550 Ip
   // frequency limited" / "550 Connection frequency limited" (Tencent), "554 ... You've reached your
   // daily relay quota", Gmail "550 5.4.5 Daily SMTP relay limit exceeded", "552 Too many recipients"
