@@ -28,18 +28,11 @@ export function sameRejection(a: SmtpReply, b: SmtpReply, addresses: string[]): 
 }
 
 function words(message: string, addresses: string[]): string {
-  let text = message.toLowerCase();
-  // each address, then its local part alone ("User bob unknown"), as a placeholder
-  for (const address of addresses) {
-    const lower = address.toLowerCase();
-    text = text.split(lower).join('@');
-    const local = lower.slice(0, lower.lastIndexOf('@'));
-    if (local.length >= 3) text = text.split(local).join('@');
-  }
-  return text
-    .replace(/<[^>]*>/g, '<>')
-    .replace(/\S+@\S+/g, '@')
-    // queue ids, host numbers, timestamps: "a1-20020a.5 - gsmtp", "[-5] - mta1325.mail.gq1.yahoo.com"
-    .split(/\s+/).filter((token) => !/\d/.test(token)).join(' ')
-    .trim();
+  const locals = new Set(addresses.map((address) => address.slice(0, address.lastIndexOf('@')).toLowerCase()));
+  return message.toLowerCase().split(/\s+/)
+    .map((token) => token.replace(/^[<>()[\]{},;:'"]+|[<>()[\]{},;:'".]+$/g, ''))
+    // addresses, the local part alone ("User bob unknown"), queue ids, host numbers and timestamps
+    // ("a1-20020a.5 - gsmtp", "[-5] - mta1325.mail.gq1.yahoo.com") say nothing about the answer
+    .filter((token) => token && !token.includes('@') && !locals.has(token) && !/\d/.test(token))
+    .join(' ');
 }

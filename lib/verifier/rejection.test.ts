@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CORPUS, RECIPIENT_CLASSES as RECIPIENT, controlFor, pairedExpectation, type CorpusEntry } from '../../test/fixtures/rejections/corpus';
-import { weighControl } from './control';
+import { sameRejection, weighControl } from './control';
 import { readReply } from './reply';
 import { parseReply, type SmtpReply } from './smtp';
 import { decideVerdict, initialFacts } from './verdict';
@@ -61,5 +61,30 @@ describe('the rejection corpus', () => {
     const right = (rows: ReturnType<typeof tally>) => Object.values(rows).reduce((sum, r) => sum + r.right, 0);
     expect(right(byClassAlone) / CORPUS.length).toBeGreaterThanOrEqual(0.9);
     expect(right(byClassPaired) / CORPUS.length).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('the made-up address beside a rejection', () => {
+  const reply = (line: string) => parseReply([line]);
+  it('takes replies that differ only in the address, ids and host numbers as the same', () => {
+    expect(sameRejection(reply('550 5.1.1 <jo@example.org>: Recipient address rejected: User unknown in virtual mailbox table'),
+      reply(`550 5.1.1 <${PROBE}>: Recipient address rejected: User unknown in virtual mailbox table`), ['jo@example.org', PROBE])).toBe(true);
+    expect(sameRejection(reply('550 User jo unknown'), reply('550 User 3f9a0c41d2e7b655 unknown'), ['jo@example.org', PROBE])).toBe(true);
+    expect(sameRejection(reply("554 delivery error: dd This user doesn't have a yahoo.com account (jo@yahoo.com) [-5] - mta1325.mail.gq1.yahoo.com"),
+      reply(`554 delivery error: dd This user doesn't have a yahoo.com account (${PROBE}) [0] - mta1061.mail.ne1.yahoo.com`), ['jo@yahoo.com', PROBE])).toBe(true);
+  });
+
+  it('tells a disabled account from a missing one, and settles a bare 550 only by an identical one', () => {
+    const unknown = reply(`550 5.1.1 <${PROBE}>: Recipient address rejected: User unknown`);
+    const disabled = reply('550 5.2.1 The email account that you tried to reach is disabled.');
+    expect(weighControl(readReply(disabled, 'rcpt'), disabled, unknown, [ADDRESS, PROBE])).toEqual({ meaning: 'unclear', subReason: 'rejection_differs' });
+    const bare = reply('550 Rejected');
+    expect(weighControl(readReply(bare, 'rcpt'), bare, unknown, [ADDRESS, PROBE])).toEqual({ meaning: 'unclear', subReason: 'unclear_rejection' });
+    expect(weighControl(readReply(bare, 'rcpt'), bare, reply('550 Rejected'), [ADDRESS, PROBE])).toMatchObject({ meaning: 'rejected', settled: true });
+    // a sender rejection the made-up address got too stays about the sender
+    const sender = reply('553 5.1.8 <check@verifier.test>... Domain of sender address check@verifier.test does not exist');
+    expect(weighControl(readReply(sender, 'rcpt'), sender, sender, [ADDRESS, PROBE])).toEqual({ meaning: 'blocked', subReason: 'sender_rejected' });
+    // a made-up address accepted or deferred proves nothing
+    expect(weighControl(readReply(bare, 'rcpt'), bare, reply('250 2.1.5 Ok'), [ADDRESS, PROBE]).meaning).toBe('unclear');
   });
 });
