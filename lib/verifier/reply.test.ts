@@ -85,3 +85,34 @@ describe('classifyReply on replies real servers send', () => {
     expect(isTooManyRecipients(parseReply(['450 4.2.0 Greylisted']))).toBe(false);
   });
 });
+
+describe('the replies issue 24 names (its "…" filled with an address or IP)', () => {
+  const read = (line: string) => readReply(parseReply([line]), 'rcpt');
+  it('reads each by whom it is about, never as a missing mailbox', () => {
+    const cases: [string, string, string | null][] = [
+      ['553 5.1.8 <bounce@sender.example>... Domain of sender address bounce@sender.example does not exist', 'blocked', 'sender_rejected'],
+      ['550 5.1.0 <bounce@sender.example> sender rejected. AUP#MXRT', 'blocked', 'sender_rejected'],
+      ['550 Unroutable sender address', 'blocked', 'sender_rejected'],
+      ['550 Bad SPF records for [sender.example:192.0.2.1], see http://spf.pobox.com/', 'blocked', 'sender_rejected'],
+      ['550 DMARC check failed', 'blocked', 'sender_rejected'],
+      ['551 Server access mx.sender.example [192.0.2.1] forbidden by invalid RDNS record of your mail server', 'blocked', 'reverse_dns'],
+      ['550 <bob@example.org> - 192.0.2.1 has sent to too many recipients this hour. IB607', 'transient', 'rate_limited'],
+      ['550 Please turn on SMTP Authentication in your mail client.', 'blocked', 'auth_required'],
+      ["550 5.7.1 Unfortunately, messages from [192.0.2.1] weren't sent. Please contact your Internet service provider. You can tell them that Hotmail does not relay dynamically-assigned IP ranges. too many unwanted messages", 'blocked', 'host_rejected'],
+      ['550-5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'transient', 'rate_limited'],
+      ['522 5.2.0 Delivery failed: Over quota', 'full', null],
+      ['550 5.3.5 <bob@example.org> Internal System Error', 'blocked', 'server_error'],
+      ['554 5.3.0 <bob@example.org>: Recipient address rejected: Internal system error', 'blocked', 'server_error'],
+      ['550 5.5.0 Service refuse. Veuillez essayer plus tard. service refused, please try later. LPN001_108', 'blocked', 'server_error'],
+      ['550 Rejected', 'unclear', 'unclear_rejection'],
+      ['550 Protocol violation', 'unclear', 'unclear_rejection'],
+    ];
+    for (const [line, meaning, subReason] of cases) expect([line, read(line)]).toEqual([line, { meaning, subReason }]);
+  });
+
+  it('still reads a missing mailbox or domain as rejected, whatever the code', () => {
+    for (const line of ['550 5.1.1 <bob@example.org>: Recipient address rejected: User unknown in local recipient table', '550 Unrouteable address',
+      '553 5.1.2 We weren\'t able to find the recipient domain.', '556 5.1.10 <bob@nullmx.example>: Recipient address rejected: Domain nullmx.example does not accept mail (nullMX)',
+      '550 5.0.0 <bob@example.org>... User unknown', '550 sorry, no mailbox here by that name. (#5.7.17)']) expect([line, read(line).meaning]).toEqual([line, 'rejected']);
+  });
+});
