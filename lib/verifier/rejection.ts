@@ -12,8 +12,9 @@ export interface Rejection { subject: Subject; subReason: SubReason | null }
 // Each rule quotes a reply it was written for; test/fixtures/rejections holds them and hundreds more.
 export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // Gmail: "550-5.2.1 The user you are trying to contact is receiving mail at a rate that prevents
-  // additional messages from being delivered": the mailbox exists and is busy
-  mailbox_rate: /receiving mail (at a|too) (rate|fast)|receiving too much mail|too many messages for this (user|recipient|mailbox)/i,
+  // additional messages from being delivered", "450 4.2.1 The user you are trying to contact is
+  // receiving mail too quickly": the mailbox exists and is busy
+  mailbox_rate: /receiving mail (at a rate|too (fast|quickly))|receiving too much mail|too many messages for this (user|recipient|mailbox)/i,
   // "552 5.2.2 Over quota", "552 Error: disk quota exceeded", "550 5.2.2 STOREDRV.Deliver: mailbox
   // full", Gmail "552-5.2.2 The recipient's inbox is out of storage space", "550 user has too many
   // messages on the server", "552 Requested mail action aborted: exceeded storage allocation"
@@ -93,7 +94,7 @@ function subjectOfCode(enhanced: string | null): Subject | null {
 const CONTRADICTS_RECIPIENT = new Set<Subject>(['sender', 'host', 'message', 'policy', 'full']);
 
 /**
- * Reads a permanent (5xx) rejection of RCPT by its subject: the words first, the enhanced code
+ * Reads a rejection of RCPT (5xx, or a 4xx deferral) by its subject: the words first, the enhanced code
  * beside them. Replies that name us, the message or the server are never about the mailbox, however
  * they are coded; words that say the mailbox is missing count only when nothing contradicts them.
  */

@@ -116,3 +116,17 @@ describe('the replies issue 24 names (its "…" filled with an address or IP)', 
       '550 5.0.0 <bob@example.org>... User unknown', '550 sorry, no mailbox here by that name. (#5.7.17)']) expect([line, read(line).meaning]).toEqual([line, 'rejected']);
   });
 });
+
+describe('deferrals that name us', () => {
+  it('keep the retry and say whom they are about; greylisting and postscreen stay as they were', () => {
+    const read = (line: string, stage: 'rcpt' | 'mail' = 'rcpt') => readReply(parseReply([line]), stage);
+    // Postfix reject_unknown_client with its default 450 (smtpd_check.c)
+    expect(read('450 4.7.1 <c135.kyoto.example.ne.jp[192.0.2.56]>: Client host rejected: cannot find your hostname, [192.0.2.56]')).toEqual({ meaning: 'transient', subReason: 'reverse_dns' });
+    // Gmail: "451 4.7.26 Unauthenticated email from x is not accepted due to domain's DMARC policy, but temporary DNS failures prevent authentication"
+    expect(read("451 4.7.26 Unauthenticated email from example.org is not accepted due to domain's DMARC policy, but temporary DNS failures prevent authentication.", 'mail')).toEqual({ meaning: 'transient', subReason: 'sender_rejected' });
+    expect(read('452 Too many recipients received this hour')).toEqual({ meaning: 'transient', subReason: 'rate_limited' });
+    expect(read('450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.')).toEqual({ meaning: 'transient', subReason: 'rate_limited' });
+    expect(read('450 4.2.0 <bob@grey.test>: Recipient address rejected: Greylisted, please try again')).toEqual({ meaning: 'transient', subReason: null });
+    expect(read('451 4.3.0 Temporary lookup failure')).toEqual({ meaning: 'transient', subReason: null });
+  });
+});

@@ -45,6 +45,12 @@ export function readReply(reply: SmtpReply, stage: ProbeStage): Reading {
     if (stage === 'rcpt' && (subject === 2 && detail === 2 || FULL.test(message))) return read('full');
     // Gmail's "452-4.2.1 The user you are trying to contact is receiving mail at a rate that ..."
     if (stage === 'rcpt' && MAILBOX_RATE.test(message)) return read('transient', 'rate_limited');
+    // a deferral that names us says so: "450 4.7.1 Client host rejected: cannot find your
+    // hostname, [x]" (Postfix reject_unknown_client), "451 4.7.26 Unauthenticated email from x is
+    // not accepted due to domain's DMARC policy" (Gmail), "452 Too many recipients received this hour"
+    const deferral = readRejection(reply);
+    if (deferral.subject === 'sender' || deferral.subject === 'host' || deferral.subject === 'auth') return read('transient', deferral.subReason);
+    if (deferral.subject === 'rate') return read('transient', 'rate_limited');
     // "450 4.2.0 <bob@grey.test>: Recipient address rejected: Greylisted, please try again"
     // (postgrey), "450 4.3.2 Service currently unavailable" (postscreen's first connection),
     // "451 4.3.0 Temporary lookup failure": all come back later (verdict.ts names which).

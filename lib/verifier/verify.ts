@@ -224,7 +224,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (probe.catchAllReply && catchAllProbe) {
         const meaning = readReply(probe.catchAllReply, 'rcpt').meaning;
         controlByDomain.set(domain, { reply: probe.catchAllReply, probe: catchAllProbe });
-        // a made-up address refused in any words is no catch-all
+        // a made-up address refused as missing, or in words that name no one, is no catch-all
         result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' || meaning === 'unclear' ? false : null;
         if (result.catchAll !== null) catchAllByDomain.set(domain, result.catchAll);
       }
