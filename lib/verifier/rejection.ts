@@ -9,6 +9,9 @@ export type Subject = 'mailbox' | 'domain' | 'full' | 'mailbox_rate' | 'sender' 
 
 export interface Rejection { subject: Subject; subReason: SubReason | null }
 
+/** The conversation's addresses, when known: a reply that names our sender is about it. */
+export interface Parties { sender?: string; recipient?: string }
+
 // Each rule quotes a reply it was written for; test/fixtures/rejections holds them and hundreds more.
 export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // Gmail: "550-5.2.1 The user you are trying to contact is receiving mail at a rate that prevents
@@ -98,7 +101,7 @@ const CONTRADICTS_RECIPIENT = new Set<Subject>(['sender', 'host', 'message', 'po
  * beside them. Replies that name us, the message or the server are never about the mailbox, however
  * they are coded; words that say the mailbox is missing count only when nothing contradicts them.
  */
-export function readRejection(reply: SmtpReply): Rejection {
+export function readRejection(reply: SmtpReply, parties: Parties = {}): Rejection {
   // the addresses and hosts it names are no words: "<bob@tls.test>" says nothing about TLS
   const text = reply.message.replace(/<[^>]*>/g, '<>').replace(/[^\s<>()'"]+@[^\s<>()'"]+/g, '@');
   const code = subjectOfCode(reply.enhanced);
@@ -116,7 +119,9 @@ export function readRejection(reply: SmtpReply): Rejection {
   // "Poor Reputation Sender": a named list or reverse DNS is about our host, whatever else is said
   const hostKind = hostSubReason(text);
   if (hostKind !== 'host_rejected') return as('host', hostKind);
-  if (found('sender')) return as('sender');
+  // Sendmail's "550 5.1.1 <check@verifier.test>... User unknown" or "... Access denied" about our
+  // MAIL FROM (a sender check at RCPT): the address it names is ours, not the recipient's
+  if (found('sender') || namesOnly(reply.message, parties.sender, parties.recipient)) return as('sender');
   if (found('rate')) return as('rate');
   if (found('host')) return as('host', hostKind);
   if (missing) {
@@ -137,4 +142,10 @@ function hostSubReason(text: string): SubReason {
   if (/reverse (dns|hostname)|\bPTR\b|\brdns\b|ip name lookup|ip name possibly forged|cannot find your hostname|mismatches client ip/i.test(text)) return 'reverse_dns';
   if (/banned|block ?list|black ?list|blocked using|spamhaus|spamcop|barracuda|dnsbl|\bRBL\b|reputation|sbrs|(?<!not )listed (on|at|in)\b/i.test(text)) return 'ip_blocklisted';
   return 'host_rejected';
+}
+
+/** The reply names `address` (and not `other`). */
+function namesOnly(message: string, address: string | undefined, other: string | undefined): boolean {
+  const text = message.toLowerCase();
+  return !!address && text.includes(address.toLowerCase()) && !(other && text.includes(other.toLowerCase()));
 }

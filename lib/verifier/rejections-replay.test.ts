@@ -19,6 +19,8 @@ const UNKNOWN_USER = (a: string) => `550 5.1.1 <${a}>: Recipient address rejecte
 const special: Record<string, (address: string) => string | string[]> = {
   // Gmail refuses a disabled account otherwise than a made-up one
   disabled: (a) => (a.startsWith('gone@') ? ['550-5.2.1 The email account that you tried to reach is disabled. Learn more at', '550 5.2.1 https://support.google.com/mail/?p=DisabledUser - gsmtp'] : UNKNOWN_USER(a)),
+  // a sender check at RCPT (Sendmail's "<x>... User unknown" about our MAIL FROM), for every recipient
+  sendercheck: () => '550 5.1.1 <check@verifier.test>... User unknown',
   // "550 Rejected" for every unknown address: the server's way of saying so
   bare: (a) => (a.startsWith('alice@') ? '250 2.1.5 Ok' : '550 Rejected'),
 };
@@ -79,5 +81,10 @@ describe('real rejection replies through the SMTP session', () => {
     expect(verdict).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', confidence: 80, evidence: { smtp_message: 'Rejected', control_message: 'Rejected' } });
     // and the made-up address's refusal makes a 250 there mean something
     expect((await verifier().verify('alice@bare.test')).verdict).toMatchObject({ status: 'deliverable', risk_level: 'low', catch_all: false });
+  });
+
+  it('never calls an address undeliverable for a "User unknown" that names our sender, though the made-up address got it too', async () => {
+    const { verdict } = await verifier().verify('bob@sendercheck.test');
+    expect(verdict).toMatchObject({ status: 'unknown', sub_reason: 'sender_rejected', evidence: { smtp_enhanced_code: '5.1.1', control_enhanced_code: '5.1.1' } });
   });
 });

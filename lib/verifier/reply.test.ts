@@ -130,3 +130,14 @@ describe('deferrals that name us', () => {
     expect(read('451 4.3.0 Temporary lookup failure')).toEqual({ meaning: 'transient', subReason: null });
   });
 });
+
+describe('a reply that names our sender', () => {
+  it('is about the sender, whatever it says of "unknown"', () => {
+    const parties = { sender: 'check@verifier.test', recipient: 'bob@example.org' };
+    expect(readReply(parseReply(['550 5.1.1 <check@verifier.test>... User unknown']), 'rcpt', parties)).toEqual({ meaning: 'blocked', subReason: 'sender_rejected' });
+    expect(readReply(parseReply(['550 5.7.1 <check@verifier.test>... Access denied']), 'rcpt', parties)).toEqual({ meaning: 'blocked', subReason: 'sender_rejected' });
+    // naming the recipient too, it is the recipient's
+    expect(readReply(parseReply(['550 5.1.1 <bob@example.org>... User unknown (from check@verifier.test)']), 'rcpt', parties).meaning).toBe('rejected');
+    expect(readReply(parseReply(['550 5.1.1 <bob@example.org>... User unknown']), 'rcpt', parties).meaning).toBe('rejected');
+  });
+});

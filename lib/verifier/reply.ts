@@ -1,4 +1,4 @@
-import { REJECTION_RULES, readRejection, type Subject } from './rejection';
+import { REJECTION_RULES, readRejection, type Parties, type Subject } from './rejection';
 import type { ProbeStage, SmtpReply } from './smtp';
 import type { SubReason } from './vocabulary';
 
@@ -29,7 +29,7 @@ const TOO_MANY_RECIPIENTS = /too many recipients(?! received this)/i;
 const read = (meaning: ReplyMeaning, subReason: SubReason | null = null): Reading => ({ meaning, subReason });
 
 /** Rules go by code and stage first, then by what a rejection is about (rejection.ts). */
-export function readReply(reply: SmtpReply, stage: ProbeStage): Reading {
+export function readReply(reply: SmtpReply, stage: ProbeStage, parties: Parties = {}): Reading {
   const { code, enhanced, message } = reply;
   if (code >= 200 && code < 300) return read('accepted');
   const [, subject, detail] = enhanced ? enhanced.split('.').map(Number) : [];
@@ -48,7 +48,7 @@ export function readReply(reply: SmtpReply, stage: ProbeStage): Reading {
     // a deferral that names us says so: "450 4.7.1 Client host rejected: cannot find your
     // hostname, [x]" (Postfix reject_unknown_client), "451 4.7.26 Unauthenticated email from x is
     // not accepted due to domain's DMARC policy" (Gmail), "452 Too many recipients received this hour"
-    const deferral = readRejection(reply);
+    const deferral = readRejection(reply, parties);
     if (deferral.subject === 'sender' || deferral.subject === 'host' || deferral.subject === 'auth') return read('transient', deferral.subReason);
     if (deferral.subject === 'rate') return read('transient', 'rate_limited');
     // "450 4.2.0 <bob@grey.test>: Recipient address rejected: Greylisted, please try again"
@@ -58,7 +58,7 @@ export function readReply(reply: SmtpReply, stage: ProbeStage): Reading {
   }
   if (code < 500 || code > 599) return read('blocked'); // not an SMTP reply at all: we learnt nothing
 
-  const rejection = readRejection(reply);
+  const rejection = readRejection(reply, parties);
   // A 5xx before RCPT is about us (our HELO name, sender or IP), never about the mailbox:
   // "554 5.7.1 Service unavailable; Client host [x] blocked using zen.spamhaus.org".
   if (stage !== 'rcpt') return aboutUs(rejection.subject, rejection.subReason);

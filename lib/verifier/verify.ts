@@ -218,11 +218,11 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       result.reply = probe.reply;
       result.stage = probe.stage;
       result.tls = probe.tls;
-      const reading = probe.reply ? readReply(probe.reply, probe.stage) : null;
+      const reading = probe.reply ? readReply(probe.reply, probe.stage, { sender: deps.smtp.mailFrom, recipient: address }) : null;
       result.meaning = reading?.meaning ?? null;
       result.subReason = reading?.subReason ?? null;
       if (probe.catchAllReply && catchAllProbe) {
-        const meaning = readReply(probe.catchAllReply, 'rcpt').meaning;
+        const meaning = readReply(probe.catchAllReply, 'rcpt', { sender: deps.smtp.mailFrom, recipient: catchAllProbe }).meaning;
         controlByDomain.set(domain, { reply: probe.catchAllReply, probe: catchAllProbe });
         // a made-up address refused as missing, or in words that name no one, is no catch-all
         result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' || meaning === 'unclear' ? false : null;
