@@ -55,8 +55,9 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // have a yahoo.com account", Microsoft "550 5.1.10 RESOLVER.ADR.RecipientNotFound", Outlook "550
   // 5.5.0 Requested action not taken: mailbox unavailable", qmail "sorry, no mailbox here by that
   // name", Exim "Unrouteable address", Orange "Invalid recipient", "550 Mailbox is frozen",
-  // "525 5.7.13 Disabled recipient address", "551 not our user", "recipient no longer on server"
-  mailbox: /user(name)? (is )?unknown|unknown (user|recipient|local part|address)|no such (user|person|mailbox|recipient|account)|does ?n[o']t (exist|have an? [\w.-]* ?account)|dosn't exist|not exist|(user|mailbox|recipient|address|account) not found|not found by smtp address lookup|recipnotfound|recipientnotfound|invalid (recipient|mailbox|address|email address)|(is )?not a valid mailbox|unknown or illegal (user|alias)|not listed in (the )?(public )?(name|address|directory)|tried to reach is (disabled|inactive)|mailbox (is )?(unavailable|not available|disabled|inactive|frozen|locked)|no mailbox|unrouteable address|(account|mailbox|user|recipient|address)( \S+)? (is|has been) (disabled|inactive|deactivated|discontinued|blocked|suspended|locked)|inactive email address|disabled recipient|utilisateur inconnu|destinataire invalide|not our (user|customer)|no longer (on server|available)|could not be found|delivery error: dd |address error|not handled by this system|recipient (unknown|rejected|not found)|\baddress rejected\b(?!:)/i,
+  // "525 5.7.13 Disabled recipient address", "551 not our user", "recipient no longer on server",
+  // "553 Invalid/inactive user."
+  mailbox: /user(name)? (is )?unknown|unknown (user|recipient|local part|address)|no such (user|person|mailbox|recipient|account)|does ?n[o']t (exist|have an? [\w.-]* ?account)|dosn't exist|not exist|(user|mailbox|recipient|address|account) not found|not found by smtp address lookup|recipnotfound|recipientnotfound|invalid (recipient|mailbox|address|email address)|(is )?not a valid mailbox|unknown or illegal (user|alias)|invalid\/inactive user|(invalid|inactive) user\b|not listed in (the )?(public )?(name|address|directory)|tried to reach is (disabled|inactive)|mailbox (is )?(unavailable|not available|disabled|inactive|frozen|locked)|no mailbox|unrouteable address|(account|mailbox|user|recipient|address)( \S+)? (is|has been) (disabled|inactive|deactivated|discontinued|blocked|suspended|locked)|inactive email address|disabled recipient|utilisateur inconnu|destinataire invalide|not our (user|customer)|no longer (on server|available)|could not be found|delivery error: dd |address error|not handled by this system|recipient (unknown|rejected|not found)|\baddress rejected\b(?!:)/i,
   // Gmail "553 5.1.2 We weren't able to find the recipient domain", "550 Host unknown", "550 5.4.4
   // Invalid domain", Postfix "556 5.1.10 <x>: Recipient address rejected: Domain x does not accept
   // mail (nullMX)", "550 Host does not accept mail"
@@ -71,8 +72,9 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   server: /internal|system error|local error|server error|temporar|try (again )?later|plus tard|service (is )?(currently )?(unavailable|not available|refused?)|transaction failed|configuration error|resources/i,
   // Postfix "554 5.7.1 <x>: Relay access denied", access(5) "554 5.7.1 <x>: Recipient address
   // rejected: Access denied", "550 Denied by policy", "550 5.7.0 Local Policy Violation", Gmail
-  // "550 5.7.1 The user or domain that you are sending to (or from) has a policy that prohibited the mail"
-  policy: /relay(?! recipient table)|policy|access denied|prohibited|not (allowed|permitted|authori[sz]ed)|denied|refused|(?<!account is )\bblocked\b|recipient preferences/i,
+  // "550 5.7.1 The user or domain that you are sending to (or from) has a policy that prohibited the
+  // mail"; qmail "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)"
+  policy: /relay(?! recipient table)|rcpthosts|policy|access denied|prohibited|not (allowed|permitted|authori[sz]ed)|denied|refused|(?<!account is )\bblocked\b|recipient preferences/i,
 };
 
 const subReasonOf: Record<Subject, SubReason | null> = {

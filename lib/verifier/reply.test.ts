@@ -141,3 +141,12 @@ describe('a reply that names our sender', () => {
     expect(readReply(parseReply(['550 5.1.1 <bob@example.org>... User unknown']), 'rcpt', parties).meaning).toBe('rejected');
   });
 });
+
+describe('replies met after the corpus was read', () => {
+  it('reads qmail and inactive-user refusals', () => {
+    expect(readReply(parseReply(["553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)"]), 'rcpt')).toEqual({ meaning: 'blocked', subReason: 'blocked_by_policy' });
+    expect(readReply(parseReply(['553 Invalid/inactive user.']), 'rcpt').meaning).toBe('rejected');
+    expect(readReply(parseReply(['554 5.7.1 - ERROR: Mail refused']), 'rcpt')).toEqual({ meaning: 'blocked', subReason: 'blocked_by_policy' });
+    expect(readReply(parseReply(['554 5.7.1 [P4] Message blocked due to spam content in the message.']), 'rcpt')).toEqual({ meaning: 'blocked', subReason: 'message_rejected' });
+  });
+});
