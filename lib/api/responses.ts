@@ -42,6 +42,9 @@ export const evidence = z
     attempts: count,
     tls: z.boolean().describe('The conversation was upgraded with STARTTLS.'),
     dns_failure: z.string().nullable().describe('What DNS said when it decided the verdict (`mx.example.com: NXDOMAIN`, `resolver denies gmail.com`).'),
+    control_code: z.number().int().nullable().describe('The reply to a made-up address of the same domain, asked beside the address (docs/verdicts.md).'),
+    control_enhanced_code: z.string().nullable(),
+    control_message: z.string().nullable(),
   })
   .register(named, { id: 'Evidence', description: 'What the SMTP conversation showed (production); null fields were not reached.' });
 

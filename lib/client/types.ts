@@ -29,7 +29,7 @@ export interface SingleResult extends BulkItem {
   free?: boolean;
   catch_all?: boolean;
   did_you_mean?: string | null;
-  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; smtp_failure?: string | null; attempts?: number | null; tls?: boolean; dns_failure?: string | null };
+  evidence?: { mx_host?: string | null; smtp_code?: number | null; smtp_enhanced_code?: string | null; smtp_message?: string | null; smtp_failure?: string | null; attempts?: number | null; tls?: boolean; dns_failure?: string | null; control_code?: number | null; control_enhanced_code?: string | null; control_message?: string | null };
 }
 
 export interface BulkSubmitted {

@@ -205,6 +205,7 @@ export async function cachedVerdict(database: Database, userId: string, email: s
     free: bool(row.free),
     catch_all: bool(row.catch_all),
     did_you_mean: row.did_you_mean,
-    evidence,
+    // rows stored before the made-up address's reply was kept have no control_* fields
+    evidence: evidence && Object.assign({ control_code: null, control_enhanced_code: null, control_message: null }, evidence),
   };
 }

@@ -24,6 +24,10 @@ export interface Evidence {
   tls: boolean;
   /** what DNS said when it decided the verdict ("mx.example.test: NXDOMAIN", "resolver denies gmail.com") */
   dns_failure: string | null;
+  /** the reply to the made-up address of the same domain, when one was asked: what a rejection is weighed against */
+  control_code: number | null;
+  control_enhanced_code: string | null;
+  control_message: string | null;
 }
 
 /** One verified address: everything the single, /v1/verify, bulk and CSV shapes are cut from. */

@@ -1,6 +1,6 @@
 import type { MailRoute } from './dns';
 import type { MailboxProvider } from './providers';
-import { blockKind, type ReplyMeaning } from './reply';
+import type { ReplyMeaning } from './reply';
 import type { ProbeStage, SmtpReply } from './smtp';
 import { checkSyntax, type SyntaxResult } from './syntax';
 import type { Reason, RiskLevel, SubReason, Verdict, VerdictStatus } from './types';
@@ -41,6 +41,12 @@ export interface SmtpFacts {
   /** what went wrong, when known ("a reply of more than 100 lines") */
   detail?: string | null;
   reply: SmtpReply | null;
+  /** the sub-reason the reply named (reply.ts: sender_rejected, rate_limited, …); null: none */
+  subReason?: SubReason | null;
+  /** the made-up address's reply the rejection was weighed against (control.ts) */
+  controlReply?: SmtpReply | null;
+  /** an unclear rejection made undeliverable only by the made-up address's identical one */
+  settled?: boolean;
   /** where the deciding reply came (or the conversation stopped); absent: 'rcpt' */
   stage?: ProbeStage;
   /** the conversation ran over STARTTLS */
@@ -101,6 +107,9 @@ export function decideVerdict(facts: Facts): Verdict {
       attempts: smtp?.attempts ?? 0,
       tls: smtp?.tls ?? false,
       dns_failure: facts.dnsProblem?.detail ?? (route.kind === 'unknown' ? route.error : smtp?.failure === 'dns' ? smtp.detail ?? null : null),
+      control_code: smtp?.controlReply?.code ?? null,
+      control_enhanced_code: smtp?.controlReply?.enhanced ?? null,
+      control_message: smtp?.controlReply?.message.slice(0, MAX_MESSAGE) ?? null,
     },
   };
 }
@@ -149,14 +158,17 @@ function decideShape(facts: Facts): Shape {
   }
   const unavailable = (subReason: SubReason): Shape => ({ ...UNKNOWN, reason: 'unavailable_smtp', subReason });
   switch (smtp.meaning) {
-    case 'rejected': return { ...UNDELIVERABLE, reason: 'rejected_email', confidence: 95 };
+    // an unclear reply the made-up address's identical rejection settled: less sure than words
+    case 'rejected': return { ...UNDELIVERABLE, reason: 'rejected_email', confidence: smtp.settled ? 80 : 95 };
     // the mailbox exists; mail bounces until its owner empties it (often an abandoned one)
     case 'full': return { reason: 'low_quality', status: 'risky', valid: true, deliverable: false, risk: 'medium', score: 50, confidence: 70, subReason: 'mailbox_full' };
     // X.3.x is the mail system, not a greylist: postscreen answers RCPT from a client that just
     // passed its after-220 tests "450 4.3.2 Service currently unavailable" (come back, you are known now)
-    case 'transient': return unavailable((smtp.stage ?? 'rcpt') === 'rcpt' && !smtp.reply?.enhanced?.startsWith('4.3.') ? 'greylisted' : 'try_again_later');
+    case 'transient': return unavailable(smtp.subReason ?? ((smtp.stage ?? 'rcpt') === 'rcpt' && !smtp.reply?.enhanced?.startsWith('4.3.') ? 'greylisted' : 'try_again_later'));
     case 'backoff': return unavailable('throttled');
-    case 'blocked': return unavailable(!smtp.reply ? 'blocked_by_policy' : smtp.reply.enhanced === '5.6.7' ? 'smtputf8_unsupported' : blockKind(smtp.reply));
+    case 'blocked': return unavailable(smtp.reply?.enhanced === '5.6.7' ? 'smtputf8_unsupported' : smtp.subReason ?? 'blocked_by_policy');
+    // a rejection that names no one, or that the made-up address's reply contradicts
+    case 'unclear': return unavailable(smtp.subReason ?? 'unclear_rejection');
     case 'accepted': break;
     default: return unavailable('unexpected_error');
   }

@@ -5,9 +5,11 @@ import { createScheduler } from './limits';
 import { isPrivateAddress } from './net';
 import { backoffSubject, createLocalPoliteness, greylistSubject, politeKey, type Pacing, type Politeness } from './politeness';
 import { mailboxProviderOf } from './providers';
-import { classifyReply } from './reply';
+import { weighControl } from './control';
+import { readReply } from './reply';
 import type { SocksProxy } from './proxy';
-import { probeMailbox } from './smtp';
+import { probeMailbox, type SmtpReply } from './smtp';
+import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
 import { listFacts } from './facts';
 import { matchRule, ruledVerdict } from './rules';
@@ -83,6 +85,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   // the first conversation with a domain asks the made-up address; ones started meanwhile wait
   // for its answer instead of asking again (one catch-all probe per domain per verifier)
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
+  // the made-up address's reply per domain: what every rejection at that domain is weighed against
+  const controlByDomain = new Map<string, { reply: SmtpReply; probe: string }>();
 
   async function verify(email: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
     const { signal, rules } = options;
@@ -136,6 +140,7 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (smtp.attempts > 0) deps.onConversation?.({ target: key, provider: facts.mailboxProvider?.id ?? null, outcome: smtp.meaning ?? smtp.failure ?? 'unclassified' });
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilDeadline(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
+      weigh(smtp, syntax.address, syntax.asciiDomain);
       facts.smtp = smtp;
       if (smtp.mxUnresolvable) {
         facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
@@ -188,6 +193,16 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     }
   }
 
+  /** A rejection of RCPT read beside the made-up address's reply (control.ts), both kept as evidence. */
+  function weigh(smtp: SmtpFacts, address: string, domain: string): void {
+    const control = controlByDomain.get(domain);
+    if (!smtp.reply || (smtp.stage ?? 'rcpt') !== 'rcpt' || !control) return;
+    smtp.controlReply = control.reply;
+    if (smtp.meaning === 'accepted') return;
+    const weighed = weighControl({ meaning: smtp.meaning ?? 'blocked', subReason: smtp.subReason ?? null }, smtp.reply, control.reply, [address, control.probe]);
+    Object.assign(smtp, { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled ?? false });
+  }
+
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
   async function conversation(hosts: MailHost[], address: string, domain: string, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
     const known = catchAllByDomain.get(domain);
@@ -224,10 +239,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         continue;
       }
       result.attempts++;
-      const probe = await probeMailbox({
-        ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal,
-        catchAllProbe: askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null,
-      });
+      const catchAllProbe = askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null;
+      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe });
       if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
@@ -238,10 +251,14 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       result.reply = probe.reply;
       result.stage = probe.stage;
       result.tls = probe.tls;
-      result.meaning = probe.reply ? classifyReply(probe.reply, probe.stage) : null;
-      if (probe.catchAllReply) {
-        const meaning = classifyReply(probe.catchAllReply, 'rcpt');
-        result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' ? false : null;
+      const reading = probe.reply ? readReply(probe.reply, probe.stage, { sender: deps.smtp.mailFrom, recipient: address }) : null;
+      result.meaning = reading?.meaning ?? null;
+      result.subReason = reading?.subReason ?? null;
+      if (probe.catchAllReply && catchAllProbe) {
+        const meaning = readReply(probe.catchAllReply, 'rcpt', { sender: deps.smtp.mailFrom, recipient: catchAllProbe }).meaning;
+        controlByDomain.set(domain, { reply: probe.catchAllReply, probe: catchAllProbe });
+        // a made-up address refused as missing, or in words that name no one, is no catch-all
+        result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' || meaning === 'unclear' ? false : null;
         if (result.catchAll !== null) catchAllByDomain.set(domain, result.catchAll);
       }
       return result;

@@ -51,6 +51,16 @@ export const SUB_REASONS = [
   'mailbox_full',
   'private_address', // the MX resolves to a private address (EV_ALLOW_PRIVATE_NETWORKS)
   'verifier_unavailable', // our side (its database, the politeness store) failed every time it was asked: nothing learnt
+  // a rejection about someone other than the recipient (lib/verifier/rejection.ts, docs/verdicts.md)
+  'sender_rejected', // our envelope sender, its domain, SPF/DKIM/DMARC
+  'host_rejected', // our connecting host or HELO name, no list named
+  'reverse_dns', // our IP's reverse DNS (PTR) is missing or does not match
+  'rate_limited', // the mailbox, or we, are over a rate: asked again later within a job
+  'auth_required', // the server wants SMTP AUTH: it is not a public MX for the address
+  'message_rejected', // the message (content, size, headers), not the address
+  'server_error', // the server's own trouble
+  'unclear_rejection', // a rejection whose words say nothing about whom, or contradict its code
+  'rejection_differs', // refused otherwise than the made-up address: probably not "no such user"
   'unexpected_error',
 ] as const;
 export type SubReason = (typeof SUB_REASONS)[number];

@@ -8,7 +8,9 @@ export type Reason =
 export type SubReason =
   | 'greylisted' | 'try_again_later' | 'throttled' | 'timeout' | 'no_connect' | 'connection_dropped' | 'protocol_error' | 'tls_required'
   | 'tls_failed' | 'blocked_by_policy' | 'ip_blocklisted' | 'smtputf8_unsupported' | 'provider_unverifiable' | 'catch_all_unknown'
-  | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'verifier_unavailable' | 'unexpected_error';
+  | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'verifier_unavailable' | 'sender_rejected' | 'host_rejected'
+  | 'reverse_dns' | 'rate_limited' | 'auth_required' | 'message_rejected' | 'server_error' | 'unclear_rejection' | 'rejection_differs'
+  | 'unexpected_error';
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
@@ -26,6 +28,10 @@ export interface Evidence {
   tls: boolean;
   /** what DNS said when it decided the verdict */
   dns_failure: string | null;
+  /** the reply to a made-up address of the same domain, beside the address's own */
+  control_code: number | null;
+  control_enhanced_code: string | null;
+  control_message: string | null;
 }
 
 export interface SingleResult {
