@@ -53,7 +53,7 @@ export const usageRow = z
     deliverable: count, undeliverable: count, risky: count, unknown: count,
     charged: count.describe('Counted against the quota (today\'s free checks first, then credits). Always 0 in the sandbox.'),
     refunded: count.describe('Reserved and given back: answers that are not charged, the unused part of an ended job\'s reservation.'),
-    credits_granted: count.nullable().describe('Credits added that day; null while the installation does not record grants.'),
+    credits_granted: count.describe('Credits added that day (`npm run grant-credits`, from the credit ledger). Always 0 in the sandbox.'),
   })
   .register(named, { id: 'UsageRow' });
 export const usageReport = z

@@ -51,7 +51,7 @@ export async function usageReport(database: Database, userId: string, range: Day
     const moved = mode === 'production' ? ledger.get(day) : undefined;
     return {
       day, mode, checks, deliverable, undeliverable, risky: checks - deliverable - undeliverable - unknown, unknown,
-      charged: moved?.charged ?? 0, refunded: moved?.refunded ?? 0, credits_granted: mode === 'production' ? moved?.granted ?? null : 0,
+      charged: moved?.charged ?? 0, refunded: moved?.refunded ?? 0, credits_granted: moved?.granted ?? 0,
     };
   }));
 }

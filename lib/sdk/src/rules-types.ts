@@ -57,7 +57,7 @@ export interface UsageRow {
   charged: number;
   refunded: number;
   /** null while the installation does not record grants */
-  credits_granted: number | null;
+  credits_granted: number;
 }
 
 export interface UsageReport {
