@@ -35,9 +35,12 @@ export const bucket = z
   .enum(BUCKETS)
   .describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
 
+export const MAX_STATUS_OFFSET = 10_000;
+
 export const statusQuery = z.object({
   limit: limit(10_000, 100).describe('Results per page in `data.results`.'),
-  offset: z.coerce.number().int().min(0).default(0).describe('Results to skip.'),
+  // skipping costs the database a step per row: pages past MAX_STATUS_OFFSET are the download's (docs/limits.md)
+  offset: z.coerce.number().int().min(0).max(MAX_STATUS_OFFSET).default(0).describe(`Results to skip, at most ${MAX_STATUS_OFFSET}; the download has every row.`),
   filter: bucket.optional(),
 });
 export const listQuery = z.object({

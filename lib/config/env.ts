@@ -89,6 +89,12 @@ const schema = z.object({
   EV_SIGNUP_WINDOW_MS: int.default(3600_000),
   EV_MIN_PASSWORD_LENGTH: int.default(8),
   EV_DNSBL_ZONES: z.string().default('zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
+  /** what one account may take of a shared server (docs/limits.md): a PostgreSQL statement's longest run, ms (0: none) */
+  EV_PG_STATEMENT_TIMEOUT_MS: int.default(30_000),
+  /** heavy requests (bulk submissions, downloads) one account may run at once in a web process */
+  EV_HEAVY_REQUESTS_PER_ACCOUNT: int.default(2),
+  /** a job's download may be at most this many times its upload's bytes, plus 1 KB per row */
+  EV_DOWNLOAD_RATIO: int.default(4),
 }).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
   path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',
 });

@@ -70,7 +70,7 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
 /** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
 async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
-  const shape = listShape(request.emails);
+  const shape = await listShape(request.emails);
   if (!request.sandbox) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
   const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid);
@@ -126,7 +126,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
 
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
-  const shape = listShape(request.emails);
+  const shape = await listShape(request.emails);
   const jobId = newId('job');
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not

@@ -1,0 +1,8 @@
+-- Progress in constant time per poll (issue 20): rows answered so far, counted by the database in the
+-- same statement that stores a result. A result answers its own row and every later duplicate of it
+-- (job_items.duplicate_of, counted on the partial index). ON CONFLICT DO NOTHING inserts fire
+-- nothing, so a result saved twice counts once.
+ALTER TABLE "jobs" ADD COLUMN "processed_emails" INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER "verifications_job_progress" AFTER INSERT ON "verifications" WHEN NEW."job_id" IS NOT NULL BEGIN UPDATE "jobs" SET "processed_emails" = "processed_emails" + 1 + (SELECT COUNT(*) FROM "job_items" WHERE "job_id" = NEW."job_id" AND "duplicate_of" = NEW."idx") WHERE "id" = NEW."job_id"; END;
+-- jobs still running when this is applied start from their stored results
+UPDATE "jobs" SET "processed_emails" = (SELECT COUNT(*) FROM "verifications" v WHERE v."job_id" = "jobs"."id") + (SELECT COUNT(*) FROM "job_items" i JOIN "verifications" v ON v."job_id" = i."job_id" AND v."idx" = i."duplicate_of" WHERE i."job_id" = "jobs"."id" AND i."duplicate_of" IS NOT NULL) WHERE "status" <> 'completed';
