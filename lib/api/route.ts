@@ -3,6 +3,7 @@ import { newId } from '../db/ids';
 import { authenticate, type Caller } from './auth';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
+import { takeHeavySlot, watchBody } from './heavy';
 import { withIdempotency } from './idempotency';
 import { takeCreation } from './limits';
 import { simulatedRateHeaders, takeRateLimit, uncountedRateHeaders, type RateHeaders } from './ratelimit';
@@ -23,6 +24,8 @@ export interface RouteOptions {
   maxBodyBytes?: number | (() => number);
   /** the route creates rows (keys, webhooks, deliveries): counted in the account's creation rate, in both modes */
   creates?: boolean;
+  /** a bulk submission or a download: holds one of the account's heavy slots while it runs (./heavy.ts) */
+  heavy?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -49,10 +52,19 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
       if (options.creates) await takeCreation(caller.userId);
       const params = await segment.params;
-      const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
-      const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
-      const run = () => handler(request, { ...caller, sandbox, body }, params);
-      const response = await withIdempotency(request, body, caller.userId, sandbox, run);
+      const slot = options.heavy ? takeHeavySlot(caller.userId) : null;
+      let response: Response;
+      try {
+        const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+        const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
+        const run = () => handler(request, { ...caller, sandbox, body }, params);
+        response = await withIdempotency(request, body, caller.userId, sandbox, run);
+      } catch (error) {
+        slot?.release();
+        throw error;
+      }
+      // a streamed download keeps its slot until its last byte
+      if (slot) response = watchBody(response, slot.release);
       for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
       response.headers.set('X-Request-Id', requestId);
       return response;

@@ -78,6 +78,8 @@ const schema = z.object({
   /** deliveries in flight per process, and per endpoint */
   EV_WEBHOOK_CONCURRENCY: int.default(16),
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
+  /** deliveries in flight per account and process: one account's silent receivers cannot take every slot */
+  EV_WEBHOOK_PER_ACCOUNT: int.default(4),
   /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (README, "Accounts") */
   EV_TRUST_PROXY: bool.default(false),
   /** sign-in, sign-up and next-auth bodies: a few form fields */

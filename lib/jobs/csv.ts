@@ -17,7 +17,22 @@ export const RESULT_COLUMNS = [
   'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'sub_reason', 'mailbox_provider',
 ] as const;
 
-const PAGE = 5000;
+/**
+ * Rows per page: 5,000 of a results-only file, fewer as the upload's columns widen, so building one
+ * page stays a few milliseconds of the event loop whatever the width (about 80,000 cells a page).
+ */
+const pageRows = (width: number) => Math.max(50, Math.min(5000, Math.floor(80_000 / (width + RESULT_COLUMNS.length))));
+
+/**
+ * The most bytes a job's download may send: EV_DOWNLOAD_RATIO times its upload plus 1 KB a row
+ * (room for the result columns of a list of bare addresses); jobs from before upload sizes were
+ * kept (0) have none. Columns no row fills are trimmed at submission (bulk-request.ts), so a
+ * download cannot legitimately come near it: the cap is the backstop that keeps a download
+ * proportional to what the account sent (docs/limits.md).
+ */
+export function downloadCap(job: { uploadBytes: number; totalEmails: number }, ratio: number): number {
+  return job.uploadBytes > 0 ? ratio * job.uploadBytes + 1024 * job.totalEmails : Infinity;
+}
 
 /** A result row as the CSV download reads it; see `csvPage`. */
 export type CsvRow = [
@@ -174,4 +189,4 @@ function plainCsv(header: string[], pages: Pages): ReadableStream<Uint8Array> {
 }
 
 const nextPage = (pages: Pages) => (afterIdx: number) =>
-  csvPage(pages.database, pages.jobId, afterIdx, PAGE, pages.width > 0, pages.filter, pages.duplicates);
+  csvPage(pages.database, pages.jobId, afterIdx, pageRows(pages.width), pages.width > 0, pages.filter, pages.duplicates);

@@ -52,6 +52,7 @@ export interface NewJob {
   invalidEmails: number;
   duplicateEmails: number;
   columns: string | null;
+  uploadBytes: number;
   reservedDay: string | null;
   reservedFree: number;
   reservedCredits: number;
@@ -79,9 +80,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       }
       await writeLock.run(() => bulk.transaction(() => {
         sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'columns',
-          'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
+          'upload_bytes', 'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
           [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.duplicateEmails, job.columns,
-            job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
+            job.uploadBytes, job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
         ]);
         sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
       })());

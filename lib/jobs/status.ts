@@ -20,7 +20,7 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
 
 /**
  * Rows answered so far, duplicates included: the counter the database keeps in the statement that
- * stores each result (trigger `verifications_job_progress`, migration 20261125100000), so a poll
+ * stores each result (trigger `verifications_job_progress`, migration 20261125100000_neighbours), so a poll
  * reads one row whatever the job's size, duplicates or chunks.
  */
 export async function processedCount({ prisma }: Database, jobId: string): Promise<number> {

@@ -27,6 +27,8 @@ export interface BulkRequest {
   columns?: string[];
   filename?: string;
   format?: UploadFormat;
+  /** the request body's size: the download's cap is relative to it (lib/jobs/csv.ts downloadCap) */
+  uploadBytes?: number;
 }
 
 /** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
@@ -90,7 +92,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
       data: {
         id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
         totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-        columns: columnsOf(request),
+        columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
         reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
         createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
       },
@@ -135,7 +137,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const job = {
     id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
     totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-    columns: columnsOf(request),
+    columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
     reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
   try {

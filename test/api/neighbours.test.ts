@@ -56,6 +56,17 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     expect(crossed.status).toBe(404);
   });
 
+  it('trims a header no row fills, so a download stays the size of its upload', async () => {
+    const columns = Array.from({ length: 1000 }, (_, i) => `c${i}`);
+    const bare = await call(bulk.POST, { key: ctx.key, body: { emails: ['valid1@x.com', 'valid2@x.com'], columns } });
+    const narrow = await call(bulk.POST, { key: ctx.key, body: { rows: [['Ann', 'valid3@x.com'], ['Bob', 'valid4@x.com', 'extra']], columns, email_column: 1 } });
+    const header = async (jobId: string) => (await call(download.GET, { key: ctx.key, params: { jobId } })).text.split('\r\n')[0];
+    expect(await header(bare.json.job_id)).toBe('email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
+    const lines = (await call(download.GET, { key: ctx.key, params: { jobId: narrow.json.job_id } })).text.split('\r\n');
+    expect(lines[0]).toMatch(/^c0,c1,c2,email,/);
+    expect(lines[1]).toMatch(/^Ann,valid3@x.com,,valid3@x.com,/);
+  });
+
   it('refuses a status offset past the documented bound with a 400', async () => {
     const jobId = (await call(bulk.POST, { key: ctx.key, body: { emails: ['valid@x.com'] } })).json.job_id;
     const res = await call(status.GET, { key: ctx.key, path: `/v1/verify/bulk/status/${jobId}?offset=10001`, params: { jobId } });
