@@ -11,6 +11,8 @@
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
  *               connections: limits and pace at the server, wall time vs the ideal (issue 14)
+ *   neighbours  1M quoted addresses: syntax time and event-loop lag, in-process and as another
+ *               account sees it over HTTP; status of a running 1M-row job, 50% duplicates (issue 20)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -32,9 +34,10 @@ import { staleSocketRetries } from './load';
 import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
+import { neighboursBench } from './neighbours';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'neighbours'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS);
 for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown section ${name} (${SECTIONS.join(', ')})`);
@@ -157,6 +160,7 @@ async function main() {
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);
+  await section('neighbours', neighboursBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);

@@ -19,13 +19,20 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
 }
 
 /**
- * Rows answered so far, duplicates included: the counter the database keeps in the statement that
- * stores each result (trigger `verifications_job_progress`, migration 20261125100000_neighbours), so a poll
- * reads one row whatever the job's size, duplicates or chunks.
+ * Rows answered so far, duplicates included: the `job_progress` row the database keeps in the
+ * statement that stores each result (trigger `verifications_job_progress`, migration
+ * 20261125100000_neighbours), so a poll reads one row whatever the job's size, duplicates or chunks.
  */
 export async function processedCount({ prisma }: Database, jobId: string): Promise<number> {
-  const job = await prisma.job.findUnique({ where: { id: jobId }, select: { processedEmails: true } });
-  return job?.processedEmails ?? 0;
+  const progress = await prisma.jobProgress.findUnique({ where: { jobId } });
+  return progress?.processed ?? 0;
+}
+
+/** The counters of a page of jobs, in one query: those that have not completed need them. */
+async function processedCounts({ prisma }: Database, jobIds: string[]): Promise<Map<string, number>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await prisma.jobProgress.findMany({ where: { jobId: { in: jobIds } } });
+  return new Map(rows.map((row) => [row.jobId, row.processed]));
 }
 
 /** One page of a job's results in address order, optionally one verdict bucket. */
@@ -58,11 +65,11 @@ const filenameOf = (columns: string | null) => uploadInfo(columns).filename;
 /**
  * Rows answered so far, the same for the status, the list and the dashboard. A completed job's
  * comes from its summary (its failed rows were never answered); a running, failed or cancelled
- * one's from its counter.
+ * one's from its counter (`counted`).
  */
-function processedOf(job: { status: string; totalEmails: number; summary: string | null; processedEmails: number }): number {
+function processedOf(job: { status: string; totalEmails: number; summary: string | null }, counted: number): number {
   if (job.status === 'completed' && job.summary) return job.totalEmails - ((JSON.parse(job.summary) as { failed?: number }).failed ?? 0);
-  return Math.min(job.processedEmails, job.totalEmails);
+  return Math.min(counted, job.totalEmails);
 }
 
 function progressOf(status: string, processed: number, total: number): number {
@@ -72,7 +79,7 @@ function progressOf(status: string, processed: number, total: number): number {
 
 export async function jobStatus(database: Database, userId: string, jobId: string, page: { limit: number; offset: number; bucket?: Bucket }, sandbox: boolean) {
   const job = await getOwnJob(database, userId, jobId, sandbox);
-  const processed = processedOf(job);
+  const processed = processedOf(job, job.status === 'completed' ? 0 : await processedCount(database, job.id));
   const base = {
     job_id: job.id,
     status: job.status,
@@ -130,8 +137,9 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
     take: limit + 1,
   });
   const page = jobs.slice(0, limit);
+  const counted = await processedCounts(database, page.filter((job) => job.status !== 'completed').map((job) => job.id));
   const data = page.map((job) => {
-    const processed = processedOf(job);
+    const processed = processedOf(job, counted.get(job.id) ?? 0);
     return {
       job_id: job.id,
       status: job.status,

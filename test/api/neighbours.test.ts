@@ -103,8 +103,8 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
       expect(done.data.results_total).toBe(10);
       const listed = (await call(bulk.GET, { key: ctx.key })).json.data.find((j: any) => j.job_id === jobId);
       expect(listed).toMatchObject({ processed_emails: 30, progress: 100 });
-      const job = await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
-      expect(job.processedEmails).toBe(30);
+      const progress = await ctx.database.prisma.jobProgress.findUniqueOrThrow({ where: { jobId } });
+      expect(progress.processed).toBe(30);
     } finally {
       await worker.stop();
     }
