@@ -49,8 +49,10 @@ export async function neighboursBench() {
   console.log(`\n[11] noisy neighbours (issue 20): ${addresses.toLocaleString('en-US')} quoted local parts; status of a running ${addresses.toLocaleString('en-US')}-row job, 50% duplicates`);
   const syntax = await syntaxCost(addresses);
   results.neighboursSyntax = syntax;
-  row(`neighbours: listShape of ${addresses.toLocaleString('en-US')} quoted addresses s / event-loop lag p99 ms / max ms`,
-    `${fmt(syntax.ms / 1000, 2)} / ${fmt(syntax.lagP99Ms, 1)} / ${fmt(syntax.lagMaxMs, 1)}`, 'max lag ≤ 50 ms', syntax.lagMaxMs <= 50);
+  // the lag is wall time: on a loaded machine most of it is other processes', the CPU time is this code's
+  row(`neighbours: listShape of ${addresses.toLocaleString('en-US')} quoted addresses s / event-loop lag p99, max ms (CPU ms in them: p99, max)`,
+    `${fmt(syntax.ms / 1000, 2)} / ${fmt(syntax.lagP99Ms, 0)}, ${fmt(syntax.lagMaxMs, 0)} (${fmt(syntax.cpuP99Ms, 0)}, ${fmt(syntax.maxCpuMs, 0)})`,
+    'max lag ≤ 50 ms', syntax.lagMaxMs <= 50);
   const http = await lagOverHttp(addresses);
   results.neighboursHttp = http;
   row(`neighbours: A submits ${fmt(http.bodyMb, 0)} MB of quoted addresses (s); B's GET every 20 ms: p99 / max ms (${http.samples} samples)`,
