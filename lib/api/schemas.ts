@@ -63,6 +63,8 @@ export const downloadQuery = z.object({
   format: z.enum(['original', 'csv', 'xlsx']).optional()
     .describe('`original` (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); `csv`: plain CSV; `xlsx`: an Excel workbook.'),
   partial: boolParam.optional().describe('`true`: a job that has not completed gives the rows answered so far, marked `X-EV-Partial: true`.'),
+  // a link cannot send X-EV-Sandbox: the dashboard's download links name the mode here, as history's `sandbox` does
+  sandbox: boolParam.optional().describe('`true`: a sandbox job (default the request\'s mode). A sandbox request reaches only sandbox jobs.'),
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 

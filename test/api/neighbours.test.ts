@@ -41,6 +41,12 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
       // its own mode still sees it
       expect((await call(status.GET, { key: ctx.key, sandbox: !sandbox, params: { jobId } })).status).toBe(200);
     }
+    // a download link cannot send X-EV-Sandbox: a production caller names the sandbox mode in the query
+    // (as the dashboard's links do); a sandbox caller cannot name its way out of sandbox
+    const viaLink = await call(download.GET, { key: ctx.key, sandbox: false, path: `/v1/verify/bulk/download/${sandboxJob}?sandbox=true`, params: { jobId: sandboxJob } });
+    expect(viaLink.status).toBe(200);
+    const outOfSandbox = await call(download.GET, { key: ctx.key, sandbox: true, path: `/v1/verify/bulk/download/${productionJob}?sandbox=false`, params: { jobId: productionJob } });
+    expect(outOfSandbox.status).toBe(404);
   });
 
   it('lists and replays only the deliveries of the caller\'s mode', async () => {

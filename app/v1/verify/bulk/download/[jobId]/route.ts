@@ -10,7 +10,7 @@ import { getOwnJob } from '@/lib/jobs/status';
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, downloadQuery);
   const database = await db();
-  const job = await getOwnJob(database, caller.userId, jobId, caller.sandbox);
+  const job = await getOwnJob(database, caller.userId, jobId, caller.sandbox || query.sandbox === true);
   const filter = query.filter === 'safe' && query.catch_all ? 'safe+catch-all' : query.filter;
   const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format });
   const partial = job.status !== 'completed';
