@@ -56,7 +56,7 @@ async function build(database: Database, userId: string, jobId: string, count: n
   const columns = upload ? JSON.stringify({ columns: ['name', 'email', 'company'], filename: 'list.csv' }) : null;
   await insertQueuedJob(database, {
     id: jobId, userId, sandbox: true, status: 'queued', totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, columns,
-    reservedDay: null, reservedFree: 0, reservedCredits: 0,
+    uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
   }, { emails, rows, duplicateOf: new Int32Array(count).fill(-1) }, 1000);
   const at = Date.now();
   for (let start = 0; start < count; start += 10_000) {

@@ -18,6 +18,8 @@
  *   chaos       10 production jobs under kill -9 of workers and the web server at random failpoints,
  *               random cancels and a PostgreSQL restart: every job ends, the books hold (issue 19);
  *               and the worker's own cost per address (not in the default run: --only=chaos)
+ *   neighbours  1M quoted addresses: syntax time and event-loop lag, in-process and as another
+ *               account sees it over HTTP; status of a running 1M-row job, 50% duplicates (issue 20)
  *   npm run bench                          all of them (about 17 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -43,9 +45,10 @@ import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
 import { runBooksBench } from './books';
+import { neighboursBench } from './neighbours';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'chaos'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'neighbours', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 // chaos kills processes and restarts a private PostgreSQL: only when asked for by name
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
@@ -213,6 +216,7 @@ async function main() {
   await section('politeness', politenessBench);
   await section('egress', egressBench);
   await section('books', booksBench);
+  await section('neighbours', neighboursBench);
   await section('chaos', chaosBench);
   printTable();
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);

@@ -12,8 +12,10 @@ const FORMATS: { key: Format; label: string }[] = [
   { key: 'csv', label: 'Plain CSV' },
 ];
 
-export function downloadUrl(jobId: string, query: Record<string, string | undefined>): string {
-  const params = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined));
+/** A link cannot send X-EV-Sandbox: a sandbox job's links say `sandbox=true` (the download answers 404 across modes otherwise). */
+export function downloadUrl(jobId: string, sandbox: boolean, query: Record<string, string | undefined>): string {
+  const withMode = { ...query, sandbox: sandbox ? 'true' : undefined };
+  const params = new URLSearchParams(Object.entries(withMode).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const search = params.toString();
   return `/v1/verify/bulk/download/${encodeURIComponent(jobId)}${search ? `?${search}` : ''}`;
 }
@@ -22,11 +24,11 @@ export function downloadUrl(jobId: string, query: Record<string, string | undefi
  * The job's downloads: the file format (as uploaded by default: same delimiter, BOM and line ends,
  * or .xlsx for a workbook), the one-click safe-to-send list, and one file per verdict.
  */
-export function Downloads({ jobId }: { jobId: string }) {
+export function Downloads({ jobId, sandbox }: { jobId: string; sandbox: boolean }) {
   const [format, setFormat] = useState<Format>('original');
   const [withCatchAll, setWithCatchAll] = useState(false);
   const url = (filter?: string, extra: Record<string, string | undefined> = {}) =>
-    downloadUrl(jobId, { filter, format: format === 'original' ? undefined : format, ...extra });
+    downloadUrl(jobId, sandbox, { filter, format: format === 'original' ? undefined : format, ...extra });
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">

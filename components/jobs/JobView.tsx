@@ -59,7 +59,7 @@ export function JobView({ jobId }: { jobId: string }) {
           <WaitingNote job={job.data} />
           {job.data.processed_emails > 0 && (
             <div className="mt-4 flex flex-wrap items-center gap-3">
-              <a href={downloadUrl(jobId, { partial: 'true' })} download className={linkButton} data-testid="download-partial">
+              <a href={downloadUrl(jobId, job.data.sandbox, { partial: 'true' })} download className={linkButton} data-testid="download-partial">
                 Download results so far
               </a>
               <span className="text-xs text-slate-500">A partial file: the {number(job.data.processed_emails)} rows answered until now, marked “-partial” in its name.</span>
@@ -83,7 +83,7 @@ export function JobView({ jobId }: { jobId: string }) {
             <ListInsights summary={job.data.data.summary} providers={job.data.data.providers} />
           </Card>
           <Card title="Download" description="Every row of your file, your columns first, then the verdict columns (and duplicate_of, the row of a duplicate's first occurrence).">
-            <Downloads jobId={jobId} />
+            <Downloads jobId={jobId} sandbox={job.data.sandbox} />
           </Card>
           <Card title="Results">
             <ResultsTable jobId={jobId} />

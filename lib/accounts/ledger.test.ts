@@ -55,7 +55,7 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     const queued = await submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false, emails }, noLimits);
     expect(await kinds(queued.job_id)).toEqual(['reserve 12+0']);
     expect(await problems()).toEqual([]); // an open reservation of a running job
-    await cancelJob(ctx.database, ctx.account.id, queued.job_id);
+    await cancelJob(ctx.database, ctx.account.id, queued.job_id, false);
     expect(await kinds(queued.job_id)).toEqual(['reserve 12+0', 'charge 0+0', 'refund 12+0']);
     expect(await problems()).toEqual([]);
   });

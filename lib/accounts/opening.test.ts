@@ -31,7 +31,7 @@ describe.each(DIALECTS)('opening balances of accounts older than the ledger (%s)
       await prisma.$executeRawUnsafe(step);
     }
     expect((await auditCredits(ctx.database)).problems).toEqual([]);
-    await cancelJob(ctx.database, ctx.account.id, 'job_legacy');
+    await cancelJob(ctx.database, ctx.account.id, 'job_legacy', false);
     expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ credits: 53, used_today: 5 });
     expect((await auditCredits(ctx.database)).problems).toEqual([]);
   });

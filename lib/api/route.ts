@@ -5,6 +5,7 @@ import { corsHeaders } from './cors';
 import { admitKey } from './key-access';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
+import { takeHeavySlot, watchBody } from './heavy';
 import { withIdempotency } from './idempotency';
 import { takeCreation } from './limits';
 import { simulatedRateHeaders, takeRateLimit, uncountedRateHeaders, type RateHeaders } from './ratelimit';
@@ -27,6 +28,8 @@ export interface RouteOptions {
   creates?: boolean;
   /** the unknown-path answer only: no operation, so no key scope to check */
   unscoped?: boolean;
+  /** a bulk submission or a download: holds one of the account's heavy slots while it runs (./heavy.ts) */
+  heavy?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -59,10 +62,19 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       else if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
       if (options.creates) await takeCreation(caller.userId);
       const params = await segment.params;
-      const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
-      const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
-      const run = () => handler(request, { ...caller, sandbox, body }, params);
-      const response = await withIdempotency(request, body, caller.userId, sandbox, run);
+      const slot = options.heavy ? takeHeavySlot(caller.userId) : null;
+      let response: Response;
+      try {
+        const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+        const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
+        const run = () => handler(request, { ...caller, sandbox, body }, params);
+        response = await withIdempotency(request, body, caller.userId, sandbox, run);
+      } catch (error) {
+        slot?.release();
+        throw error;
+      }
+      // a streamed download keeps its slot until its last byte
+      if (slot) response = watchBody(response, slot.release);
       for (const [name, value] of Object.entries({ ...rate, ...cors })) response.headers.set(name, value);
       response.headers.set('X-Request-Id', requestId);
       return response;

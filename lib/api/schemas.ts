@@ -38,9 +38,12 @@ export const bucket = z
   .enum(BUCKETS)
   .describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
 
+export const MAX_STATUS_OFFSET = 10_000;
+
 export const statusQuery = z.object({
   limit: limit(10_000, 100).describe('Results per page in `data.results`.'),
-  offset: z.coerce.number().int().min(0).default(0).describe('Results to skip.'),
+  // skipping costs the database a step per row: pages past MAX_STATUS_OFFSET are the download's (docs/limits.md)
+  offset: z.coerce.number().int().min(0).max(MAX_STATUS_OFFSET).default(0).describe(`Results to skip, at most ${MAX_STATUS_OFFSET}; the download has every row.`),
   filter: bucket.optional(),
 });
 export const listQuery = z.object({
@@ -63,6 +66,8 @@ export const downloadQuery = z.object({
   format: z.enum(['original', 'csv', 'xlsx']).optional()
     .describe('`original` (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); `csv`: plain CSV; `xlsx`: an Excel workbook.'),
   partial: boolParam.optional().describe('`true`: a job that has not completed gives the rows answered so far, marked `X-EV-Partial: true`.'),
+  // a link cannot send X-EV-Sandbox: the dashboard's download links name the mode here, as history's `sandbox` does
+  sandbox: boolParam.optional().describe('`true`: a sandbox job (default the request\'s mode). A sandbox request reaches only sandbox jobs.'),
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 

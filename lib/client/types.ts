@@ -87,6 +87,8 @@ export interface JobStatus {
   processed_emails: number;
   total_emails: number;
   duplicate_emails: number;
+  /** the job's mode: its download links name it (a link cannot send X-EV-Sandbox) */
+  sandbox: boolean;
   filename: string | null;
   created_at: string;
   /** queued or processing: addresses handed back to be asked again later, or null */

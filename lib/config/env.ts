@@ -94,6 +94,8 @@ const schema = z.object({
   /** deliveries in flight per process, and per endpoint */
   EV_WEBHOOK_CONCURRENCY: int.default(16),
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
+  /** deliveries in flight per account and process: one account's silent receivers cannot take every slot */
+  EV_WEBHOOK_PER_ACCOUNT: int.default(4),
   /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (docs/security.md, "The client address") */
   EV_TRUST_PROXY: bool.default(false),
   /** sign-in, sign-up and next-auth bodies: a few form fields */
@@ -113,6 +115,12 @@ const schema = z.object({
   EV_METRICS_TOKEN: z.string().default(''),
   /** `npm run worker` serves its own /metrics on this port (same token); 0: none */
   EV_METRICS_PORT: int.default(0),
+  /** what one account may take of a shared server (docs/limits.md): a PostgreSQL statement's longest run, ms (0: none) */
+  EV_PG_STATEMENT_TIMEOUT_MS: int.default(30_000),
+  /** heavy requests (bulk submissions, downloads) one account may run at once in a web process */
+  EV_HEAVY_REQUESTS_PER_ACCOUNT: int.default(2),
+  /** a job's download may be at most this many times its upload's bytes, plus 1 KB per row */
+  EV_DOWNLOAD_RATIO: int.default(4),
 }).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
   path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',
 });

@@ -63,6 +63,8 @@ export async function applyMigrations(prisma: Db, dialect: Dialect): Promise<str
   };
   if (dialect === 'postgres') {
     await prisma.$transaction(async (tx) => {
+      // a migration may rewrite a big table: the connection's statement time-out (lib/db/client.ts) is for requests
+      await tx.$executeRawUnsafe('SET LOCAL statement_timeout = 0');
       await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(7265436)');
       await run(tx);
     }, { timeout: 120_000, maxWait: 120_000 });

@@ -1,4 +1,5 @@
 import { checkSyntax } from '../verifier/syntax';
+import { forEachSliced } from './slices';
 
 // Gmail ignores dots in the local part and treats googlemail.com as gmail.com (Google's own help:
 // "Dots don't matter in Gmail addresses"), so j.doe@gmail.com and jdoe@googlemail.com are one mailbox.
@@ -38,15 +39,18 @@ export interface ListShape {
   duplicateOf: Int32Array;
 }
 
-/** One pass over a list: syntax counts and, per row, the first row of the same mailbox. */
-export function listShape(emails: readonly string[]): ListShape {
+/**
+ * One pass over a list: syntax counts and, per row, the first row of the same mailbox. In slices
+ * that yield (./slices.ts), so a million-row list does not hold the server's event loop.
+ */
+export async function listShape(emails: readonly string[]): Promise<ListShape> {
   const first = new Map<string, number>();
   const duplicateOf = new Int32Array(emails.length).fill(-1);
   let valid = 0;
   let duplicates = 0;
-  for (let idx = 0; idx < emails.length; idx++) {
+  await forEachSliced(emails.length, (idx) => {
     const key = mailboxKey(emails[idx]!);
-    if (key === null) continue;
+    if (key === null) return;
     valid++;
     const seen = first.get(key);
     if (seen === undefined) first.set(key, idx);
@@ -54,6 +58,6 @@ export function listShape(emails: readonly string[]): ListShape {
       duplicateOf[idx] = seen;
       duplicates++;
     }
-  }
+  });
   return { valid, invalid: emails.length - valid, duplicates, distinctValid: valid - duplicates, duplicateOf };
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { setImmediate as turn } from 'node:timers/promises';
 import { selectRows } from '../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
@@ -35,15 +36,27 @@ export type ProviderCounts = Record<MailProvider, number>;
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
   // mailbox_provider lives in the details JSON (lib/verifications/rows.ts verificationRow)
   const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
-  const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
-    database,
-    `SELECT provider, ${mailbox} AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND reason <> 'invalid_email' GROUP BY provider, ${mailbox}`,
-    [jobId],
-  );
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
-  for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);
+  // SQLite answers on this event loop: a million rows grouped at once held every other request
+  // for a second or more, so it groups a range of indexes at a time and yields between them
+  // (issue 20). PostgreSQL's answer is awaited over the network.
+  const step = database.dialect === 'postgres' ? Number.MAX_SAFE_INTEGER : PROVIDER_RANGE;
+  const [bounds] = await selectRows<{ top: number | bigint | null }>(database, `SELECT MAX(idx) AS top FROM verifications WHERE job_id = ?`, [jobId]);
+  const top = Number(bounds?.top ?? -1);
+  for (let from = 0; from <= top; from += step) {
+    const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
+      database,
+      `SELECT provider, ${mailbox} AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? AND reason <> 'invalid_email' GROUP BY provider, ${mailbox}`,
+      [jobId, from, Math.min(from + step, top + 1)],
+    );
+    for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);
+    if (from + step <= top) await turn();
+  }
   return counts;
 }
+
+/** Result indexes grouped per SQLite query: a few milliseconds of the event loop each. */
+const PROVIDER_RANGE = 5_000;
 
 // A completed job's results never change: its counts are kept (per process, the newest 500 jobs),
 // so reopening a million-row job does not group its results again.

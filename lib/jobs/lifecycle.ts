@@ -107,9 +107,9 @@ export async function failJob(database: Database, jobId: string, error: string):
   });
 }
 
-/** The caller's cancel: a job that has already ended is a 409. */
-export async function cancelJob(database: Database, userId: string, jobId: string) {
-  const job = await getOwnJob(database, userId, jobId);
+/** The caller's cancel (a job of its mode): a job that has already ended is a 409. */
+export async function cancelJob(database: Database, userId: string, jobId: string, sandbox: boolean) {
+  const job = await getOwnJob(database, userId, jobId, sandbox);
   const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
   if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
   return { job_id: jobId, status: 'cancelled' };

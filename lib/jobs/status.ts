@@ -3,44 +3,36 @@ import { selectRows } from '../db/sql';
 import { notFound } from '../errors/errors';
 import { isIdShaped } from '../db/ids';
 import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../verifications/rows';
-import { countResults } from '../verifications/summary';
+import type { JobSummary } from '../verifications/summary';
 import { uploadInfo } from './formats';
 import { completedProviderCounts, waitingFor } from './insights';
 
-/** A job of this caller in this mode; anyone else's (or the other mode's) is a 404. */
-export async function getOwnJob({ prisma }: Database, userId: string, jobId: string) {
+/**
+ * A job of this caller in this mode; anyone else's, or the other mode's, is a 404: a sandbox key
+ * (never rate-limited) must not poll, download or cancel production work, nor the reverse.
+ */
+export async function getOwnJob({ prisma }: Database, userId: string, jobId: string, sandbox: boolean) {
   if (!isIdShaped(jobId)) throw notFound();
   const job = await prisma.job.findUnique({ where: { id: jobId } });
-  if (!job || job.userId !== userId) throw notFound();
+  if (!job || job.userId !== userId || job.sandbox !== sandbox) throw notFound();
   return job;
 }
 
 /**
- * Rows answered so far. Counting a million result rows on every poll would stall the server, so
- * finished chunks count by their size and only the open chunks' ranges are counted row by row. A
- * duplicate row in an open chunk counts once its first occurrence has a result (the partial index
- * on duplicate_of keeps that count to the job's duplicates). While a job runs, a duplicate in a
- * finished chunk whose first occurrence sits in a later, still open chunk counts early; the
- * count is exact again when that chunk is done.
+ * Rows answered so far, duplicates included: the `job_progress` row the database keeps in the
+ * statement that stores each result (trigger `verifications_job_progress`, migration
+ * 20261125150000_neighbours), so a poll reads one row whatever the job's size, duplicates or chunks.
  */
-export async function processedCount(database: Database, jobId: string): Promise<number> {
-  const [done] = await selectRows<{ n: number | bigint | null }>(
-    database, `SELECT SUM(end_idx - start_idx) AS n FROM job_chunks WHERE job_id = ? AND state = 'done'`, [jobId],
-  );
-  const [open] = await selectRows<{ n: number | bigint }>(
-    database,
-    `SELECT COUNT(*) AS n FROM job_chunks c JOIN verifications v ON v.job_id = c.job_id AND v.idx >= c.start_idx AND v.idx < c.end_idx
-      WHERE c.job_id = ? AND c.state <> 'done'`,
-    [jobId],
-  );
-  const [duplicates] = await selectRows<{ n: number | bigint }>(
-    database,
-    `SELECT COUNT(*) AS n FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = i.duplicate_of
-      WHERE i.job_id = ? AND i.duplicate_of IS NOT NULL
-      AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = i.job_id AND c.state <> 'done' AND i.idx >= c.start_idx AND i.idx < c.end_idx)`,
-    [jobId],
-  );
-  return Number(done?.n ?? 0) + Number(open?.n ?? 0) + Number(duplicates?.n ?? 0);
+export async function processedCount({ prisma }: Database, jobId: string): Promise<number> {
+  const progress = await prisma.jobProgress.findUnique({ where: { jobId } });
+  return progress?.processed ?? 0;
+}
+
+/** The counters of a page of jobs, in one query: those that have not completed need them. */
+async function processedCounts({ prisma }: Database, jobIds: string[]): Promise<Map<string, number>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await prisma.jobProgress.findMany({ where: { jobId: { in: jobIds } } });
+  return new Map(rows.map((row) => [row.jobId, row.processed]));
 }
 
 /** One page of a job's results in address order, optionally one verdict bucket. */
@@ -58,17 +50,26 @@ export async function resultsPage(
   );
 }
 
+/**
+ * How many stored results a completed job has, in all or in one bucket: its summary partitions them
+ * by the same statuses as bucketCondition (lib/verifications/rows.ts), so no poll counts them again.
+ */
+function resultsTotal(summary: JobSummary, bucket?: Bucket): number {
+  if (bucket) return summary[bucket] ?? 0;
+  return summary.deliverable + summary.undeliverable + summary.risky + summary.unknown;
+}
+
 /** The uploaded file's name, kept beside its header on the job. */
 const filenameOf = (columns: string | null) => uploadInfo(columns).filename;
 
 /**
  * Rows answered so far, the same for the status, the list and the dashboard. A completed job's
- * comes from its summary (an instant job has no chunks to count); a running, failed or cancelled
- * one's from its chunks and results.
+ * comes from its summary (its failed rows were never answered); a running, failed or cancelled
+ * one's from its counter (`counted`).
  */
-async function processedOf(database: Database, job: { id: string; status: string; totalEmails: number; summary: string | null }): Promise<number> {
+function processedOf(job: { status: string; totalEmails: number; summary: string | null }, counted: number): number {
   if (job.status === 'completed' && job.summary) return job.totalEmails - ((JSON.parse(job.summary) as { failed?: number }).failed ?? 0);
-  return processedCount(database, job.id);
+  return Math.min(counted, job.totalEmails);
 }
 
 function progressOf(status: string, processed: number, total: number): number {
@@ -76,9 +77,9 @@ function progressOf(status: string, processed: number, total: number): number {
   return Math.min(99, total === 0 ? 0 : Math.floor((processed / total) * 100));
 }
 
-export async function jobStatus(database: Database, userId: string, jobId: string, page: { limit: number; offset: number; bucket?: Bucket }) {
-  const job = await getOwnJob(database, userId, jobId);
-  const processed = await processedOf(database, job);
+export async function jobStatus(database: Database, userId: string, jobId: string, page: { limit: number; offset: number; bucket?: Bucket }, sandbox: boolean) {
+  const job = await getOwnJob(database, userId, jobId, sandbox);
+  const processed = processedOf(job, job.status === 'completed' ? 0 : await processedCount(database, job.id));
   const base = {
     job_id: job.id,
     status: job.status,
@@ -94,12 +95,13 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
   if (job.status === 'queued' || job.status === 'processing') return { ...base, waiting: await waitingFor(database, job.id) };
   if (job.status !== 'completed') return base;
   const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
+  const summary = JSON.parse(job.summary ?? '{}') as JobSummary;
   return {
     ...base,
     data: {
       results: rows.map(bulkItem),
-      results_total: await countResults(database, jobId, page.bucket),
-      summary: JSON.parse(job.summary ?? '{}'),
+      results_total: resultsTotal(summary, page.bucket),
+      summary,
       providers: await completedProviderCounts(database, jobId),
       completed_at: job.completedAt!.toISOString(),
     },
@@ -135,26 +137,25 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
     take: limit + 1,
   });
   const page = jobs.slice(0, limit);
-  const data = await Promise.all(
-    page.map(async (job) => {
-      const processed = await processedOf(database, job);
-      return {
-        job_id: job.id,
-        status: job.status,
-        sandbox: job.sandbox,
-        instant: job.instant,
-        total_emails: job.totalEmails,
-        valid_emails: job.validEmails,
-        invalid_format_emails: job.invalidEmails,
-        duplicate_emails: job.duplicateEmails,
-        processed_emails: processed,
-        progress: progressOf(job.status, processed, job.totalEmails),
-        filename: filenameOf(job.columns),
-        created_at: job.createdAt.toISOString(),
-        completed_at: job.completedAt?.toISOString() ?? null,
-      };
-    }),
-  );
+  const counted = await processedCounts(database, page.filter((job) => job.status !== 'completed').map((job) => job.id));
+  const data = page.map((job) => {
+    const processed = processedOf(job, counted.get(job.id) ?? 0);
+    return {
+      job_id: job.id,
+      status: job.status,
+      sandbox: job.sandbox,
+      instant: job.instant,
+      total_emails: job.totalEmails,
+      valid_emails: job.validEmails,
+      invalid_format_emails: job.invalidEmails,
+      duplicate_emails: job.duplicateEmails,
+      processed_emails: processed,
+      progress: progressOf(job.status, processed, job.totalEmails),
+      filename: filenameOf(job.columns),
+      created_at: job.createdAt.toISOString(),
+      completed_at: job.completedAt?.toISOString() ?? null,
+    };
+  });
   const last = page[page.length - 1];
   return { data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
 }

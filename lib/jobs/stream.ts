@@ -1,8 +1,12 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { XlsxWriter } from './xlsx';
 
 /**
  * A download streamed page by page, so memory stays flat for a million rows: `next(afterIdx)` reads
  * the page after an index (a row's first value is its index); an empty page ends the stream.
+ * On SQLite a page's read is synchronous, so a promise chain of pages would settle in microtasks
+ * and a fast reader could keep the event loop from every other request for the whole file: each
+ * page first waits a turn of the loop (issue 20).
  */
 
 export type NextPage<R extends readonly unknown[]> = (afterIdx: number) => Promise<R[]>;
@@ -17,6 +21,7 @@ export function pagedStream<R extends readonly unknown[]>(head: () => string, pa
         controller.enqueue(Buffer.from(head()));
         return;
       }
+      await turn();
       const rows = await next(afterIdx);
       if (rows.length === 0) {
         controller.close();
@@ -42,6 +47,7 @@ export function xlsxStream<R extends readonly unknown[]>(
       writer.rows([header]);
     },
     async pull() {
+      await turn();
       const rows = await next(afterIdx);
       if (rows.length === 0) return writer.end();
       afterIdx = Number(rows[rows.length - 1]![0]);

@@ -30,6 +30,8 @@ export interface BulkRequest {
   columns?: string[];
   filename?: string;
   format?: UploadFormat;
+  /** the request body's size: the download's cap is relative to it (lib/jobs/csv.ts downloadCap) */
+  uploadBytes?: number;
 }
 
 /** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
@@ -73,7 +75,7 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
 /** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
 async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
-  const shape = listShape(request.emails);
+  const shape = await listShape(request.emails);
   const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
   // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)
   const rules = await ruleBookFor(database, request.userId);
@@ -100,7 +102,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
       data: {
         id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
         totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-        columns: columnsOf(request),
+        columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
         reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
         createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
       },
@@ -137,7 +139,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
 
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
-  const shape = listShape(request.emails);
+  const shape = await listShape(request.emails);
   const jobId = causeId('job');
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
@@ -146,7 +148,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const job = {
     id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
     totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-    columns: columnsOf(request),
+    columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
     reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering

@@ -1,8 +1,7 @@
 import type { Database, Db } from '../db/client';
 import { q } from '../db/sql';
-import { bucketCondition, type Bucket } from './rows';
 
-/** What a job's stored results add up to: its summary and its result counts, read from `verifications`. */
+/** What a job's stored results add up to, read from `verifications`. */
 
 export interface JobSummary {
   /** rows of the list, duplicates included */
@@ -43,10 +42,4 @@ export async function summarize(
   }
   summary.failed = Math.max(0, total - duplicates - processed);
   return summary;
-}
-
-export async function countResults({ prisma, dialect }: Database, jobId: string, bucket?: Bucket): Promise<number> {
-  const filter = bucket ? `AND ${bucketCondition(bucket)}` : '';
-  const rows = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? ${filter}`), jobId);
-  return Number(rows[0]?.n ?? 0);
 }

@@ -22,9 +22,14 @@ export type SyntaxResult =
   }
   | { ok: false; reason: string };
 
-// Plain ASCII dot-atom: the shape of nearly every real address, so it skips the PEG parser
-// (about 12k parses/s) and keeps bulk submissions of a million addresses fast.
-const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+)*$/;
+// The local-part grammar of smtp-address-parser (RFC 5321 4.1.2 with RFC 6531's UTF-8; its
+// lib/grammar.ne `Dot_string` and `Quoted_string`) written as two linear regexes: every form a list
+// really holds (dot-atoms, quoted strings, UTF-8) is decided here in about a microsecond, where the
+// Earley parser takes 180-360 µs. Only what neither matches (a quote or backslash out of place)
+// goes to the parser. Per UTF-16 code unit, as the grammar's \u0080-\uFFFF is: astral characters
+// are their two surrogates, and lone surrogates were refused before.
+const DOT_STRING = /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u0080-\uFFFF-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u0080-\uFFFF-]+)*$/;
+const QUOTED_STRING = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u0080-\uFFFF]|\\[\x20-\x7e])*"$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const ASCII_ONLY = /^[\x21-\x7e]*$/;
 // CR, LF, NUL and every other C0/C1 control or DEL: never part of a mailbox, and dangerous
@@ -47,7 +52,7 @@ export function checkSyntax(email: string): SyntaxResult {
 
   const localOctets = ASCII_ONLY.test(local) ? local.length : Buffer.byteLength(local);
   if (localOctets > 64) return fail('local part longer than 64 octets');
-  if (!DOT_ATOM.test(local) && !localPartParses(local)) return fail('invalid local part');
+  if (!DOT_STRING.test(local) && !QUOTED_STRING.test(local) && !localPartParses(local)) return fail('invalid local part');
 
   const asciiDomain = toAsciiDomain(domain);
   if (asciiDomain === null) return fail('invalid domain');
@@ -75,15 +80,24 @@ function fail(reason: string): SyntaxResult {
   return { ok: false, reason };
 }
 
-// The parser checks local-part grammar (quoted strings, quoted pairs, UTF-8 atext). Its domain
-// rules (two labels, two-letter TLD) are stricter than RFC 5321, so it gets a fixed domain.
+// The parser checks what the regexes above did not decide. Its domain rules (two labels,
+// two-letter TLD) are stricter than RFC 5321, so it gets a fixed domain. Each distinct local part is
+// parsed once: a list repeating one odd string costs one parse (the newest answers are kept).
+const parsed = new Map<string, boolean>();
+const PARSED_KEPT = 10_000;
+
 function localPartParses(local: string): boolean {
+  const known = parsed.get(local);
+  if (known !== undefined) return known;
+  let ok = true;
   try {
     parse(`${local}@example.com`);
-    return true;
   } catch {
-    return false;
+    ok = false;
   }
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(local, ok);
+  return ok;
 }
 
 // ASCII domains are only lowercased: domainToASCII refuses some registered-but-odd labels

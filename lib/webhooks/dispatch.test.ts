@@ -43,7 +43,7 @@ describe('webhook dispatch', () => {
     const hook = await createWebhook(ctx.database, ctx.account.id, { url });
     const event = buildEvent('bulk.completed', false, { job_id: 'job_x', status: 'completed', total_emails: 12 });
     await enqueueEvent(ctx.database.prisma, ctx.account.id, event, hook.id);
-    const delivery = () => listDeliveries(ctx.database, ctx.account.id, hook.id).then((d) => d[0]!);
+    const delivery = () => listDeliveries(ctx.database, ctx.account.id, hook.id, false).then((d) => d[0]!);
     return { hook, event, delivery };
   }
 

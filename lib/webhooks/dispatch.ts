@@ -3,6 +3,7 @@ import { selectRows } from '../db/sql';
 import { env } from '../config/env';
 import { metrics } from '../metrics/registry';
 import { sendSigned } from './send';
+import { freeSlots, hasRoom, takeSlots, type Limits } from './slots';
 
 /** Standard Webhooks' retry schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const RETRY_DELAYS_MS = [0, 5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 504e5, 72e6, 864e5];
@@ -20,30 +21,29 @@ export function nextAttemptDelay(attempts: number, random = Math.random): number
  */
 const claimMs = () => 2 * env().EV_WEBHOOK_TIMEOUT_MS + 30_000;
 
-// Sends in flight in this process: in all, and per endpoint (a slow receiver fills only its own).
-let running = 0;
-const perEndpoint = new Map<string, number>();
+const limits = (): Limits => {
+  const config = env();
+  return { global: config.EV_WEBHOOK_CONCURRENCY, perAccount: config.EV_WEBHOOK_PER_ACCOUNT, perEndpoint: config.EV_WEBHOOK_PER_ENDPOINT };
+};
 
-interface DueRow { id: string; webhook_id: string; next_attempt_at: number | bigint }
+interface DueRow { id: string; webhook_id: string; user_id: string; next_attempt_at: number | bigint }
 
 /**
  * Due deliveries in fair order: every account's oldest before any account's second, so one
- * account's ten thousand deliveries wait behind another's one. Endpoints at their in-flight limit
- * are left for later.
+ * account's ten thousand deliveries wait behind another's one. Accounts and endpoints at their
+ * in-flight limit (./slots.ts) are left for later.
  */
 async function dueDeliveries(database: Database, now: number, slots: number): Promise<DueRow[]> {
   const rows = await selectRows<DueRow>(database, `
-    SELECT id, webhook_id, next_attempt_at FROM (
-      SELECT d.id, d.webhook_id, d.next_attempt_at,
+    SELECT id, webhook_id, user_id, next_attempt_at FROM (
+      SELECT d.id, d.webhook_id, w.user_id, d.next_attempt_at,
              ROW_NUMBER() OVER (PARTITION BY w.user_id ORDER BY d.next_attempt_at, d.id) AS turn
       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.state = 'pending' AND d.next_attempt_at <= ?
     ) due WHERE turn <= ? ORDER BY turn, next_attempt_at LIMIT ?`, [now, slots, slots * 4]);
-  const limit = env().EV_WEBHOOK_PER_ENDPOINT;
   const taken = new Map<string, number>();
   return rows.filter((row) => {
-    const busy = (perEndpoint.get(row.webhook_id) ?? 0) + (taken.get(row.webhook_id) ?? 0);
-    if (busy >= limit) return false;
+    if (!hasRoom(limits(), row.user_id, row.webhook_id, taken.get(row.webhook_id) ?? 0)) return false;
     taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
     return true;
   }).slice(0, slots);
@@ -55,11 +55,11 @@ async function dueDeliveries(database: Database, now: number, slots: number): Pr
  * them unless the caller does.
  */
 export async function startDueDeliveries(database: Database, now = Date.now()): Promise<Promise<void>[]> {
-  const slots = env().EV_WEBHOOK_CONCURRENCY - running;
+  const slots = freeSlots(limits());
   if (slots <= 0) return [];
   const started: Promise<void>[] = [];
   for (const row of await dueDeliveries(database, now, slots)) {
-    const claim = await claimAndSend(database, row.id, BigInt(row.next_attempt_at), now);
+    const claim = await claimAndSend(database, { id: row.id, webhookId: row.webhook_id, userId: row.user_id }, BigInt(row.next_attempt_at), now);
     if (claim) started.push(claim.done);
   }
   return started;
@@ -72,11 +72,15 @@ export async function dispatchDueDeliveries(database: Database, now = Date.now()
   return started.length;
 }
 
-/** Sends one queued delivery now (test events, replays) and waits for its attempt. */
+/**
+ * Sends one queued delivery now (test events, replays) and waits for its attempt, within the same
+ * limits as the dispatcher: when a limit is full it stays queued, due now, for the dispatcher.
+ */
 export async function deliverNow(database: Database, deliveryId: string): Promise<void> {
-  const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: { select: { userId: true } } } });
   if (delivery?.state !== 'pending') return;
-  await (await claimAndSend(database, deliveryId, delivery.nextAttemptAt, Date.now()))?.done;
+  const target = { id: deliveryId, webhookId: delivery.webhookId, userId: delivery.webhook.userId };
+  await (await claimAndSend(database, target, delivery.nextAttemptAt, Date.now()))?.done;
 }
 
 /**
@@ -108,30 +112,34 @@ export function startDispatcher(database: Database, intervalMs = 500): () => Pro
 }
 
 /**
- * Claims a delivery by moving its next attempt out (only one claimer wins), then starts sending it;
- * `done` settles when the attempt is logged.
+ * Takes the attempt's slots (./slots.ts), then claims the delivery by moving its next attempt out
+ * (only one claimer wins) and starts sending it; `done` settles when the attempt is logged. Null
+ * when a limit is full or another claimer won.
  */
-async function claimAndSend(database: Database, deliveryId: string, dueAt: bigint, now: number): Promise<{ done: Promise<void> } | null> {
+async function claimAndSend(
+  database: Database, target: { id: string; webhookId: string; userId: string }, dueAt: bigint, now: number,
+): Promise<{ done: Promise<void> } | null> {
   const { prisma } = database;
-  const claimed = await prisma.webhookDelivery.updateMany({
-    where: { id: deliveryId, state: 'pending', nextAttemptAt: dueAt },
-    data: { nextAttemptAt: BigInt(now + claimMs()) },
-  });
-  if (claimed.count !== 1) return null;
-  const delivery = await prisma.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } });
-  if (!delivery) return null;
-  const webhookId = delivery.webhookId;
-  running++;
-  perEndpoint.set(webhookId, (perEndpoint.get(webhookId) ?? 0) + 1);
-  const done = attempt(database, delivery.id, delivery.webhook, delivery.payload, delivery.attempts)
-    .catch((error) => console.error('[webhooks] attempt error', error))
-    .finally(() => {
-      running--;
-      const left = (perEndpoint.get(webhookId) ?? 1) - 1;
-      if (left > 0) perEndpoint.set(webhookId, left);
-      else perEndpoint.delete(webhookId);
+  const slots = await takeSlots(database, limits(), target.userId, target.webhookId, claimMs());
+  if (!slots) return null;
+  try {
+    const claimed = await prisma.webhookDelivery.updateMany({
+      where: { id: target.id, state: 'pending', nextAttemptAt: dueAt },
+      data: { nextAttemptAt: BigInt(now + claimMs()) },
     });
-  return { done };
+    const delivery = claimed.count === 1 ? await prisma.webhookDelivery.findUnique({ where: { id: target.id }, include: { webhook: true } }) : null;
+    if (!delivery) {
+      await slots.release();
+      return null;
+    }
+    const done = attempt(database, delivery.id, delivery.webhook, delivery.payload, delivery.attempts)
+      .catch((error) => console.error('[webhooks] attempt error', error))
+      .finally(() => slots.release());
+    return { done };
+  } catch (error) {
+    await slots.release();
+    throw error;
+  }
 }
 
 async function attempt(

@@ -41,13 +41,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const attempts = await startDueDeliveries(ctx.database);
       // the neighbour's one delivery and two of the slow endpoint's thirty (its in-flight limit)
       expect(attempts).toHaveLength(3);
-      const delivered = await until(() => listDeliveries(ctx.database, good.user.id, good.hook.id), (d) => d[0]?.state === 'succeeded', 5000);
+      const delivered = await until(() => listDeliveries(ctx.database, good.user.id, good.hook.id, true), (d) => d[0]?.state === 'succeeded', 5000);
       expect(delivered[0]).toMatchObject({ state: 'succeeded', last_status: 204 });
       expect(Date.now() - started).toBeLessThan(900); // before the slow attempts' deadline
       await Promise.all(attempts);
       expect(Date.now() - started).toBeLessThan(3000);
       // the status line arrived, so the attempts count as delivered: the trickled body is never read
-      const slowOnes = await listDeliveries(ctx.database, slow.user.id, slow.hook.id);
+      const slowOnes = await listDeliveries(ctx.database, slow.user.id, slow.hook.id, true);
       expect(slowOnes.filter((d) => d.attempts > 0)).toHaveLength(2);
       // claimed while in flight: a second dispatcher round finds the other 28, not these two again
       const again = await startDueDeliveries(ctx.database);
@@ -61,7 +61,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const started = Date.now();
       await Promise.all(await startDueDeliveries(ctx.database));
       expect(Date.now() - started).toBeLessThan(2500);
-      const [delivery] = await listDeliveries(ctx.database, silent.user.id, silent.hook.id);
+      const [delivery] = await listDeliveries(ctx.database, silent.user.id, silent.hook.id, true);
       expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status: null });
       expect(delivery!.last_error).toMatch(/timed out after 1000 ms/);
     });
@@ -69,7 +69,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     it('reads the status of a huge answer and not its gigabyte body', async () => {
       const huge = await account('huge', 1);
       await Promise.all(await startDueDeliveries(ctx.database));
-      const [delivery] = await listDeliveries(ctx.database, huge.user.id, huge.hook.id);
+      const [delivery] = await listDeliveries(ctx.database, huge.user.id, huge.hook.id, true);
       expect(delivery).toMatchObject({ state: 'succeeded', last_status: 200 });
       expect(huge.receiver.stats().bytesSent).toBeLessThan(64 * 1024 * 1024);
     });
@@ -87,7 +87,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       resetEnvForTests();
       try {
         await Promise.all(await startDueDeliveries(ctx.database));
-        const [mine] = await listDeliveries(ctx.database, quiet.user.id, quiet.hook.id);
+        const [mine] = await listDeliveries(ctx.database, quiet.user.id, quiet.hook.id, true);
         expect(mine).toMatchObject({ state: 'succeeded' }); // among the first three of 41
       } finally {
         delete process.env.EV_WEBHOOK_CONCURRENCY;

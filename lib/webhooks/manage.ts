@@ -53,10 +53,17 @@ export async function deleteWebhook(database: Database, userId: string, id: stri
   return { id, deleted: true };
 }
 
-export async function listDeliveries(database: Database, userId: string, id: string) {
+/**
+ * The payload's top-level mode, as buildEvent (./outbox.ts) serialises it: inside a JSON string a
+ * quote is escaped, so this text can only be the event's own `sandbox` field.
+ */
+const modeOf = (sandbox: boolean) => `,"sandbox":${sandbox},"data":`;
+
+/** An endpoint's deliveries of the caller's mode: a sandbox key sees sandbox events only, and the reverse. */
+export async function listDeliveries(database: Database, userId: string, id: string, sandbox: boolean) {
   await ownWebhook(database, userId, id);
   const rows = await database.prisma.webhookDelivery.findMany({
-    where: { webhookId: id },
+    where: { webhookId: id, payload: { contains: modeOf(sandbox) } },
     orderBy: { createdAt: 'desc' },
     take: 50,
     include: { attemptLog: { orderBy: { attempt: 'asc' } } },
@@ -89,10 +96,10 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
  * Sends a past delivery's payload again as a new delivery, now. The payload (and so the event id,
  * sent as webhook-id) is unchanged, so receivers that dedupe by webhook-id see a duplicate.
  */
-export async function replayDelivery(database: Database, userId: string, id: string, deliveryId: string) {
+export async function replayDelivery(database: Database, userId: string, id: string, deliveryId: string, sandbox: boolean) {
   const hook = await ownWebhook(database, userId, id);
   const original = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId } });
-  if (!original || original.webhookId !== hook.id) throw notFound('Delivery');
+  if (!original || original.webhookId !== hook.id || !original.payload.includes(modeOf(sandbox))) throw notFound('Delivery');
   const replayId = newId('dlv');
   await database.prisma.webhookDelivery.create({
     data: { id: replayId, webhookId: hook.id, eventType: original.eventType, payload: original.payload, nextAttemptAt: BigInt(Date.now()) },

@@ -22,7 +22,7 @@ export async function sendSigned(urlText: string, secret: string, messageId: str
   try {
     const url = new URL(urlText);
     const target = await Promise.race([
-      resolvePublicAddress(url, options.allowPrivate),
+      resolvePublicAddress(url, options.allowPrivate, deadline),
       new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new Error('timed out resolving the host')), { once: true })),
     ]);
     const timestamp = new Date();

@@ -85,7 +85,8 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
     const before = await ctx.database.prisma.job.count();
     const answers = await Promise.all(Array.from({ length: 5 }, () => post(ctx.key, { emails: EMAILS }, 'race-1')));
     expect(answers.filter((a) => a.status === 200 && !a.headers.get('idempotent-replayed'))).toHaveLength(1);
-    for (const a of answers) expect([200, 409]).toContain(a.status);
+    // the others: 409 while the first runs, or 429 past the account's bulk slots (lib/api/heavy.ts)
+    for (const a of answers) expect([200, 409, 429]).toContain(a.status);
     expect(await ctx.database.prisma.job.count()).toBe(before + 1);
   });
 

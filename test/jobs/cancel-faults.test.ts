@@ -47,7 +47,7 @@ describe.each(DIALECTS)('cancel mid-chunk (%s)', (dialect) => {
       const { job_id: jobId } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
       const opened = () => smtp.connections.filter((c) => c.openedAt >= since);
       await waitFor(async () => opened().length, (n) => n >= 6, 30_000, 'connections opened');
-      await cancelJob(ctx.database, account.id, jobId);
+      await cancelJob(ctx.database, account.id, jobId, false);
       const cancelledAt = performance.now();
       // conversations already started may end; none may start once the cancel is seen (well under the 20 s heartbeat)
       await new Promise((r) => setTimeout(r, 4_000));

@@ -3,5 +3,5 @@ import { db } from '@/lib/db/client';
 import { cancelJob } from '@/lib/jobs/lifecycle';
 
 export const DELETE = apiRoute<{ jobId: string }>(async (_request, caller, { jobId }) =>
-  ok(await cancelJob(await db(), caller.userId, jobId)),
+  ok(await cancelJob(await db(), caller.userId, jobId, caller.sandbox)),
 );

@@ -3,5 +3,5 @@ import { db } from '@/lib/db/client';
 import { listDeliveries } from '@/lib/webhooks/manage';
 
 export const GET = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  ok({ data: await listDeliveries(await db(), caller.userId, id) }),
+  ok({ data: await listDeliveries(await db(), caller.userId, id, caller.sandbox) }),
 );

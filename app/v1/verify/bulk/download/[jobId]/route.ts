@@ -2,22 +2,25 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute } from '@/lib/api/route';
 import { downloadQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { resultsFile } from '@/lib/jobs/csv';
+import { downloadCap, resultsFile } from '@/lib/jobs/csv';
+import { watchBody } from '@/lib/api/heavy';
+import { env } from '@/lib/config/env';
 import { getOwnJob } from '@/lib/jobs/status';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, downloadQuery);
   const database = await db();
-  const job = await getOwnJob(database, caller.userId, jobId);
+  const job = await getOwnJob(database, caller.userId, jobId, caller.sandbox || query.sandbox === true);
   const filter = query.filter === 'safe' && query.catch_all ? 'safe+catch-all' : query.filter;
   const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format });
   const partial = job.status !== 'completed';
   const name = `${job.id}${partial ? '-partial' : ''}.${kind.kind}`;
-  return new Response(body, {
+  const response = new Response(body, {
     headers: {
       'Content-Type': kind.kind === 'xlsx' ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv; charset=utf-8',
       'Content-Disposition': `attachment; filename="${name}"`,
       ...(partial ? { 'X-EV-Partial': 'true' } : {}),
     },
   });
-});
+  return watchBody(response, () => undefined, downloadCap(job, env().EV_DOWNLOAD_RATIO));
+}, { heavy: true });

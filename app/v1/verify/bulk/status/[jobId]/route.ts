@@ -6,5 +6,5 @@ import { jobStatus } from '@/lib/jobs/status';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, statusQuery);
-  return ok(await jobStatus(await db(), caller.userId, jobId, { limit: query.limit, offset: query.offset, bucket: query.filter }));
+  return ok(await jobStatus(await db(), caller.userId, jobId, { limit: query.limit, offset: query.offset, bucket: query.filter }, caller.sandbox));
 });

@@ -3,6 +3,6 @@ import { db } from '@/lib/db/client';
 import { replayDelivery } from '@/lib/webhooks/manage';
 
 export const POST = apiRoute<{ id: string; deliveryId: string }>(
-  async (_request, caller, { id, deliveryId }) => ok(await replayDelivery(await db(), caller.userId, id, deliveryId)),
+  async (_request, caller, { id, deliveryId }) => ok(await replayDelivery(await db(), caller.userId, id, deliveryId, caller.sandbox)),
   { creates: true },
 );

@@ -1,0 +1,28 @@
+-- Progress in constant time per poll (issue 20): rows answered so far, counted by the database in the
+-- same statement that stores a result. A result answers its own row and every later duplicate of it
+-- (job_items.duplicate_of, counted on the partial index). ON CONFLICT DO NOTHING leaves a row already
+-- stored out of the transition table, so a result saved twice counts once. One upsert per statement
+-- and job, not per row; the count has a narrow table of its own, apart from the wide jobs row.
+CREATE TABLE "job_progress" (
+    "job_id" TEXT NOT NULL,
+    "processed" INTEGER NOT NULL DEFAULT 0,
+
+    CONSTRAINT "job_progress_pkey" PRIMARY KEY ("job_id")
+);
+-- the request body's size: a download may be EV_DOWNLOAD_RATIO times it (plus 1 KB a row; 0 for jobs from before: no cap)
+ALTER TABLE "jobs" ADD COLUMN "upload_bytes" INTEGER NOT NULL DEFAULT 0;
+CREATE FUNCTION "jobs_count_processed"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO "job_progress" ("job_id", "processed") SELECT r."job_id", COUNT(DISTINCT r."idx") + COUNT(i."idx") FROM "new_rows" r LEFT JOIN "job_items" i ON i."job_id" = r."job_id" AND i."duplicate_of" = r."idx" WHERE r."job_id" IS NOT NULL GROUP BY r."job_id" ON CONFLICT ("job_id") DO UPDATE SET "processed" = "job_progress"."processed" + excluded."processed"; RETURN NULL; END $$;
+CREATE TRIGGER "verifications_job_progress" AFTER INSERT ON "verifications" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "jobs_count_processed"();
+-- jobs still running when this is applied start from their stored results
+INSERT INTO "job_progress" ("job_id", "processed") SELECT j."id", (SELECT COUNT(*) FROM "verifications" v WHERE v."job_id" = j."id") + (SELECT COUNT(*) FROM "job_items" i JOIN "verifications" v ON v."job_id" = i."job_id" AND v."idx" = i."duplicate_of" WHERE i."job_id" = j."id" AND i."duplicate_of" IS NOT NULL) FROM "jobs" j WHERE j."status" <> 'completed';
+-- Deliveries in flight per endpoint, shared by every process on one database (lib/webhooks/slots.ts):
+-- a row (webhook, slot) per attempt, slot < EV_WEBHOOK_PER_ENDPOINT, expiring if its holder dies.
+CREATE TABLE "webhook_leases" (
+    "webhook_id" TEXT NOT NULL,
+    "slot" INTEGER NOT NULL,
+    "holder" TEXT NOT NULL,
+    "expires_at" BIGINT NOT NULL,
+
+    PRIMARY KEY ("webhook_id", "slot")
+);
+ALTER TABLE "webhook_leases" SET UNLOGGED;

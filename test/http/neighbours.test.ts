@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../databases';
+import { send, startServer, type Answer, type Served } from './server';
+
+/**
+ * Noisy neighbours (issue 20): against the built server with its real limits, account A attacks
+ * while account B samples GET /health and a sandbox single check every 100 ms (in a process of its
+ * own, test/http/sampler.mjs) and runs a 50-address sandbox job. B's p99 stays under 300 ms and its
+ * max under 2 s, its job completes within 10 s, and every answer A gets is JSON, 2xx or 4xx. The
+ * precise figures are in `npm run bench -- --only=neighbours`.
+ *
+ * On a machine other processes load, B's probes are slow before any attack: each attack first
+ * measures B alone on the idle server for 3 s, and what that idle run loses beyond a quiet
+ * machine's (IDLE_P99_MS, IDLE_MAX_MS) is added to the bounds and printed. On a quiet machine the
+ * bounds are the issue's exactly; what the attack adds on top is always held to them.
+ */
+const HERE = new URL('.', import.meta.url).pathname;
+const P99_MS = 300;
+const MAX_MS = 2_000;
+const JOB_MS = 10_000;
+const IDLE_P99_MS = 50;
+const IDLE_MAX_MS = 100;
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`one account cannot slow another (${dialect})`, () => {
+    let server: Served;
+    let silent: Server;
+    let dropDatabase: (() => Promise<void>) | null = null;
+    // A: keys[0]; B: keys[1]
+    const headers = (who: 'A' | 'B', sandbox: boolean): Record<string, string> => ({
+      authorization: `Bearer ${server.keys[who === 'A' ? 0 : 1]}`,
+      ...(sandbox ? { 'x-ev-sandbox': 'true' } : {}),
+    });
+
+    beforeAll(async () => {
+      // a webhook receiver that takes connections and never answers
+      silent = createServer(() => {});
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const env: Record<string, string> = { EV_PRODUCTION_ENGINE: 'sandbox' };
+      if (dialect === 'postgres') {
+        const fresh = await freshDatabaseUrl('postgres');
+        dropDatabase = fresh.drop;
+        env.DATABASE_URL = fresh.url;
+      }
+      server = await startServer(env, 2);
+    }, 120_000);
+
+    afterAll(async () => {
+      await server?.stop();
+      silent?.close();
+      await dropDatabase?.();
+    });
+
+    /** What B sees while `attack` runs: latencies of its probes (another process: test/http/sampler.mjs) and how long its job took. */
+    async function whileAttacking(attack: () => Promise<Answer[]>) {
+      const idle = await baseline(server.url, server.keys[1]!);
+      const bounds = { p99: P99_MS + Math.max(0, idle.p99 - IDLE_P99_MS), max: MAX_MS + Math.max(0, idle.max - IDLE_MAX_MS) };
+      const sampler = startSampler(server.url, server.keys[1]!);
+      const job = (async () => {
+        const started = performance.now();
+        const emails = Array.from({ length: 50 }, (_, i) => `valid${i}@b-${dialect}.example`);
+        const submitted = await send(server.url, '/v1/verify/bulk', { headers: headers('B', true), body: JSON.stringify({ emails }) });
+        expect(submitted.status, submitted.text).toBe(200);
+        for (;;) {
+          const status = await send(server.url, `/v1/verify/bulk/status/${submitted.json.job_id}`, { headers: headers('B', true) });
+          if (status.json?.status === 'completed' || performance.now() - started > 30_000) return performance.now() - started;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      const answers = await attack();
+      const jobMs = await job;
+      const { latencies, failures } = await sampler.stop();
+      expect(failures).toEqual([]);
+      latencies.sort((a, b) => a - b);
+      const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!;
+      const figures = { samples: latencies.length, p99: Math.round(p99), max: Math.round(latencies[latencies.length - 1]!), jobMs: Math.round(jobMs) };
+      console.log(`[neighbours ${dialect}] B under attack`, figures, 'B alone', idle, 'bounds', bounds, 'A answered', countStatuses(answers));
+      for (const answer of answers) {
+        expect(answer.status, answer.text.slice(0, 300)).toBeGreaterThanOrEqual(200);
+        expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
+        expect(answer.headers['content-type'], answer.text.slice(0, 300)).toMatch(/json|csv/);
+      }
+      expect(figures.p99, JSON.stringify({ figures, idle })).toBeLessThan(bounds.p99);
+      expect(figures.max, JSON.stringify({ figures, idle })).toBeLessThan(bounds.max);
+      expect(figures.jobMs, JSON.stringify(figures)).toBeLessThan(JOB_MS);
+      return answers;
+    }
+
+    /**
+     * Runs `request` from `parallel` loops until `ms` have passed, each waiting `pauseMs` between
+     * its requests and, after a 429, its Retry-After as a client of the API does (the SDK does);
+     * collects every answer.
+     */
+    async function hammer(parallel: number, ms: number, pauseMs: number, request: (i: number) => Promise<Answer>): Promise<Answer[]> {
+      const answers: Answer[] = [];
+      const until = performance.now() + ms;
+      await Promise.all(Array.from({ length: parallel }, async (_, loop) => {
+        for (let i = 0; performance.now() < until; i++) {
+          const answer = await request(loop * 1000 + i);
+          answers.push(answer);
+          const retryAfter = answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 0;
+          await new Promise((r) => setTimeout(r, Math.max(pauseMs, retryAfter)));
+        }
+      }));
+      return answers;
+    }
+
+    it('a million quoted addresses from an account without credits, three at a time', async () => {
+      const emails = Array.from({ length: 1_000_000 }, (_, i) => `"first last${i}"@example${i % 40}.com`);
+      const body = Buffer.from(JSON.stringify({ emails }));
+      const answers = await whileAttacking(() => Promise.all(Array.from({ length: 3 }, () =>
+        send(server.url, '/v1/verify/bulk', { headers: headers('A', false), body, timeoutMs: 120_000 }))));
+      // each was checked and refused for credits, or refused a third heavy slot
+      expect(answers.every((a) => a.status === 402 || a.status === 429), JSON.stringify(countStatuses(answers))).toBe(true);
+      expect(answers.some((a) => a.status === 402)).toBe(true);
+    }, 180_000);
+
+    let bigJob = '';
+    it('a 200,000-row job, half duplicates, polled every 50 ms by eight loops with its list, while it runs', async () => {
+      const emails = Array.from({ length: 200_000 }, (_, i) => `user${i >> 1}@a-${dialect}.example`);
+      const submitted = await send(server.url, '/v1/verify/bulk', { headers: headers('A', true), body: JSON.stringify({ emails }), timeoutMs: 60_000 });
+      expect(submitted.status, submitted.text).toBe(200);
+      bigJob = submitted.json.job_id;
+      await whileAttacking(() => hammer(8, 6_000, 50, (i) => (i % 3 === 0
+        ? send(server.url, '/v1/verify/bulk?limit=100', { headers: headers('A', true) })
+        // the production key asks for the sandbox job: a 404, never a look at it
+        : send(server.url, `/v1/verify/bulk/status/${bigJob}`, { headers: headers('A', i % 3 === 1) }))));
+    }, 120_000);
+
+    it('downloads of that job, six at a time, as it fills', async () => {
+      const answers = await whileAttacking(() => hammer(6, 6_000, 0, () =>
+        send(server.url, `/v1/verify/bulk/download/${bigJob}?partial=true`, { headers: headers('A', true), timeoutMs: 60_000 })));
+      expect(answers.some((a) => a.status === 429)).toBe(true);
+      expect(answers.some((a) => a.status === 200)).toBe(true);
+    }, 120_000);
+
+    it('test events to receivers that never answer, and webhooks on names that do not resolve', async () => {
+      const port = (silent.address() as { port: number }).port;
+      const hooks: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const created = await send(server.url, '/v1/webhooks', { headers: headers('A', true), body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook${i}` }) });
+        expect(created.status, created.text).toBe(201);
+        hooks.push(created.json.id);
+      }
+      await whileAttacking(() => Promise.all([
+        ...hooks.flatMap((id) => [0, 1, 2].map(() => send(server.url, `/v1/webhooks/${id}/test`, { headers: headers('A', true), body: '{}', timeoutMs: 30_000 }))),
+        ...Array.from({ length: 8 }, (_, i) => send(server.url, '/v1/webhooks', {
+          headers: headers('A', true), body: JSON.stringify({ url: `http://no-such-host-${i}.invalid:8080/` }), timeoutMs: 30_000,
+        })),
+      ]));
+    }, 120_000);
+  });
+}
+
+/** B's probes in a child process; stop() returns what they saw. */
+function startSampler(url: string, key: string) {
+  const child = spawn(process.execPath, [join(HERE, 'sampler.mjs'), url, key], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    async stop(): Promise<{ latencies: number[]; failures: string[] }> {
+      child.stdin!.write('stop\n');
+      await exited;
+      return JSON.parse(output);
+    },
+  };
+}
+
+/** B's probes alone on the idle server: what the machine's own load costs, printed beside each attack. */
+async function baseline(url: string, key: string) {
+  const sampler = startSampler(url, key);
+  await new Promise((r) => setTimeout(r, 3_000));
+  const { latencies } = await sampler.stop();
+  latencies.sort((a, b) => a - b);
+  return { samples: latencies.length, p99: Math.round(latencies[Math.floor(latencies.length * 0.99)]!), max: Math.round(latencies[latencies.length - 1]!) };
+}
+
+function countStatuses(answers: Answer[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+  return counts;
+}
