@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as account from '@/app/v1/account/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as history from '@/app/v1/history/route';
+import * as rules from '@/app/v1/rules/route';
 import * as keyById from '@/app/v1/keys/[id]/route';
 import * as keys from '@/app/v1/keys/route';
 import * as verify from '@/app/v1/verify/route';
@@ -102,6 +103,18 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
     // a secret key in the URL would land in logs: refused
     const secretInUrl = await call(single.POST, { key: null, path: `/v1/verify/single?key=${ctx.key}`, body: { email: 'valid@example.com' } });
     expect(secretInUrl.status).toBe(401);
+  });
+
+  it("applies the account's rules to the page's checks, in both modes, without a charge", async () => {
+    const rule = await call(rules.POST, { key: ctx.key, body: { action: 'block', match: 'domain', value: 'blocked-by-owner.example' } });
+    expect(rule.status).toBe(201);
+    const before = (await call(account.GET, { key: ctx.key, sandbox: false })).json.used_today;
+    for (const sandbox of [false, true]) {
+      const answer = await fromPage(SHOP, { email: 'someone@blocked-by-owner.example', ip: '198.51.100.40', sandbox });
+      expect(answer.status, `sandbox ${sandbox}`).toBe(200);
+      expect(answer.json).toMatchObject({ status: 'undeliverable', reason: 'blocklisted', rule_id: rule.json.id, evidence: null });
+    }
+    expect((await call(account.GET, { key: ctx.key, sandbox: false })).json.used_today).toBe(before);
   });
 
   it('limits requests per visitor address and per key, as the key sets them, in both modes', async () => {
