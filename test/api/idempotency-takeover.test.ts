@@ -64,9 +64,10 @@ describe.each(DIALECTS)('an Idempotency-Key whose request died (%s)', (dialect) 
     const before = await credits();
     await diedAfterQueueing('dead-2', Date.now() - 5_000);
     const answers = await Promise.all([post('dead-2'), post('dead-2'), post('dead-2')]);
-    // one runs; the others find it running (409) or, once it answered, get its answer replayed
+    // one runs; the others find it running (409) or, once it answered, get its answer replayed; a
+    // third at once may find the account's heavy-request slots taken (429, nothing written: docs/limits.md)
     expect(answers.filter((a) => a.status === 200 && a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    for (const a of answers) expect([200, 409]).toContain(a.status);
+    for (const a of answers) expect([200, 409, 429]).toContain(a.status);
     expect(await credits()).toBe(before - EMAILS.length);
   });
 });
