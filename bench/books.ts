@@ -8,7 +8,7 @@ import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
 import { useDatabase } from '../lib/db/client';
 import { resetEnvForTests } from '../lib/config/env';
-import { verifySingle } from '../lib/verification/single';
+import { verifySingle } from '../lib/checks/single';
 import { submitBulk } from '../lib/jobs/submit';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
 

@@ -8,7 +8,7 @@
 import { auditCredits } from '../lib/accounts/audit';
 import type { Database } from '../lib/db/client';
 import { q } from '../lib/db/sql';
-import { chargeableCount } from '../lib/verifications/chargeable';
+import { chargeableCount } from '../lib/results/chargeable';
 
 export interface Audit {
   ok: boolean;

@@ -27,7 +27,7 @@ import { createApiKey } from '../lib/accounts/keys';
 import { useDatabase, type Database } from '../lib/db/client';
 import { resultsCsv as currentCsv } from '../lib/jobs/csv';
 import { insertQueuedJob } from '../lib/jobs/insert';
-import { saveResults, verificationRow } from '../lib/verifications/rows';
+import { saveResults, verificationRow } from '../lib/results/rows';
 import { sandboxVerdict } from '../lib/verifier/sandbox';
 import { address, downloadCsv } from './bulk';
 import { freePort, sampleRss } from './server';

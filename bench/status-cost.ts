@@ -9,7 +9,7 @@ import { openDatabase, type Database } from '../lib/db/client';
 import { listShape } from '../lib/jobs/duplicates';
 import { insertQueuedJob } from '../lib/jobs/insert';
 import { jobStatus } from '../lib/jobs/status';
-import { VERIFICATION_COLUMNS, saveResults } from '../lib/verifications/rows';
+import { VERIFICATION_COLUMNS, saveResults } from '../lib/results/rows';
 import { freshDatabaseUrl } from '../test/databases';
 
 export interface SyntaxFigures { addresses: number; distinct: number; ms: number; lagP99Ms: number; lagMaxMs: number; cpuP99Ms: number; maxCpuMs: number }

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { CHARGEABLE_SQL } from '../verifications/chargeable';
+import { CHARGEABLE_SQL } from '../results/chargeable';
 import type { LedgerTx } from './ledger';
 
 /**
@@ -16,7 +16,7 @@ import type { LedgerTx } from './ledger';
  *   single checks          : chargeable, uncached production singles since the opening balance
  *                            = Σ charge of `chk_` causes
  *
- * An open reserve is one with no charge row. Chargeable is `CHARGEABLE_SQL` (lib/verifications/chargeable.ts).
+ * An open reserve is one with no charge row. Chargeable is `CHARGEABLE_SQL` (lib/results/chargeable.ts).
  */
 export interface AccountProblem {
   userId: string;

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
 import { newId } from '@/lib/db/ids';
-import { verifySingle } from '@/lib/verification/single';
+import { verifySingle } from '@/lib/checks/single';
 import { submitBulk } from '@/lib/jobs/submit';
 import { cancelJob } from '@/lib/jobs/lifecycle';
 import { accountUsage, grantCredits, refund, reserve } from './quota';
 import { auditCredits } from './audit';
 import { sweepReservations } from './sweeper';
-import { recordSingle } from '@/lib/verifications/history';
+import { recordSingle } from '@/lib/results/history';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 
 const noLimits = async () => {};

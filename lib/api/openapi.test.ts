@@ -9,7 +9,7 @@ import { ROUTE_MODULES } from '@/test/api/contract';
 import { ERROR_STATUS } from '../errors/errors';
 import { buildOpenApi, OPERATIONS } from './openapi';
 import type * as res from './responses';
-import type { singleResult, verifyResult } from '../verification/shape';
+import type { singleResult, verifyResult } from '../checks/shape';
 import type { Reason, RiskLevel, VerdictStatus } from '../verifier/types';
 import type { ApiKeyInfo } from '../accounts/keys';
 

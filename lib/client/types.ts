@@ -72,8 +72,8 @@ export interface JobListItem {
 }
 
 // The summary's shape is the server's own (a type-only import: nothing of the server is bundled).
-export type { JobSummary } from '../verifications/summary';
-import type { JobSummary } from '../verifications/summary';
+export type { JobSummary } from '../results/summary';
+import type { JobSummary } from '../results/summary';
 import type { ProviderCounts, Waiting } from '../jobs/insights';
 export type { ProviderCounts, Waiting } from '../jobs/insights';
 // GET /v1/egress: the server's own type as well.

@@ -1,12 +1,12 @@
 import type { Database, Db, Dialect } from '../db/client';
 import { newId } from '../db/ids';
 import { q, selectRows, sqliteInsert, insertRows } from '../db/sql';
-import { VERIFICATION_COLUMNS } from '../verifications/rows';
+import { VERIFICATION_COLUMNS } from '../results/rows';
 
 /**
  * Chunk leases and claims: a queued job's addresses are cut into chunks (lib/jobs/insert.ts), which
  * workers claim under a lease, renew, complete or hand back. Leases are on the database's clock, as
- * politeness is (lib/verification/politeness-pg.ts), so workers whose clocks disagree still agree
+ * politeness is (lib/db/politeness-pg.ts), so workers whose clocks disagree still agree
  * on when a lease ran out. Each claim gets a fresh token: renewals, saves and completion name the
  * claim, so a stale claim is refused even when the same worker (id) claimed the chunk again.
  */

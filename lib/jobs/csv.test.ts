@@ -6,7 +6,7 @@ import { CSV_FLAGS, RESULT_COLUMNS, resultLine, resultsCsv, resultsFile, type Cs
 import { FORMULA_START, csvCell, csvLine } from './csv-cells';
 import { insertJobItems } from './insert';
 import { bucketOf, type Bucket } from '../verifier/vocabulary';
-import { VERIFICATION_COLUMNS, saveResults } from '../verifications/rows';
+import { VERIFICATION_COLUMNS, saveResults } from '../results/rows';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.

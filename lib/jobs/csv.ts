@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { AppError } from '../errors/errors';
-import { bucketCondition, type DownloadFilter } from '../verifications/rows';
+import { bucketCondition, type DownloadFilter } from '../results/rows';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';
 import { pagedStream, xlsxStream } from './stream';
@@ -62,7 +62,7 @@ export async function csvPage(
   // SQLite stores booleans as 0/1 already; parentheses because | and << share one precedence level
   const bit = (column: string, i: number) => `(${database.dialect === 'postgres' ? `v.${column}::int` : `v.${column}`} << ${i})`;
   const flags = CSV_FLAGS.map(bit).join(' | ');
-  // sub_reason and mailbox_provider live in the details JSON (lib/verifications/rows.ts verificationRow)
+  // sub_reason and mailbox_provider live in the details JSON (lib/results/rows.ts verificationRow)
   const detail = (key: string) => (database.dialect === 'postgres' ? `(v.details::json ->> '${key}')` : `json_extract(v.details, '$.${key}')`);
   const verdict = `v.risk_level, v.reason, v.status, v.score, v.provider, v.did_you_mean, ${flags} AS flags,
     ${detail('sub_reason')} AS sub_reason, ${detail('mailbox_provider')} AS mailbox_provider`;

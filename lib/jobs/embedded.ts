@@ -2,7 +2,7 @@ import { db } from '../db/client';
 import { identityRefusal, noteProductionWork, productionPaused } from '../egress/state';
 import { env } from '../config/env';
 import { egressOf } from '../egress/egress';
-import { verifierFor } from '../verification/verifiers';
+import { verifierFor } from '../checks/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
 

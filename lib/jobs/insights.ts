@@ -34,7 +34,7 @@ export type ProviderCounts = Record<MailProvider, number>;
 
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
-  // mailbox_provider lives in the details JSON (lib/verifications/rows.ts verificationRow)
+  // mailbox_provider lives in the details JSON (lib/results/rows.ts verificationRow)
   const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
   // SQLite answers on this event loop: a million rows grouped at once held every other request

@@ -1,8 +1,8 @@
 import type { Database, Db } from '../db/client';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
 import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
-import { chargeableCount } from '../verifications/chargeable';
-import { summarize } from '../verifications/summary';
+import { chargeableCount } from '../results/chargeable';
+import { summarize } from '../results/summary';
 import { AppError } from '../errors/errors';
 import { failpoint } from '../failpoints/failpoints';
 import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';

@@ -2,8 +2,8 @@ import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
 import { notFound } from '../errors/errors';
 import { isIdShaped } from '../db/ids';
-import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../verifications/rows';
-import type { JobSummary } from '../verifications/summary';
+import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../results/rows';
+import type { JobSummary } from '../results/summary';
 import { uploadInfo } from './formats';
 import { completedProviderCounts, waitingFor } from './insights';
 
@@ -52,7 +52,7 @@ export async function resultsPage(
 
 /**
  * How many stored results a completed job has, in all or in one bucket: its summary partitions them
- * by the same statuses as bucketCondition (lib/verifications/rows.ts), so no poll counts them again.
+ * by the same statuses as bucketCondition (lib/results/rows.ts), so no poll counts them again.
  */
 function resultsTotal(summary: JobSummary, bucket?: Bucket): number {
   if (bucket) return summary[bucket] ?? 0;

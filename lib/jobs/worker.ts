@@ -6,7 +6,7 @@ import { unexpectedErrorVerdict } from '../verifier/verdict';
 import { ruleBookFor } from '../rules/store';
 import { failpoint } from '../failpoints/failpoints';
 import { completeChunkAndFinish, failJob, finishStranded, markProcessing } from './lifecycle';
-import { verificationRow } from '../verifications/rows';
+import { verificationRow } from '../results/rows';
 import { claimChunk, claimHeld, releaseChunk, renewLease, saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
 
 export interface WorkerOptions {

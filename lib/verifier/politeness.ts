@@ -4,7 +4,7 @@
  * a pause after "421 too many connections", and no second knock at a greylisted mailbox before its
  * retry time. The verifier asks a `Politeness` and never counts by itself, so the same core runs
  * alone (`createLocalPoliteness`, this process) or in a fleet whose processes share one store
- * (lib/verification/politeness-pg.ts on PostgreSQL).
+ * (lib/db/politeness-pg.ts on PostgreSQL).
  */
 import { sleep } from './abort';
 export interface Pacing {

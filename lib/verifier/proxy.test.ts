@@ -5,7 +5,7 @@ import { startDante, type DantePeer } from '../../test/peers/dante';
 import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
 import { env, resetEnvForTests } from '../config/env';
-import { newProductionVerifier, resetProductionVerifiers } from '../verification/production';
+import { newProductionVerifier, resetProductionVerifiers } from '../checks/production';
 import { createDnsResolver } from './dns';
 import { parseProxyUrl, type SocksProxy } from './proxy';
 import { probeMailbox, type ProbeOptions } from './smtp';

@@ -126,5 +126,5 @@ export function ruledVerdict(verdict: Verdict, rule: Rule): Verdict {
   };
 }
 
-/** Rules decided this verdict: it is not charged (lib/verifications/chargeable.ts). */
+/** Rules decided this verdict: it is not charged (lib/results/chargeable.ts). */
 export const RULED_REASONS = ['allowlisted', 'blocklisted'] as const;

@@ -72,7 +72,7 @@ export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 export const BUCKETS = ['deliverable', 'undeliverable', 'risky', 'unknown'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
-/** Which bucket a status falls in: anything not clearly good, bad or unknown is risky (`bucketCondition` in lib/verifications/rows.ts is the SQL of this). */
+/** Which bucket a status falls in: anything not clearly good, bad or unknown is risky (`bucketCondition` in lib/results/rows.ts is the SQL of this). */
 export function bucketOf(status: string): Bucket {
   if (status === 'deliverable' || status === 'undeliverable' || status === 'unknown') return status;
   return 'risky';

@@ -6,7 +6,7 @@ import type { Database } from '../db/client';
  * per account and process (two accounts sending test events to receivers that never answer fill
  * their own slots, not everyone's), and EV_WEBHOOK_PER_ENDPOINT per endpoint. On PostgreSQL the
  * endpoint's limit holds across every process: a slot is a `webhook_leases` row taken by an INSERT
- * that only wins on a free or expired slot (as lib/verification/politeness-pg.ts takes SMTP
+ * that only wins on a free or expired slot (as lib/db/politeness-pg.ts takes SMTP
  * leases), on the database's clock, expiring if its holder dies. On SQLite one process sends.
  */
 export interface Limits {

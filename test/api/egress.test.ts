@@ -10,7 +10,7 @@ import { env } from '@/lib/config/env';
 import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
-import { verifierFor } from '@/lib/verification/verifiers';
+import { verifierFor } from '@/lib/checks/verifiers';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../peers/postfix';
 import { call, setup } from './harness';

@@ -6,7 +6,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { serveMetrics } from '@/lib/metrics/server';
-import { verifierFor } from '@/lib/verification/verifiers';
+import { verifierFor } from '@/lib/checks/verifiers';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { DIALECTS } from '../databases';

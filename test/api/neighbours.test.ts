@@ -10,7 +10,7 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { selectRows } from '@/lib/db/sql';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
-import { saveResults, verificationRow } from '@/lib/verifications/rows';
+import { saveResults, verificationRow } from '@/lib/results/rows';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
 

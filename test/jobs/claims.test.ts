@@ -3,7 +3,7 @@ import { claimChunk, renewLease, saveChunkResults } from '@/lib/jobs/chunks';
 import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
 import { submitQueued } from '@/lib/jobs/submit';
 import { q } from '@/lib/db/sql';
-import { verificationRow } from '@/lib/verifications/rows';
+import { verificationRow } from '@/lib/results/rows';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';

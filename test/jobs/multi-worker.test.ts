@@ -6,7 +6,7 @@ import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
-import { isChargeable } from '@/lib/verifications/chargeable';
+import { isChargeable } from '@/lib/results/chargeable';
 import { setup } from '../api/harness';
 
 // Three worker processes share one PostgreSQL; one dies by SIGKILL mid-job. Production-mode

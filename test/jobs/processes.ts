@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Database } from '@/lib/db/client';
 import { q } from '@/lib/db/sql';
-import { chargeableCount } from '@/lib/verifications/chargeable';
+import { chargeableCount } from '@/lib/results/chargeable';
 
 /**
  * Real `scripts/worker.ts` processes for the fault tests (test/jobs/*-faults.test.ts): started with

@@ -2,6 +2,6 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute, ok } from '@/lib/api/route';
 import { historyQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { historyFor } from '@/lib/verifications/history';
+import { historyFor } from '@/lib/results/history';
 
 export const GET = apiRoute(async (request, caller) => ok(await historyFor(await db(), caller, parseQuery(request, historyQuery))));

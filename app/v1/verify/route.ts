@@ -2,9 +2,9 @@ import { parseBody } from '@/lib/api/body';
 import { apiRoute, json } from '@/lib/api/route';
 import { emailBody } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { verifyResult, withoutEvidenceFor } from '@/lib/verification/shape';
+import { verifyResult, withoutEvidenceFor } from '@/lib/checks/shape';
 import { preflight } from '@/lib/api/cors';
-import { verifySingle } from '@/lib/verification/single';
+import { verifySingle } from '@/lib/checks/single';
 
 export const POST = apiRoute(async (request, caller) => {
   const { email } = parseBody(caller.body, emailBody);

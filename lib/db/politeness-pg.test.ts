@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../../test/databases';
 import { converse } from '../../test/politeness';
-import { openDatabase } from '../db/client';
-import { applyMigrations } from '../db/migrate';
+import { openDatabase } from './client';
+import { applyMigrations } from './migrate';
 import { forEgress } from '../verifier/politeness';
 import { createPgPoliteness } from './politeness-pg';
 
@@ -46,7 +46,11 @@ describe('politeness shared on PostgreSQL', () => {
     // 300 a minute: one start per 200 ms, whichever process asks
     const { starts } = await converse(fleet, 'mx:mx.paced.test', { concurrency: 10, perMinute: 300 }, 3, 5);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(180);
+    // The pace is kept on the database's clock; a start is seen here only when the event loop gets to
+    // it, so on a busy machine one late sighting shortens the next gap (138 ms was seen). The span of
+    // all nine starts is the precise check; a gap far under the pace would still be a broken pace.
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(8 * 200 - 150);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(100);
     // generous: it catches waiters left idle, not a busy machine
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(2 * 8 * 200);
   });

@@ -7,7 +7,7 @@ import { createLocalPoliteness, forEgress, type Politeness } from '../verifier/p
 import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';
 import type { Verifier } from '../verifier/types';
 import { createVerifier } from '../verifier/verify';
-import { createPgPoliteness } from './politeness-pg';
+import { createPgPoliteness } from '../db/politeness-pg';
 
 /** Production verifiers built from the environment. */
 
