@@ -55,7 +55,7 @@ async function build(database: Database, userId: string, jobId: string, count: n
   const rows = upload ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]).map((row) => JSON.stringify(row)) : undefined;
   const columns = upload ? JSON.stringify({ columns: ['name', 'email', 'company'], filename: 'list.csv' }) : null;
   await insertQueuedJob(database, {
-    id: jobId, userId, sandbox: true, status: 'queued', totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, columns,
+    id: jobId, userId, sandbox: true, totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, columns,
     uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
   }, { emails, rows, duplicateOf: new Int32Array(count).fill(-1) }, 1000);
   const at = Date.now();

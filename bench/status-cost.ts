@@ -79,7 +79,7 @@ export async function pollCost(dialect: 'sqlite' | 'postgres', rows: number, pol
     const chunkSize = 100;
     const chunks = Math.ceil(rows / chunkSize);
     await insertQueuedJob(database, {
-      id: 'job_bench', userId: 'u_bench', sandbox: false, status: 'queued', totalEmails: rows, validEmails: rows, invalidEmails: 0,
+      id: 'job_bench', userId: 'u_bench', sandbox: false, totalEmails: rows, validEmails: rows, invalidEmails: 0,
       duplicateEmails: shape.duplicates, columns: null, uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
     }, { emails, duplicateOf: shape.duplicateOf }, chunkSize);
     const doneChunks = Math.floor(chunks * 0.4);
