@@ -7,6 +7,7 @@
  */
 import { openDatabase, type Database } from '../lib/db/client';
 import { listShape } from '../lib/jobs/duplicates';
+import { storedUpload } from '../lib/jobs/formats';
 import { insertQueuedJob } from '../lib/jobs/insert';
 import { jobStatus } from '../lib/jobs/status';
 import { saveResults, verificationValues, type VerificationRecord } from '../lib/verifications/rows';
@@ -80,7 +81,7 @@ export async function pollCost(dialect: 'sqlite' | 'postgres', rows: number, pol
     const chunks = Math.ceil(rows / chunkSize);
     await insertQueuedJob(database, {
       id: 'job_bench', userId: 'u_bench', sandbox: false, totalEmails: rows, validEmails: rows, invalidEmails: 0,
-      duplicateEmails: shape.duplicates, columns: null, uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
+      duplicateEmails: shape.duplicates, ...storedUpload({}), uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
     }, { emails, duplicateOf: shape.duplicateOf }, chunkSize);
     const doneChunks = Math.floor(chunks * 0.4);
     const answered = (idx: number) => {

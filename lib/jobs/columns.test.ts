@@ -4,6 +4,7 @@ import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { buildOpenApi } from '../api/openapi';
 import { openDatabase, type Database } from '../db/client';
 import { DUPLICATE_COLUMN, RESULT_COLUMNS, RESULT_COLUMN_SPECS } from './columns';
+import { uploadInfo } from './formats';
 
 describe('the result columns are declared once', () => {
   it('docs/lists.md lists the declared columns, in order', () => {
@@ -22,7 +23,7 @@ describe('the result columns are declared once', () => {
   });
 });
 
-describe.each(DIALECTS)('migration 20261125160000_verification_columns on %s', (dialect) => {
+describe.each(DIALECTS)('the migrations to named columns on %s', (dialect) => {
   let database: Database;
   let drop: () => Promise<void>;
   beforeAll(async () => {
@@ -55,6 +56,27 @@ describe.each(DIALECTS)('migration 20261125160000_verification_columns on %s', (
       { subReason: 'greylisted', mailboxProvider: 'google' },
       { subReason: null, mailboxProvider: null },
       { subReason: null, mailboxProvider: null },
+    ]);
+  });
+
+  it('20261125161000_job_upload_columns moves the upload JSON of jobs.columns into upload_*', async () => {
+    await database.prisma.user.create({ data: { id: 'u', email: 'u@x.com', passwordHash: 'x' } });
+    // the column the migration drops, put back with the rows of before
+    await database.prisma.$executeRawUnsafe('ALTER TABLE "jobs" ADD COLUMN "columns" TEXT');
+    const job = (id: string, columns: object | null) => database.prisma.$executeRawUnsafe(
+      `INSERT INTO "jobs" ("id", "user_id", "sandbox", "status", "total_emails", "valid_emails", "invalid_format_emails", "columns", "created_at") VALUES ('${id}', 'u', ${dialect === 'postgres' ? 'true' : '1'}, 'completed', 1, 1, 0, ${columns ? `'${JSON.stringify(columns)}'` : 'NULL'}, ${dialect === 'postgres' ? 'now()' : '0'})`,
+    );
+    await job('j1', { columns: ['name', 'e"mail'], filename: 'list.csv', format: { delimiter: ';', bom: true, newline: '\n', sheet: null } });
+    await job('j2', { columns: [], filename: 'list.txt', format: null });
+    await job('j3', null);
+    const folder = dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations';
+    const sql = readFileSync(`${folder}/20261125161000_job_upload_columns/migration.sql`, 'utf8').split('\n').filter((line) => /^(UPDATE|ALTER TABLE "jobs" DROP)/.test(line));
+    for (const statement of sql) await database.prisma.$executeRawUnsafe(statement.replace(/;$/, ''));
+    const jobs = await database.prisma.job.findMany({ orderBy: { id: 'asc' } });
+    expect(jobs.map(uploadInfo)).toEqual([
+      { columns: ['name', 'e"mail'], filename: 'list.csv', format: { delimiter: ';', bom: true, newline: '\n', sheet: null } },
+      { columns: [], filename: 'list.txt', format: null },
+      { columns: [], filename: null, format: null },
     ]);
   });
 });

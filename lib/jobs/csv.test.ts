@@ -5,6 +5,7 @@ import { openDatabase, type Database } from '../db/client';
 import { FLAG_COLUMNS, FLAGS_AT, RESULT_COLUMNS, RESULT_COLUMN_SPECS, type ResultColumnName, type ResultRow } from './columns';
 import { resultLine, resultsCsv, resultsFile } from './csv';
 import { FORMULA_START, csvCell, csvLine } from './csv-cells';
+import { storedUpload } from './formats';
 import { insertJobItems } from './insert';
 import { bucketOf, type Bucket } from '../verifier/vocabulary';
 import { saveResults, verificationValues, type VerificationRecord } from '../verifications/rows';
@@ -155,7 +156,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     await database.prisma.job.create({
       data: {
         id: jobId, userId: 'u', sandbox: true, status: 'completed', totalEmails: count, validEmails: count, invalidEmails: 0,
-        columns: withUpload ? JSON.stringify({ columns: uploadColumns, filename: 'list.csv' }) : null,
+        ...storedUpload(withUpload ? { columns: uploadColumns, filename: 'list.csv' } : {}),
       },
     });
     await insertJobItems(database.prisma, dialect, jobId, { emails, rows: rows?.map((row) => JSON.stringify(row)), duplicateOf: new Int32Array(count).fill(-1) });
@@ -205,17 +206,17 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     expect(await download('job_upload', bucket)).toBe(await reference('job_upload', true, bucket));
   });
 
-  it.each([';', '\t', '|'])('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
+  it.each([';', '\t', '|'] as const)('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
     const job = await database.prisma.job.findUniqueOrThrow({ where: { id: 'job_upload' } });
-    const columns = JSON.stringify({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
+    const upload = storedUpload({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
     // Response#text() would drop the BOM: decode the bytes as they are
-    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, columns }).body).arrayBuffer());
+    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, ...upload }).body).arrayBuffer());
     expect(csv.startsWith('\ufeff')).toBe(true);
     const want = await reference('job_upload', true, undefined, { delimiter, newline: '\n' });
     expect(csv.slice(1)).toBe(want);
   });
 
   it('refuses a job that is not completed', () => {
-    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null, duplicateEmails: 0 })).toThrow(/completed/);
+    expect(() => resultsCsv(database, { id: 'j', status: 'processing', duplicateEmails: 0, ...storedUpload({}) })).toThrow(/completed/);
   });
 });

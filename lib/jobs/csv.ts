@@ -4,7 +4,7 @@ import { AppError } from '../errors/errors';
 import { bucketCondition, type DownloadFilter } from '../verifications/rows';
 import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, UPLOAD_AT, resultCells, resultSelect, resultValues, type ResultRow } from './columns';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
-import { fileKind, uploadInfo, type DownloadFormat, type FileKind } from './formats';
+import { fileKind, uploadInfo, type DownloadFormat, type FileKind, type StoredUpload } from './formats';
 import { pagedStream, xlsxStream } from './stream';
 
 /**
@@ -83,7 +83,7 @@ function rowCells(row: ResultRow, width: number, duplicates: boolean): unknown[]
   return cells;
 }
 
-type DownloadedJob = { id: string; status: string; columns: string | null; duplicateEmails: number };
+type DownloadedJob = { id: string; status: string; duplicateEmails: number } & StoredUpload;
 
 export interface DownloadOptions {
   filter?: DownloadFilter;
@@ -104,7 +104,7 @@ export function resultsFile(database: Database, job: DownloadedJob, options: Dow
   if (job.status !== 'completed' && !options.partial) {
     throw new AppError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
   }
-  const upload = uploadInfo(job.columns);
+  const upload = uploadInfo(job);
   const kind = fileKind(options.format ?? 'original', upload.format);
   const pages = { database, jobId: job.id, width: upload.columns.length, filter: options.filter, duplicates: job.duplicateEmails > 0 };
   const header = [...upload.columns, ...RESULT_COLUMNS, ...(pages.duplicates ? [DUPLICATE_COLUMN.name] : [])];

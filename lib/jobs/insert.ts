@@ -1,6 +1,7 @@
 import type { Database, Db } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, sqliteInsert } from '../db/sql';
+import type { StoredUpload } from './formats';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
@@ -43,7 +44,7 @@ export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId
 }
 
 /** A job's row as submission writes it, for an instant and a queued list alike (submit.ts newJob). */
-export interface NewJob {
+export interface NewJob extends StoredUpload {
   id: string;
   userId: string;
   sandbox: boolean;
@@ -51,7 +52,6 @@ export interface NewJob {
   validEmails: number;
   invalidEmails: number;
   duplicateEmails: number;
-  columns: string | null;
   uploadBytes: number;
   reservedDay: string | null;
   reservedFree: number;
@@ -61,7 +61,9 @@ export interface NewJob {
 // The SQLite fast path writes the row by column name: one entry per field of NewJob (the type checks it).
 const JOB_COLUMNS = {
   id: 'id', userId: 'user_id', sandbox: 'sandbox', totalEmails: 'total_emails', validEmails: 'valid_emails',
-  invalidEmails: 'invalid_format_emails', duplicateEmails: 'duplicate_emails', columns: 'columns', uploadBytes: 'upload_bytes',
+  invalidEmails: 'invalid_format_emails', duplicateEmails: 'duplicate_emails', uploadBytes: 'upload_bytes',
+  uploadHeader: 'upload_header', uploadFilename: 'upload_filename', uploadDelimiter: 'upload_delimiter', uploadBom: 'upload_bom',
+  uploadNewline: 'upload_newline', uploadSheet: 'upload_sheet',
   reservedDay: 'reserved_day', reservedFree: 'reserved_free', reservedCredits: 'reserved_credits',
 } as const satisfies Record<keyof NewJob, string>;
 const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];

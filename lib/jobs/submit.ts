@@ -14,7 +14,7 @@ import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
-import type { UploadFormat, UploadInfo } from './formats';
+import { storedUpload, type UploadFormat } from './formats';
 import { bulkItem, saveVerifications, verificationRow } from '../verifications/rows';
 import { summarize } from '../verifications/summary';
 import { insertJobItems, insertQueuedJob, type NewJob } from './insert';
@@ -34,19 +34,12 @@ export interface BulkRequest {
   uploadBytes?: number;
 }
 
-/** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
-function columnsOf(request: BulkRequest): string | null {
-  if (!request.columns && request.filename === undefined && !request.format) return null;
-  const info: UploadInfo = { columns: request.columns ?? [], filename: request.filename ?? null, format: request.format ?? null };
-  return JSON.stringify(info);
-}
-
 /** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
 function newJob(request: BulkRequest, shape: ListShape, id: string, reservation: Reservation | null): NewJob {
   return {
     id, userId: request.userId, sandbox: request.sandbox,
     totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-    columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
+    ...storedUpload(request), uploadBytes: request.uploadBytes ?? 0,
     reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
   };
 }
