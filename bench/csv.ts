@@ -26,6 +26,7 @@ import { ensureAccount } from '../lib/accounts/users';
 import { createApiKey } from '../lib/accounts/keys';
 import { useDatabase, type Database } from '../lib/db/client';
 import { resultsCsv as currentCsv } from '../lib/jobs/csv';
+import { storedUpload } from '../lib/jobs/formats';
 import { insertQueuedJob } from '../lib/jobs/insert';
 import { saveResults, verificationRow } from '../lib/results/rows';
 import { sandboxVerdict } from '../lib/verifier/sandbox';
@@ -53,9 +54,9 @@ interface Fixture { jobId: string; uploadJobId: string | null; key: string }
 async function build(database: Database, userId: string, jobId: string, count: number, upload: boolean) {
   const emails = Array.from({ length: count }, (_, i) => address(i));
   const rows = upload ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]).map((row) => JSON.stringify(row)) : undefined;
-  const columns = upload ? JSON.stringify({ columns: ['name', 'email', 'company'], filename: 'list.csv' }) : null;
+  const stored = storedUpload(upload ? { columns: ['name', 'email', 'company'], filename: 'list.csv' } : {});
   await insertQueuedJob(database, {
-    id: jobId, userId, sandbox: true, status: 'queued', totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, columns,
+    id: jobId, userId, sandbox: true, totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, ...stored,
     uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
   }, { emails, rows, duplicateOf: new Int32Array(count).fill(-1) }, 1000);
   const at = Date.now();

@@ -7,9 +7,10 @@
  */
 import { openDatabase, type Database } from '../lib/db/client';
 import { listShape } from '../lib/jobs/duplicates';
+import { storedUpload } from '../lib/jobs/formats';
 import { insertQueuedJob } from '../lib/jobs/insert';
 import { jobStatus } from '../lib/jobs/status';
-import { VERIFICATION_COLUMNS, saveResults } from '../lib/results/rows';
+import { saveResults, verificationValues, type VerificationRecord } from '../lib/results/rows';
 import { freshDatabaseUrl } from '../test/databases';
 
 export interface SyntaxFigures { addresses: number; distinct: number; ms: number; lagP99Ms: number; lagMaxMs: number; cpuP99Ms: number; maxCpuMs: number }
@@ -79,8 +80,8 @@ export async function pollCost(dialect: 'sqlite' | 'postgres', rows: number, pol
     const chunkSize = 100;
     const chunks = Math.ceil(rows / chunkSize);
     await insertQueuedJob(database, {
-      id: 'job_bench', userId: 'u_bench', sandbox: false, status: 'queued', totalEmails: rows, validEmails: rows, invalidEmails: 0,
-      duplicateEmails: shape.duplicates, columns: null, uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
+      id: 'job_bench', userId: 'u_bench', sandbox: false, totalEmails: rows, validEmails: rows, invalidEmails: 0,
+      duplicateEmails: shape.duplicates, ...storedUpload({}), uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
     }, { emails, duplicateOf: shape.duplicateOf }, chunkSize);
     const doneChunks = Math.floor(chunks * 0.4);
     const answered = (idx: number) => {
@@ -112,12 +113,12 @@ async function saveAnswers(database: Database, emails: string[], duplicateOf: In
   let batch: unknown[][] = [];
   for (let idx = 0; idx < emails.length; idx++) {
     if (duplicateOf[idx]! >= 0 || !answered(idx)) continue;
-    const values: Record<(typeof VERIFICATION_COLUMNS)[number], unknown> = {
+    const record: VerificationRecord = {
       user_id: 'u_bench', job_id: 'job_bench', idx, email: emails[idx], sandbox: false, source: 'bulk', status: 'deliverable',
       valid: true, deliverable: true, risk_level: 'low', reason: 'accepted_email', score: 95, confidence: 90, provider: 'example.com',
-      disposable: false, role: false, free: false, catch_all: false, did_you_mean: null, cached: false, details: '{}', created_at: 0,
+      disposable: false, role: false, free: false, catch_all: false, did_you_mean: null, cached: false, sub_reason: null, mailbox_provider: null, details: '{}', created_at: 0,
     };
-    batch.push(VERIFICATION_COLUMNS.map((column) => values[column]));
+    batch.push(verificationValues(record));
     if (batch.length === 2000) { await saveResults(database, batch); batch = []; }
   }
   await saveResults(database, batch);

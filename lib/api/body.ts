@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, invalidRequest } from '../errors/errors';
+import { AppError, invalidRequest, validate } from '../errors/errors';
 
 /**
  * Reads a body's bytes, refusing it as soon as it passes `maxBytes` (by Content-Length when given,
@@ -87,13 +87,7 @@ export function parseBody<S extends z.ZodType>(bytes: Buffer, schema: S): z.infe
   return validate(schema, parseJson(bytes));
 }
 
-export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const param = issue.path.length ? issue.path.join('.') : 'body';
-  throw invalidRequest(param, `${param}: ${issue.message}`);
-}
+export { validate };
 
 /** Query parameters as a plain object, validated like a body. */
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {

@@ -3,6 +3,7 @@ import * as req from './schemas';
 import * as res from './responses';
 import * as rr from './responses-rules';
 import type { Scope } from '../accounts/scopes';
+import { downloadColumnsText } from '../jobs/columns';
 
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 
@@ -89,7 +90,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/v1/verify/bulk/download/{jobId}', operationId: 'downloadJob', tag: 'Bulk', scope: 'jobs', summary: 'Download a job\'s results (CSV or Excel)',
-    description: 'Streamed. Columns: the upload\'s own (if any), then `email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached`. Cells beginning with `= + - @`, tab or CR are prefixed with `\'`. 409 `job_not_completed` until the job has completed.',
+    description: `Streamed. ${downloadColumnsText()} Cells beginning with \`= + - @\`, tab or CR are prefixed with \`'\`. 409 \`job_not_completed\` until the job has completed.`,
     query: req.downloadQuery, ok: [200, 'csv'], errors: [400, 404, 409],
   },
   {

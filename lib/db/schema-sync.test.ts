@@ -35,6 +35,13 @@ function migrationColumns(sql: string): Map<string, Set<string>> {
   return tables;
 }
 
+/** Columns a migration drops, per table. */
+function droppedColumns(sql: string): Map<string, Set<string>> {
+  const tables = new Map<string, Set<string>>();
+  for (const [, table, column] of sql.matchAll(/ALTER TABLE "(\w+)" DROP COLUMN "(\w+)"/g)) tables.set(table!, new Set([...(tables.get(table!) ?? []), column!]));
+  return tables;
+}
+
 describe('the SQLite and PostgreSQL schemas stay in step', () => {
   const source = readFileSync('prisma/schema.prisma', 'utf8');
 
@@ -46,7 +53,10 @@ describe('the SQLite and PostgreSQL schemas stay in step', () => {
     const declared = schemaColumns(source);
     for (const dialect of ['sqlite', 'postgres'] as const) {
       const created = new Map<string, Set<string>>();
-      for (const m of readMigrations(dialect)) for (const [t, c] of migrationColumns(m.sql)) created.set(t, new Set([...(created.get(t) ?? []), ...c]));
+      for (const m of readMigrations(dialect)) {
+        for (const [t, c] of migrationColumns(m.sql)) created.set(t, new Set([...(created.get(t) ?? []), ...c]));
+        for (const [t, c] of droppedColumns(m.sql)) created.set(t, new Set([...created.get(t)!].filter((column) => !c.has(column))));
+      }
       expect([...created.keys()].sort(), dialect).toEqual([...declared.keys()].sort());
       for (const [table, columns] of declared) expect([...created.get(table)!].sort(), `${dialect} ${table}`).toEqual([...columns].sort());
     }

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * The closed set of error codes and their HTTP statuses (the error table of docs/api.md; `Error` in
  * lib/api/openapi.ts). The domain throws `AppError` without importing the request plumbing;
@@ -45,3 +47,15 @@ export class AppError extends Error {
 
 export const invalidRequest = (param: string, message: string) => new AppError('invalid_request', message, { param });
 export const notFound = (what = 'Job') => new AppError('not_found', `${what} not found.`);
+
+/**
+ * `input` parsed by a zod schema, or a 400 naming the first offending field as zod's path (`emails.3`).
+ * Here rather than in lib/api so the domain (lib/jobs/bulk-request.ts) validates without the request plumbing.
+ */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const param = issue.path.length ? issue.path.join('.') : 'body';
+  throw invalidRequest(param, `${param}: ${issue.message}`);
+}

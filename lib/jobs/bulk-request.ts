@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
+import type { z } from 'zod';
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { AppError, invalidRequest } from '../errors/errors';
-import { validate } from '../api/body';
-import { bulkBody } from '../api/schemas';
+import { AppError, invalidRequest, validate } from '../errors/errors';
+import { bulkFields } from './bulk-schema';
 import { env } from '../config/env';
 import { uploadFormat, type UploadFormat } from './formats';
 import { forEachSliced, mapSliced } from './slices';
@@ -27,11 +27,21 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
   let widest = 0; // the most cells of any row: columns past it are filled by none
   let failure: AppError | null = null;
   const fail = (error: AppError): never => { failure = error; throw error; };
-  // the param names the offending element as zod would: emails.3, rows.2, rows.2.5
-  const wrongType = (...at: number[]) => {
+  // The offending value alone, at its depth, is parsed by the field's schema: the 400 carries zod's
+  // message, and the param names the element as zod would for the whole body (emails.3, rows.2.5).
+  const refuse = (bad: unknown, ...at: number[]): never => {
+    const sample = at.reduceRight<unknown>((inner) => [inner], bad);
     const param = [key, ...at].join('.');
-    return fail(invalidRequest(param, `${param}: ${EXPECTED[key]}`));
+    let message = 'not of the expected type';
+    try {
+      validate(FIELDS[key]!, sample);
+    } catch (error) {
+      if (error instanceof AppError) message = error.message.slice(error.message.indexOf(': ') + 2);
+    }
+    return fail(invalidRequest(param, `${param}: ${message}`));
   };
+  const wrongType = (token: TokenType, value: unknown, ...at: number[]) =>
+    refuse(token === TokenType.LEFT_BRACE ? {} : token === TokenType.LEFT_BRACKET ? [] : value, ...at);
   let skipDepth = 0; // inside the value of a field the API does not take: ignored, however deep
   const notJson = () => fail(invalidRequest('body', 'The request body is not valid JSON.'));
   // after a value: a comma and more, or the end of its container
@@ -61,17 +71,17 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         where = 'value';
         return;
       case 'value':
-        if (!Object.hasOwn(EXPECTED, key)) {
+        if (!Object.hasOwn(FIELDS, key)) {
           // another field: skipped without building it (and never stored: no __proto__ games)
           if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) { skipDepth = 1; where = 'skip'; }
           else where = 'after-value';
         } else if (key === 'emails' || key === 'rows' || key === 'columns') {
-          if (token !== TokenType.LEFT_BRACKET) wrongType();
+          if (token !== TokenType.LEFT_BRACKET) wrongType(token, value);
           list = [];
           result[key] = list;
           where = 'first-item';
         } else if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
-          wrongType(); // email_column and filename are single values
+          wrongType(token, value); // email_column and filename are single values
         } else {
           result[key] = value;
           where = 'after-value';
@@ -94,12 +104,12 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
           fail(new AppError('too_many_emails', `A bulk request may hold at most ${max} emails; this one has more.`, { limit: max }));
         }
         if (key === 'rows') {
-          if (token !== TokenType.LEFT_BRACKET) wrongType(list.length);
+          if (token !== TokenType.LEFT_BRACKET) wrongType(token, value, list.length);
           row = [];
           where = 'first-cell';
           return;
         }
-        if (token !== TokenType.STRING) wrongType(list.length);
+        if (token !== TokenType.STRING) wrongType(token, value, list.length);
         list.push(value);
         where = 'after-item';
         return;
@@ -110,7 +120,8 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         if (token === TokenType.RIGHT_BRACKET) { list.push('[]'); where = 'after-item'; return; }
       // falls through: a cell
       case 'row':
-        if (token !== TokenType.STRING || row.length >= 1000) wrongType(list.length, row.length);
+        if (token !== TokenType.STRING) wrongType(token, value, list.length, row.length);
+        if (row.length >= 1000) refuse([...row, value], list.length);
         row.push(value as string);
         where = 'after-cell';
         return;
@@ -156,17 +167,7 @@ function notJsonBody(): never {
   throw invalidRequest('body', 'The request body is not valid JSON.');
 }
 
-const EXPECTED: Record<string, string> = {
-  emails: 'expected an array of strings',
-  rows: 'expected an array of arrays of strings (at most 1000 cells each)',
-  columns: 'expected an array of strings',
-  email_column: 'expected a number',
-  filename: 'expected a string',
-  delimiter: 'expected one of ",", ";", "\\t", "|"',
-  bom: 'expected a boolean',
-  newline: 'expected "\\r\\n" or "\\n"',
-  sheet: 'expected a string',
-};
+const FIELDS: Record<string, z.ZodType> = bulkFields.shape;
 
 /** What a bulk request holds once read: the addresses, and an upload's rows as JSON text each. */
 export interface BulkBody {
@@ -179,7 +180,7 @@ export interface BulkBody {
   format?: UploadFormat;
 }
 
-const scalars = bulkBody.pick({ email_column: true, filename: true, delimiter: true, bom: true, newline: true, sheet: true });
+const scalars = bulkFields.pick({ email_column: true, filename: true, delimiter: true, bom: true, newline: true, sheet: true });
 
 /**
  * Validates a bulk body: size limit first (413, while it streamed in), then shape (400). Addresses

@@ -2,11 +2,13 @@ import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
 import { openDatabase, type Database } from '../db/client';
-import { CSV_FLAGS, RESULT_COLUMNS, resultLine, resultsCsv, resultsFile, type CsvRow } from './csv';
+import { FLAG_COLUMNS, FLAGS_AT, RESULT_COLUMNS, RESULT_COLUMN_SPECS, type ResultColumnName, type ResultRow } from './columns';
+import { resultLine, resultsCsv, resultsFile } from './csv';
 import { FORMULA_START, csvCell, csvLine } from './csv-cells';
+import { storedUpload } from './formats';
 import { insertJobItems } from './insert';
 import { bucketOf, type Bucket } from '../verifier/vocabulary';
-import { VERIFICATION_COLUMNS, saveResults } from '../results/rows';
+import { saveResults, verificationValues, type VerificationRecord } from '../results/rows';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.
@@ -83,31 +85,36 @@ describe('csvCell and csvLine write what Papa.unparse writes', () => {
   });
 });
 
+/** A page row as csvPage reads it (lib/jobs/columns.ts ResultRow), from named values and the flag bits. */
+type Named = Partial<Record<ResultColumnName, unknown>>;
+function pageRow(values: Named, flags: number): ResultRow {
+  const row: ResultRow = [0, ...RESULT_COLUMN_SPECS.filter((c) => c.kind !== 'flag').map((c) => values[c.name] ?? null), flags, null];
+  expect(row.length).toBe(FLAGS_AT + 2);
+  return row;
+}
+
 describe('resultLine', () => {
-  const papaRow = (row: CsvRow) => {
-    const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(row[8] & (1 << CSV_FLAGS.indexOf(name)));
-    return papa([[row[1], flag('valid'), flag('deliverable'), row[2], row[3], row[4], row[5], row[6],
-      flag('disposable'), flag('role'), flag('free'), flag('catch_all'), row[7] ?? '', flag('cached'), row[9] ?? '', row[10] ?? '']]);
-  };
+  const papaRow = (values: Named, flags: number) =>
+    papa([RESULT_COLUMNS.map((name) => (FLAG_COLUMNS.includes(name) ? Boolean(flags & (1 << FLAG_COLUMNS.indexOf(name))) : (values[name] ?? '')))]);
 
   it('writes every combination of the seven flags as true/false in column order', () => {
-    for (let flags = 0; flags < 128; flags++) {
-      const row: CsvRow = [0, 'a@b.com', 'low', 'accepted_email', 'deliverable', 95, 'b.com', null, flags, null, null, null];
-      expect(resultLine(row)).toBe(papaRow(row));
-    }
-    expect(resultLine([0, 'a@b.com', 'low', 'r', 's', 95, 'b.com', null, 0b1000001, 'greylisted', 'google', null]))
+    const values = { email: 'a@b.com', risk_level: 'low', reason: 'accepted_email', status: 'deliverable', score: 95, provider: 'b.com' };
+    for (let flags = 0; flags < 128; flags++) expect(resultLine(pageRow(values, flags))).toBe(papaRow(values, flags));
+    expect(resultLine(pageRow({ email: 'a@b.com', risk_level: 'low', reason: 'r', status: 's', score: 95, provider: 'b.com', sub_reason: 'greylisted', mailbox_provider: 'google' }, 0b1000001)))
       .toBe('a@b.com,true,false,low,r,s,95,b.com,false,false,false,false,,true,greylisted,google\r\n');
   });
 
   it('escapes every string cell as papaparse does (random hostile rows)', () => {
     const next = random(7);
     for (let i = 0; i < 10_000; i++) {
-      const row: CsvRow = [
-        i, randomString(next), randomString(next), randomString(next), randomString(next), Math.round((next() - 0.5) * 300),
-        randomString(next), next() < 0.5 ? null : randomString(next), Math.floor(next() * 128),
-        next() < 0.5 ? null : randomString(next), next() < 0.5 ? null : randomString(next), null,
-      ];
-      const [got, want] = [resultLine(row), papaRow(row)];
+      const values: Named = {
+        email: randomString(next), risk_level: randomString(next), reason: randomString(next), status: randomString(next),
+        score: Math.round((next() - 0.5) * 300), provider: randomString(next), did_you_mean: next() < 0.5 ? null : randomString(next),
+      };
+      const flags = Math.floor(next() * 128);
+      Object.assign(values, { sub_reason: next() < 0.5 ? null : randomString(next), mailbox_provider: next() < 0.5 ? null : randomString(next) });
+      const row = pageRow(values, flags);
+      const [got, want] = [resultLine(row), papaRow(values, flags)];
       if (got !== want) expect(got, show(row)).toBe(want);
     }
   });
@@ -127,7 +134,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
       const padded = withUpload ? uploadColumns.map((_, i) => uploaded[i] ?? '') : [];
       return [...padded, r.email, r.valid, r.deliverable, r.riskLevel, r.reason, r.status, r.score, r.provider,
         r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached,
-        JSON.parse(r.details).sub_reason ?? '', JSON.parse(r.details).mailbox_provider ?? ''];
+        r.subReason ?? '', r.mailboxProvider ?? ''];
     });
     const table = [[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows];
     if (!format) return papa(table);
@@ -149,24 +156,25 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     await database.prisma.job.create({
       data: {
         id: jobId, userId: 'u', sandbox: true, status: 'completed', totalEmails: count, validEmails: count, invalidEmails: 0,
-        columns: withUpload ? JSON.stringify({ columns: uploadColumns, filename: 'list.csv' }) : null,
+        ...storedUpload(withUpload ? { columns: uploadColumns, filename: 'list.csv' } : {}),
       },
     });
     await insertJobItems(database.prisma, dialect, jobId, { emails, rows: rows?.map((row) => JSON.stringify(row)), duplicateOf: new Int32Array(count).fill(-1) });
     const verifications = emails.map((email, idx) => {
       const flags = idx % 128;
-      const flag = (name: (typeof CSV_FLAGS)[number]) => Boolean(flags & (1 << CSV_FLAGS.indexOf(name)));
+      const flag = (name: ResultColumnName) => Boolean(flags & (1 << FLAG_COLUMNS.indexOf(name)));
       const hostile = idx < 2000;
-      const values: Record<(typeof VERIFICATION_COLUMNS)[number], unknown> = {
+      const record: VerificationRecord = {
         user_id: 'u', job_id: jobId, idx, email, sandbox: true, source: 'bulk', status: statuses[idx % statuses.length],
         valid: flag('valid'), deliverable: flag('deliverable'), risk_level: hostile ? clean(randomString(next)) : 'low',
         reason: hostile ? clean(randomString(next)) : 'accepted_email', score: (idx % 301) - 100, confidence: 50,
         provider: hostile ? clean(randomString(next)) : 'example.com', disposable: flag('disposable'), role: flag('role'),
         free: flag('free'), catch_all: flag('catch_all'), did_you_mean: idx % 3 === 0 ? null : clean(randomString(next)),
         cached: flag('cached'), created_at: 0,
-        details: idx % 4 === 0 ? '{}' : JSON.stringify({ sub_reason: hostile ? clean(randomString(next)) : 'greylisted', mailbox_provider: idx % 4 === 1 ? null : hostile ? clean(randomString(next)) : 'google' }),
+        sub_reason: idx % 4 === 0 ? null : hostile ? clean(randomString(next)) : 'greylisted',
+        mailbox_provider: idx % 4 <= 1 ? null : hostile ? clean(randomString(next)) : 'google', details: '{}',
       };
-      return VERIFICATION_COLUMNS.map((column) => values[column]);
+      return verificationValues(record);
     });
     for (let start = 0; start < verifications.length; start += 2000) await saveResults(database, verifications.slice(start, start + 2000));
   }
@@ -198,17 +206,17 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     expect(await download('job_upload', bucket)).toBe(await reference('job_upload', true, bucket));
   });
 
-  it.each([';', '\t', '|'])('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
+  it.each([';', '\t', '|'] as const)('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
     const job = await database.prisma.job.findUniqueOrThrow({ where: { id: 'job_upload' } });
-    const columns = JSON.stringify({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
+    const upload = storedUpload({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
     // Response#text() would drop the BOM: decode the bytes as they are
-    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, columns }).body).arrayBuffer());
+    const csv = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await new Response(resultsFile(database, { ...job, ...upload }).body).arrayBuffer());
     expect(csv.startsWith('\ufeff')).toBe(true);
     const want = await reference('job_upload', true, undefined, { delimiter, newline: '\n' });
     expect(csv.slice(1)).toBe(want);
   });
 
   it('refuses a job that is not completed', () => {
-    expect(() => resultsCsv(database, { id: 'j', status: 'processing', columns: null, duplicateEmails: 0 })).toThrow(/completed/);
+    expect(() => resultsCsv(database, { id: 'j', status: 'processing', duplicateEmails: 0, ...storedUpload({}) })).toThrow(/completed/);
   });
 });

@@ -26,16 +26,43 @@ export function uploadFormat(given: { delimiter?: UploadFormat['delimiter']; bom
   };
 }
 
-/** What the job row's `columns` JSON holds: the upload's header, file name and format. */
+/** The upload as the download and the dashboard use it: its header, file name and format. */
 export interface UploadInfo {
   columns: string[];
   filename: string | null;
   format: UploadFormat | null;
 }
 
-export function uploadInfo(columns: string | null): UploadInfo {
-  const stored = columns ? (JSON.parse(columns) as Partial<UploadInfo>) : {};
-  return { columns: stored.columns ?? [], filename: stored.filename ?? null, format: stored.format ?? null };
+/** The upload's columns of a job row (jobs.upload_*): the header as a JSON array; no delimiter, no format. */
+export interface StoredUpload {
+  uploadHeader: string | null;
+  uploadFilename: string | null;
+  uploadDelimiter: string | null;
+  uploadBom: boolean | null;
+  uploadNewline: string | null;
+  uploadSheet: string | null;
+}
+
+export function uploadInfo(job: StoredUpload): UploadInfo {
+  const format = job.uploadDelimiter === null ? null : {
+    delimiter: job.uploadDelimiter as UploadFormat['delimiter'],
+    bom: Boolean(job.uploadBom),
+    newline: (job.uploadNewline ?? PLAIN_CSV.newline) as UploadFormat['newline'],
+    sheet: job.uploadSheet,
+  };
+  return { columns: job.uploadHeader ? (JSON.parse(job.uploadHeader) as string[]) : [], filename: job.uploadFilename, format };
+}
+
+/** An upload as the job row's columns. */
+export function storedUpload(upload: Partial<UploadInfo>): StoredUpload {
+  return {
+    uploadHeader: upload.columns ? JSON.stringify(upload.columns) : null,
+    uploadFilename: upload.filename ?? null,
+    uploadDelimiter: upload.format?.delimiter ?? null,
+    uploadBom: upload.format ? upload.format.bom : null,
+    uploadNewline: upload.format?.newline ?? null,
+    uploadSheet: upload.format?.sheet ?? null,
+  };
 }
 
 /** A download's shape: `original` follows the upload (an .xlsx upload gives .xlsx), `csv` is PLAIN_CSV. */

@@ -1,6 +1,7 @@
 import type { Database, Db } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, sqliteInsert } from '../db/sql';
+import type { StoredUpload } from './formats';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
@@ -42,21 +43,30 @@ export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId
   await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, items));
 }
 
-export interface NewJob {
+/** A job's row as submission writes it, for an instant and a queued list alike (submit.ts newJob). */
+export interface NewJob extends StoredUpload {
   id: string;
   userId: string;
   sandbox: boolean;
-  status: 'queued';
   totalEmails: number;
   validEmails: number;
   invalidEmails: number;
   duplicateEmails: number;
-  columns: string | null;
   uploadBytes: number;
   reservedDay: string | null;
   reservedFree: number;
   reservedCredits: number;
 }
+
+// The SQLite fast path writes the row by column name: one entry per field of NewJob (the type checks it).
+const JOB_COLUMNS = {
+  id: 'id', userId: 'user_id', sandbox: 'sandbox', totalEmails: 'total_emails', validEmails: 'valid_emails',
+  invalidEmails: 'invalid_format_emails', duplicateEmails: 'duplicate_emails', uploadBytes: 'upload_bytes',
+  uploadHeader: 'upload_header', uploadFilename: 'upload_filename', uploadDelimiter: 'upload_delimiter', uploadBom: 'upload_bom',
+  uploadNewline: 'upload_newline', uploadSheet: 'upload_sheet',
+  reservedDay: 'reserved_day', reservedFree: 'reserved_free', reservedCredits: 'reserved_credits',
+} as const satisfies Record<keyof NewJob, string>;
+const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
 
 /**
  * Writes a queued job with its items and chunks; nothing half-written is ever visible. PostgreSQL
@@ -79,10 +89,8 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await turn();
       }
       await writeLock.run(() => bulk.transaction(() => {
-        sqliteInsert(bulk, 'jobs', ['id', 'user_id', 'sandbox', 'status', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'columns',
-          'upload_bytes', 'reserved_day', 'reserved_free', 'reserved_credits', 'created_at'], [
-          [job.id, job.userId, job.sandbox, job.status, job.totalEmails, job.validEmails, job.invalidEmails, job.duplicateEmails, job.columns,
-            job.uploadBytes, job.reservedDay, job.reservedFree, job.reservedCredits, Date.now()],
+        sqliteInsert(bulk, 'jobs', [...JOB_FIELDS.map((field) => JOB_COLUMNS[field]), 'status', 'created_at'], [
+          [...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()],
         ]);
         sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
       })());
@@ -94,7 +102,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
   }
   await database.prisma.$transaction(
     async (tx) => {
-      await tx.job.create({ data: job });
+      await tx.job.create({ data: { ...job, status: 'queued' } });
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }

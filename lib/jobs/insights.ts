@@ -34,8 +34,6 @@ export type ProviderCounts = Record<MailProvider, number>;
 
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
-  // mailbox_provider lives in the details JSON (lib/results/rows.ts verificationRow)
-  const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
   // SQLite answers on this event loop: a million rows grouped at once held every other request
   // for a second or more, so it groups a range of indexes at a time and yields between them
@@ -46,7 +44,7 @@ export async function providerCounts(database: Database, jobId: string): Promise
   for (let from = 0; from <= top; from += step) {
     const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
       database,
-      `SELECT provider, ${mailbox} AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? AND reason <> 'invalid_email' GROUP BY provider, ${mailbox}`,
+      `SELECT provider, mailbox_provider AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? AND reason <> 'invalid_email' GROUP BY provider, mailbox_provider`,
       [jobId, from, Math.min(from + step, top + 1)],
     );
     for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);

@@ -4,7 +4,6 @@ import { notFound } from '../errors/errors';
 import { isIdShaped } from '../db/ids';
 import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../results/rows';
 import type { JobSummary } from '../results/summary';
-import { uploadInfo } from './formats';
 import { completedProviderCounts, waitingFor } from './insights';
 
 /**
@@ -60,7 +59,6 @@ function resultsTotal(summary: JobSummary, bucket?: Bucket): number {
 }
 
 /** The uploaded file's name, kept beside its header on the job. */
-const filenameOf = (columns: string | null) => uploadInfo(columns).filename;
 
 /**
  * Rows answered so far, the same for the status, the list and the dashboard. A completed job's
@@ -88,7 +86,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     total_emails: job.totalEmails,
     duplicate_emails: job.duplicateEmails,
     sandbox: job.sandbox,
-    filename: filenameOf(job.columns),
+    filename: job.uploadFilename,
     created_at: job.createdAt.toISOString(),
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
@@ -151,7 +149,7 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
       duplicate_emails: job.duplicateEmails,
       processed_emails: processed,
       progress: progressOf(job.status, processed, job.totalEmails),
-      filename: filenameOf(job.columns),
+      filename: job.uploadFilename,
       created_at: job.createdAt.toISOString(),
       completed_at: job.completedAt?.toISOString() ?? null,
     };

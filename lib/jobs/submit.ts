@@ -14,10 +14,10 @@ import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, type ListShape } from './duplicates';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
-import type { UploadFormat, UploadInfo } from './formats';
+import { storedUpload, type UploadFormat } from './formats';
 import { bulkItem, saveVerifications, verificationRow } from '../results/rows';
 import { summarize } from '../results/summary';
-import { insertJobItems, insertQueuedJob } from './insert';
+import { insertJobItems, insertQueuedJob, type NewJob } from './insert';
 
 export const INSTANT_LIMIT = 10;
 
@@ -34,12 +34,17 @@ export interface BulkRequest {
   uploadBytes?: number;
 }
 
-/** The upload's header and file name (a TXT list has a name and no header), kept on the job for the download and the dashboard. */
-function columnsOf(request: BulkRequest): string | null {
-  if (!request.columns && request.filename === undefined && !request.format) return null;
-  const info: UploadInfo = { columns: request.columns ?? [], filename: request.filename ?? null, format: request.format ?? null };
-  return JSON.stringify(info);
+/** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
+function newJob(request: BulkRequest, shape: ListShape, id: string, reservation: Reservation | null): NewJob {
+  return {
+    id, userId: request.userId, sandbox: request.sandbox,
+    totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
+    ...storedUpload(request), uploadBytes: request.uploadBytes ?? 0,
+    reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
+  };
 }
+
+type Reservation = NonNullable<Awaited<ReturnType<typeof reserve>>>;
 
 /** The counts every answer about a submitted list carries. */
 function listCounts(request: BulkRequest, shape: ListShape) {
@@ -99,13 +104,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const at = Date.now();
   const summary = await prisma.$transaction(async (tx) => {
     await tx.job.create({
-      data: {
-        id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'completed', instant: true,
-        totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-        columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
-        reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
-        createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at),
-      },
+      data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
     });
     await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
     const rows = firsts.map(({ idx }, i) =>
@@ -145,12 +144,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
   const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
-  const job = {
-    id: jobId, userId: request.userId, sandbox: request.sandbox, status: 'queued' as const,
-    totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-    columns: columnsOf(request), uploadBytes: request.uploadBytes ?? 0,
-    reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
-  };
+  const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
   try {

@@ -183,7 +183,8 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, mailboxCase(email), false, since]);
   const row = rows[0];
   if (!row) return null;
-  const { evidence, sub_reason = null, mailbox_provider = null, normalized_email = null, rule_id: _ruleId, ...details } =
+  // rows stored before the columns sub_reason and mailbox_provider also hold them in details: left out of it
+  const { evidence, sub_reason: _sub, mailbox_provider: _mailbox, normalized_email = null, rule_id: _ruleId, ...details } =
     JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id'>> & { evidence: Verdict['evidence'] };
   return {
     email,
@@ -193,12 +194,12 @@ export async function cachedVerdict(database: Database, userId: string, email: s
     deliverable: bool(row.deliverable),
     risk_level: row.risk_level as Verdict['risk_level'],
     reason: row.reason as Verdict['reason'],
-    sub_reason,
+    sub_reason: row.sub_reason as Verdict['sub_reason'],
     confidence: Number(row.confidence),
     status: row.status as Verdict['status'],
     score: Number(row.score),
     provider: row.provider,
-    mailbox_provider,
+    mailbox_provider: row.mailbox_provider,
     details,
     disposable: bool(row.disposable),
     role: bool(row.role),

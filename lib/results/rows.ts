@@ -8,12 +8,45 @@ import type { Bucket } from '../verifier/vocabulary';
  * jobs (lib/jobs), read back as history, cached verdicts, bulk items and CSV rows.
  */
 
-/** The columns a verdict is stored in (table `verifications`), shared by history, jobs and CSV. */
+/** A verdict as stored: one field per column of the table `verifications`. */
+export interface VerificationRecord {
+  user_id: string;
+  job_id: string | null;
+  idx: number | null;
+  email: string;
+  sandbox: boolean;
+  source: 'single' | 'bulk';
+  status: string;
+  valid: boolean;
+  deliverable: boolean;
+  risk_level: string;
+  reason: string;
+  score: number;
+  confidence: number;
+  provider: string;
+  disposable: boolean;
+  role: boolean;
+  free: boolean;
+  catch_all: boolean;
+  did_you_mean: string | null;
+  cached: boolean;
+  sub_reason: string | null;
+  mailbox_provider: string | null;
+  /** the rest of the verdict as JSON: details, evidence, normalized_email, rule_id */
+  details: string;
+  created_at: number;
+}
+
+/** The order the batch inserts write VerificationRecord's fields in (every field, checked below). */
 export const VERIFICATION_COLUMNS = [
   'user_id', 'job_id', 'idx', 'email', 'sandbox', 'source', 'status', 'valid', 'deliverable', 'risk_level',
   'reason', 'score', 'confidence', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean',
-  'cached', 'details', 'created_at',
-] as const;
+  'cached', 'sub_reason', 'mailbox_provider', 'details', 'created_at',
+] as const satisfies readonly (keyof VerificationRecord)[];
+
+// a field of VerificationRecord missing from VERIFICATION_COLUMNS fails to compile here
+const everyField: Exclude<keyof VerificationRecord, (typeof VERIFICATION_COLUMNS)[number]> extends never ? true : never = true;
+void everyField;
 
 export interface Recorded {
   userId: string;
@@ -25,15 +58,23 @@ export interface Recorded {
   at: number;
 }
 
-export function verificationRow(verdict: Verdict, r: Recorded): unknown[] {
-  // sub_reason and mailbox_provider ride in the details JSON: no column, no migration
-  const details = JSON.stringify({ ...verdict.details, evidence: verdict.evidence, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider, normalized_email: verdict.normalized_email, rule_id: verdict.rule_id });
-  return [
-    r.userId, r.jobId, r.idx, verdict.email, r.sandbox, r.source, verdict.status, verdict.valid, verdict.deliverable,
-    verdict.risk_level, verdict.reason, verdict.score, verdict.confidence, verdict.provider, verdict.disposable,
-    verdict.role, verdict.free, verdict.catch_all, verdict.did_you_mean, r.cached, details, r.at,
-  ];
+export function verificationRecord(verdict: Verdict, r: Recorded): VerificationRecord {
+  return {
+    user_id: r.userId, job_id: r.jobId, idx: r.idx, email: verdict.email, sandbox: r.sandbox, source: r.source,
+    status: verdict.status, valid: verdict.valid, deliverable: verdict.deliverable, risk_level: verdict.risk_level,
+    reason: verdict.reason, score: verdict.score, confidence: verdict.confidence, provider: verdict.provider,
+    disposable: verdict.disposable, role: verdict.role, free: verdict.free, catch_all: verdict.catch_all,
+    did_you_mean: verdict.did_you_mean, cached: r.cached, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider,
+    details: JSON.stringify({ ...verdict.details, evidence: verdict.evidence, normalized_email: verdict.normalized_email, rule_id: verdict.rule_id }),
+    created_at: r.at,
+  };
 }
+
+/** A record's values in VERIFICATION_COLUMNS order, as the batch inserts (lib/db/sql.ts) take them. */
+export const verificationValues = (record: VerificationRecord): unknown[] => VERIFICATION_COLUMNS.map((column) => record[column]);
+
+/** A verdict as the values of one stored row (VERIFICATION_COLUMNS order). */
+export const verificationRow = (verdict: Verdict, r: Recorded): unknown[] => verificationValues(verificationRecord(verdict, r));
 
 /** Stores a job's results inside the caller's transaction; a result already stored is kept. */
 export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
@@ -65,6 +106,8 @@ export interface StoredVerification {
   catch_all: boolean | number;
   did_you_mean: string | null;
   cached: boolean | number;
+  sub_reason: string | null;
+  mailbox_provider: string | null;
   sandbox: boolean | number;
   source: string;
   job_id: string | null;
@@ -75,12 +118,12 @@ export interface StoredVerification {
 
 export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
 
-type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score'> &
-  ({ details: string } | Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'rule_id'>);
+type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score' | 'sub_reason' | 'mailbox_provider'> &
+  ({ details: string } | Pick<Verdict, 'rule_id'>);
 
-/** A bulk item from a stored row (sub_reason and mailbox_provider in its details JSON) or a fresh verdict. */
+/** A bulk item from a stored row (rule_id in its details JSON) or a fresh verdict. */
 export function bulkItem(row: ItemSource) {
-  const extra: Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'rule_id'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
+  const extra: Partial<Pick<Verdict, 'rule_id'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
   return {
     email: row.email,
     valid: bool(row.valid),
@@ -90,8 +133,8 @@ export function bulkItem(row: ItemSource) {
     cached: bool(row.cached),
     status: row.status,
     score: Number(row.score),
-    sub_reason: extra.sub_reason ?? null,
-    mailbox_provider: extra.mailbox_provider ?? null,
+    sub_reason: row.sub_reason ?? null,
+    mailbox_provider: row.mailbox_provider ?? null,
     rule_id: extra.rule_id ?? null,
   };
 }

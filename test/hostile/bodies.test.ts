@@ -99,6 +99,7 @@ FIELDS.push(
   ['bulk', 'rows flat strings', '{"emails": ["valid@example.com"], "rows": ["a"], "columns": ["c"]}', 400, 'invalid_request', 'rows.0'],
   ['bulk', 'row cell a number', '{"emails": ["valid@example.com"], "rows": [[1]], "columns": ["c"]}', 400, 'invalid_request', 'rows.0.0'],
   ['bulk', 'row cell null', '{"emails": ["valid@example.com"], "rows": [[null]], "columns": ["c"]}', 400, 'invalid_request', 'rows.0.0'],
+  ['bulk', 'a row of 1001 cells', JSON.stringify({ emails: ['valid@example.com'], rows: [Array.from({ length: 1001 }, () => 'a')], columns: ['c'] }), 400, 'invalid_request', 'rows.0'],
   ['bulk', 'rows null', '{"emails": ["valid@example.com"], "rows": null, "columns": ["c"]}', 400, 'invalid_request', 'rows'],
   ['bulk', 'rows without columns', '{"emails": ["valid@example.com"], "rows": [["a"]]}', 400, 'invalid_request', 'columns'],
   ['bulk', 'rows count differs from emails', '{"emails": ["valid@example.com"], "rows": [["a"], ["b"]], "columns": ["c"]}', 400, 'invalid_request', 'rows'],

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 const verdicts = async ({ prisma, dialect }: Database, jobId: string) =>
-  prisma.$queryRawUnsafe<{ email: string; status: string; details: string }[]>(q(dialect, 'SELECT email, status, details FROM verifications WHERE job_id = ?'), jobId);
+  prisma.$queryRawUnsafe<{ email: string; status: string; sub_reason: string | null }[]>(q(dialect, 'SELECT email, status, sub_reason FROM verifications WHERE job_id = ?'), jobId);
 
 describe('PostgreSQL restarted mid-job (a private server)', () => {
   let pg: PrivatePostgres;
@@ -79,7 +79,7 @@ describe('PostgreSQL restarted mid-job (a private server)', () => {
       const rows = await verdicts(database, jobId);
       expect(rows).toHaveLength(emails.length);
       const wrong = rows.filter((r) => r.status !== (r.email.startsWith('ok') ? 'deliverable' : 'undeliverable'));
-      expect(wrong.map((r) => [r.email, r.status, JSON.parse(r.details).sub_reason])).toEqual([]);
+      expect(wrong.map((r) => [r.email, r.status, r.sub_reason])).toEqual([]);
       const books = await booksOf(database, account.id, jobId, CREDITS);
       expect(books).toMatchObject({ stored: emails.length, distinct: emails.length });
       expect(books.paid).toBe(books.chargeable);
@@ -120,7 +120,7 @@ describe('a resolver that times out (sqlite)', () => {
     } finally {
       await worker.stop();
     }
-    const rows = Object.fromEntries((await verdicts(ctx.database, jobId)).map((r) => [r.email, { status: r.status, sub_reason: JSON.parse(r.details).sub_reason }]));
+    const rows = Object.fromEntries((await verdicts(ctx.database, jobId)).map((r) => [r.email, { status: r.status, sub_reason: r.sub_reason }]));
     expect(rows['ok1@outage.test']).toEqual({ status: 'deliverable', sub_reason: null });
     expect(rows['ok2@dead.test']).toEqual({ status: 'unknown', sub_reason: 'dns_failure' });
     const [chunk] = await ctx.database.prisma.job.findMany({ where: { id: jobId } });
