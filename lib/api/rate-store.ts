@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import { db, type Database } from '../db/client';
 import { q } from '../db/sql';
 import { env } from '../config/env';
+import { processSlot } from '../config/process-slots';
 
 /** One hit on a fixed window: how many hits the window holds now (this one included), and its end. */
 export interface WindowCount {
@@ -170,7 +171,7 @@ function redisStore(url: string): RateStore {
   });
 }
 
-const holder = globalThis as unknown as { __evRateStores?: Map<string, RateStore> };
+const shared = processSlot<Map<string, RateStore>>('rate-stores');
 
 /**
  * The store `EV_RATE_LIMIT_STORE` names; `auto`: Redis when `EV_REDIS_URL` is set, else the database
@@ -182,7 +183,7 @@ export async function rateStore(): Promise<RateStore> {
   let kind: string = wanted;
   if (wanted === 'auto') kind = redisUrl ? 'redis' : (await db()).dialect === 'postgres' ? 'database' : 'memory';
   const id = kind === 'redis' ? `redis ${redisUrl}` : kind;
-  const stores = (holder.__evRateStores ??= new Map());
+  const stores = (shared.value ??= new Map());
   let store = stores.get(id);
   if (!store) {
     store = kind === 'redis' ? redisStore(redisUrl) : kind === 'database' ? databaseStore() : memoryStore();
