@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
-import { selectRows } from '../db/sql';
+import { byDialect, selectRows } from '../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
 export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';
@@ -35,12 +35,12 @@ export type ProviderCounts = Record<MailProvider, number>;
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
   // mailbox_provider lives in the details JSON (lib/verifications/rows.ts verificationRow)
-  const mailbox = database.dialect === 'postgres' ? `(details::json ->> 'mailbox_provider')` : `json_extract(details, '$.mailbox_provider')`;
+  const mailbox = byDialect(database.dialect, { postgres: `(details::json ->> 'mailbox_provider')`, sqlite: `json_extract(details, '$.mailbox_provider')` });
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
   // SQLite answers on this event loop: a million rows grouped at once held every other request
   // for a second or more, so it groups a range of indexes at a time and yields between them
   // (issue 20). PostgreSQL's answer is awaited over the network.
-  const step = database.dialect === 'postgres' ? Number.MAX_SAFE_INTEGER : PROVIDER_RANGE;
+  const step = byDialect(database.dialect, { postgres: Number.MAX_SAFE_INTEGER, sqlite: PROVIDER_RANGE });
   const [bounds] = await selectRows<{ top: number | bigint | null }>(database, `SELECT MAX(idx) AS top FROM verifications WHERE job_id = ?`, [jobId]);
   const top = Number(bounds?.top ?? -1);
   for (let from = 0; from <= top; from += step) {

@@ -9,6 +9,7 @@ import type { Verifier } from '../verifier/types';
 import { createVerifier } from '../verifier/verify';
 import { createPgPoliteness } from './politeness-pg';
 import { processSlot } from '../config/process-slots';
+import { byDialect } from '../db/sql';
 
 /** Production verifiers built from the environment. */
 
@@ -22,9 +23,10 @@ const politenessSlot = processSlot<{ politeness: Politeness; end(): Promise<void
 function sharedPoliteness(): Politeness {
   if (politenessSlot.value) return politenessSlot.value.politeness;
   const config = env();
-  const chosen = db().then(({ dialect, url }) => dialect === 'postgres'
-    ? createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 })
-    : { ...createLocalPoliteness(), end: async () => undefined });
+  const chosen = db().then(({ dialect, url }) => byDialect(dialect, {
+    postgres: () => createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 }),
+    sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
+  })());
   const politeness: Politeness = {
     acquire: async (target, signal) => (await chosen).acquire(target, signal),
     hold: async (subject, ms) => (await chosen).hold(subject, ms),
