@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { byDialect, sqlBoolean } from '../db/sql';
 import { CHARGEABLE_SQL } from '../results/chargeable';
 import type { LedgerTx } from './ledger';
 
@@ -34,7 +35,7 @@ const n = (value: unknown) => Number(value ?? 0);
 
 export async function auditCredits(database: Database): Promise<AuditReport> {
   const { prisma, dialect } = database;
-  const no = dialect === 'postgres' ? 'false' : '0';
+  const no = sqlBoolean(dialect, false);
   const read = async (tx: LedgerTx) => {
     const all = (sql: string) => tx.$queryRawUnsafe<Row[]>(sql);
     return {
@@ -67,7 +68,7 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
   };
   // one snapshot: PostgreSQL's repeatable read; SQLite's read transaction is one already
   // (the SQLite client's type knows only Serializable; the PostgreSQL client takes RepeatableRead)
-  const options = { timeout: 600_000, maxWait: 60_000, ...(dialect === 'postgres' ? { isolationLevel: 'RepeatableRead' } : {}) } as { timeout: number };
+  const options = { timeout: 600_000, maxWait: 60_000, ...byDialect<object>(dialect, { postgres: { isolationLevel: 'RepeatableRead' }, sqlite: {} }) } as { timeout: number };
   const data = await prisma.$transaction((tx) => read(tx), options);
 
   const found = new Map<string, string[]>();

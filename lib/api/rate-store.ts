@@ -2,8 +2,9 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { db, type Database } from '../db/client';
-import { q } from '../db/sql';
+import { byDialect, q } from '../db/sql';
 import { env } from '../config/env';
+import { processSlot } from '../config/process-slots';
 
 /** One hit on a fixed window: how many hits the window holds now (this one included), and its end. */
 export interface WindowCount {
@@ -111,12 +112,11 @@ function databaseStore(): RateStore {
       prunedAt = now;
       pruneRateWindows(database, now).catch((error: unknown) => console.error('[rate] pruning rate_windows failed', error));
     }
-    if (database.dialect === 'postgres') {
-      const result = await poolFor(database.url).query<{ count: number }>(q('postgres', UPSERT), [subject, start, n, start + windowMs]);
-      return result.rows[0]!.count;
-    }
-    const rows = await database.prisma.$queryRawUnsafe<{ count: number | bigint }[]>(UPSERT, subject, start, n, start + windowMs);
-    return Number(rows[0]!.count);
+    const values = [subject, start, n, start + windowMs];
+    return byDialect(database.dialect, {
+      postgres: async () => (await poolFor(database.url).query<{ count: number }>(q('postgres', UPSERT), values)).rows[0]!.count,
+      sqlite: async () => Number((await database.prisma.$queryRawUnsafe<{ count: number | bigint }[]>(UPSERT, ...values))[0]!.count),
+    })();
   });
 }
 
@@ -170,7 +170,7 @@ function redisStore(url: string): RateStore {
   });
 }
 
-const holder = globalThis as unknown as { __evRateStores?: Map<string, RateStore> };
+const shared = processSlot<Map<string, RateStore>>('rate-stores');
 
 /**
  * The store `EV_RATE_LIMIT_STORE` names; `auto`: Redis when `EV_REDIS_URL` is set, else the database
@@ -180,9 +180,9 @@ const holder = globalThis as unknown as { __evRateStores?: Map<string, RateStore
 export async function rateStore(): Promise<RateStore> {
   const { EV_RATE_LIMIT_STORE: wanted, EV_REDIS_URL: redisUrl } = env();
   let kind: string = wanted;
-  if (wanted === 'auto') kind = redisUrl ? 'redis' : (await db()).dialect === 'postgres' ? 'database' : 'memory';
+  if (wanted === 'auto') kind = redisUrl ? 'redis' : byDialect((await db()).dialect, { postgres: 'database', sqlite: 'memory' });
   const id = kind === 'redis' ? `redis ${redisUrl}` : kind;
-  const stores = (holder.__evRateStores ??= new Map());
+  const stores = (shared.value ??= new Map());
   let store = stores.get(id);
   if (!store) {
     store = kind === 'redis' ? redisStore(redisUrl) : kind === 'database' ? databaseStore() : memoryStore();

@@ -8,6 +8,8 @@ import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';
 import type { Verifier } from '../verifier/types';
 import { createVerifier } from '../verifier/verify';
 import { createPgPoliteness } from '../db/politeness-pg';
+import { processSlot } from '../config/process-slots';
+import { byDialect } from '../db/sql';
 
 /** Production verifiers built from the environment. */
 
@@ -16,20 +18,21 @@ let resolver: DnsResolver | undefined;
 // Leases, pace, 421 back-offs and greylist holds: shared by every verifier of the process, and on
 // PostgreSQL by every process of the deployment (its workers and web servers); SQLite is one
 // machine and keeps them in the process.
-const holder = globalThis as unknown as { __evPoliteness?: { politeness: Politeness; end(): Promise<void> } };
+const politenessSlot = processSlot<{ politeness: Politeness; end(): Promise<void> }>('politeness');
 
 function sharedPoliteness(): Politeness {
-  if (holder.__evPoliteness) return holder.__evPoliteness.politeness;
+  if (politenessSlot.value) return politenessSlot.value.politeness;
   const config = env();
-  const chosen = db().then(({ dialect, url }) => dialect === 'postgres'
-    ? createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 })
-    : { ...createLocalPoliteness(), end: async () => undefined });
+  const chosen = db().then(({ dialect, url }) => byDialect(dialect, {
+    postgres: () => createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 }),
+    sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
+  })());
   const politeness: Politeness = {
     acquire: async (target, signal) => (await chosen).acquire(target, signal),
     hold: async (subject, ms) => (await chosen).hold(subject, ms),
     heldFor: async (subjects) => (await chosen).heldFor(subjects),
   };
-  holder.__evPoliteness = { politeness, end: async () => (await chosen).end() };
+  politenessSlot.value = { politeness, end: async () => (await chosen).end() };
   return politeness;
 }
 
@@ -98,7 +101,7 @@ export function jobVerifier(jobId: string): Verifier {
 export function resetProductionVerifiers(): void {
   shared = undefined;
   resolver = undefined;
-  void holder.__evPoliteness?.end().catch(() => undefined);
-  holder.__evPoliteness = undefined;
+  void politenessSlot.value?.end().catch(() => undefined);
+  politenessSlot.value = undefined;
   perJob.clear();
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../errors/errors';
 import type { Database } from './client';
+import { byDialect } from './sql';
 
 export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];
 
@@ -15,8 +16,11 @@ export async function createCapped<T>(
   create: (tx: Tx) => Promise<T>,
 ): Promise<T> {
   return prisma.$transaction(async (tx) => {
-    if (dialect === 'postgres') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `cap:${cap.what}:${userId}`);
-    else await tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', userId); // takes the write lock now, not at the INSERT
+    await byDialect(dialect, {
+      postgres: () => tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `cap:${cap.what}:${userId}`),
+      // takes the write lock now, not at the INSERT
+      sqlite: () => tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', userId),
+    })();
     if ((await cap.count(tx)) + (cap.adding ?? 1) > cap.limit) {
       throw new AppError('limit_reached', `This account already has the most ${cap.what} allowed (${cap.limit}). Delete one first.`, { limit: cap.limit });
     }

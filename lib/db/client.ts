@@ -7,6 +7,7 @@ import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
 import { env } from '../config/env';
 import { applyMigrations } from './migrate';
 import { SerializedSqliteAdapter } from './sqlite-adapter';
+import { processSlot } from '../config/process-slots';
 
 /** Both generated clients have the same models; the SQLite one's type stands for both. */
 export type Db = SqliteClient;
@@ -89,18 +90,18 @@ export async function openDatabase(url: string): Promise<Database> {
   return { prisma, dialect, url, bulk, writeLock: lock };
 }
 
-const holder = globalThis as unknown as { __evDb?: Promise<Database> };
+const shared = processSlot<Promise<Database>>('db');
 
 /** The process-wide database, opened on first use from DATABASE_URL. */
 export function db(): Promise<Database> {
-  holder.__evDb ??= openDatabase(env().DATABASE_URL);
-  return holder.__evDb;
+  shared.value ??= openDatabase(env().DATABASE_URL);
+  return shared.value;
 }
 
 /** Points the process at another database (tests, benchmarks); closes the previous one. */
 export async function useDatabase(url: string): Promise<Database> {
-  const previous = holder.__evDb;
-  holder.__evDb = openDatabase(url);
+  const previous = shared.value;
+  shared.value = openDatabase(url);
   if (previous) await (await previous.catch(() => null))?.prisma.$disconnect();
-  return holder.__evDb;
+  return shared.value;
 }

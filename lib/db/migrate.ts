@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db, Dialect } from './client';
+import { byDialect } from './sql';
 
 /**
  * Applies the SQL migrations under prisma/ at start-up through the driver adapter (the Prisma CLI cannot reach
@@ -11,7 +12,7 @@ import type { Db, Dialect } from './client';
  * with an immediate transaction.
  */
 export function migrationsDir(dialect: Dialect): string {
-  return join(process.cwd(), dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations');
+  return join(process.cwd(), byDialect(dialect, { postgres: 'prisma/postgres/migrations', sqlite: 'prisma/migrations' }));
 }
 
 export function readMigrations(dialect: Dialect): { name: string; sql: string; checksum: string }[] {
@@ -54,7 +55,7 @@ export async function applyMigrations(prisma: Db, dialect: Dialect): Promise<str
       }
       const steps = statements(migration.sql);
       for (const step of steps) await tx.$executeRawUnsafe(step);
-      const now = dialect === 'postgres' ? 'now()' : 'current_timestamp';
+      const now = byDialect(dialect, { postgres: 'now()', sqlite: 'current_timestamp' });
       await tx.$executeRawUnsafe(
         `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('${randomUUID()}', '${migration.checksum}', '${migration.name.replace(/'/g, "''")}', ${now}, ${now}, ${steps.length})`,
       );

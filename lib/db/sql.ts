@@ -113,3 +113,16 @@ function prepared(bulk: BetterSqlite3, query: string) {
   if (!statement) cache.set(query, (statement = bulk.prepare(query)));
   return statement;
 }
+
+/**
+ * The one place call sites choose by database (umami's runQuery is the model): each dialect's SQL
+ * or action side by side, and the compiler checks that neither is missing.
+ */
+export function byDialect<T>(dialect: Dialect, choices: Record<Dialect, T>): T {
+  return choices[dialect];
+}
+
+/** A boolean written into the SQL text itself (SQLite has no boolean type), e.g. so the planner can match a partial index's predicate. */
+export function sqlBoolean(dialect: Dialect, value: boolean): string {
+  return byDialect(dialect, { postgres: String(value), sqlite: value ? '1' : '0' });
+}

@@ -4,6 +4,7 @@ import { egressOf, type Egress } from './egress';
 import { fleetEgressReports, saveEgressReport } from './fleet';
 import { parseDnsServers } from '../verifier/dns';
 import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
+import { processSlot } from '../config/process-slots';
 
 /** The egress check as this process runs it: built from the environment, cached, refreshed. */
 
@@ -125,21 +126,24 @@ export class EgressMonitor {
   }
 }
 
-const holder = globalThis as unknown as { __evEgress?: EgressMonitor };
+// Built from the configuration it was read with: once env() reads the environment again (a test
+// changed it), the next caller gets a monitor of the new configuration, with no report of the old.
+const shared = processSlot<{ config: Env; monitor: EgressMonitor }>('egress-monitor');
 
 /** This process's monitor (one per process: the worker and the API routes share it). */
 export function egressMonitor(): EgressMonitor {
-  if (!holder.__evEgress) {
-    const config = env();
-    holder.__evEgress = new EgressMonitor({
+  const config = env();
+  if (shared.value?.config !== config) {
+    const monitor = new EgressMonitor({
       run: () => checkEgress(egressDepsFromEnv()),
       egress: egressOf(config),
       record: async (report) => saveEgressReport(await db(), report),
       intervalMs: config.EV_EGRESS_CHECK_INTERVAL_MS,
       pauses: () => env().EV_EGRESS_POLICY === 'pause',
     });
+    shared.value = { config, monitor };
   }
-  return holder.__evEgress;
+  return shared.value.monitor;
 }
 
 /** The worker is not gated when the policy is off or production runs on the sandbox engine. */
@@ -195,9 +199,4 @@ export async function egressStatus({ refresh = false } = {}): Promise<EgressStat
   // the fleet's reports are a view beside this process's own: a database hiccup leaves just this one
   const egresses = await db().then(fleetEgressReports).catch(() => [report]);
   return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused, egresses };
-}
-
-/** Only tests change the environment under a running process. */
-export function resetEgressForTests(): void {
-  holder.__evEgress = undefined;
 }

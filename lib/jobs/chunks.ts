@@ -1,6 +1,6 @@
 import type { Database, Db, Dialect } from '../db/client';
 import { newId } from '../db/ids';
-import { q, selectRows, sqliteInsert, insertRows } from '../db/sql';
+import { byDialect, q, selectRows, sqliteInsert, insertRows } from '../db/sql';
 import { VERIFICATION_COLUMNS } from '../results/rows';
 
 /**
@@ -27,7 +27,7 @@ type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
 
 /** The database's clock in epoch milliseconds, as an SQL expression. */
 export function dbNow(dialect: Dialect): string {
-  return dialect === 'postgres' ? `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint` : `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
+  return byDialect(dialect, { postgres: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`, sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)` });
 }
 
 const claimable = (dialect: Dialect, c = 'c') =>
@@ -53,7 +53,7 @@ export async function claimChunk(
   const pinned = filter.egress === undefined ? { sql: '', values: [] }
     : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
   for (let tries = 0; tries < 5; tries++) {
-    const lock = dialect === 'postgres' ? 'FOR UPDATE OF c SKIP LOCKED' : '';
+    const lock = byDialect(dialect, { postgres: 'FOR UPDATE OF c SKIP LOCKED', sqlite: '' });
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
       q(dialect, `WITH served AS (
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id

@@ -1,3 +1,4 @@
+import { byDialect } from '../db/sql';
 import type { Dialect } from '../db/client';
 import type { VerificationRecord } from '../results/rows';
 
@@ -69,7 +70,7 @@ export const DUPLICATE_AT = UPLOAD_AT + 1;
  */
 export function resultSelect(dialect: Dialect, own: 'i' | 'v'): string {
   const values = VALUE_COLUMNS.map((column) => `${'own' in column ? own : 'v'}.${column.name}`);
-  const bit = (name: string, i: number) => `(${dialect === 'postgres' ? `v.${name}::int` : `v.${name}`} << ${i})`;
+  const bit = (name: string, i: number) => `(${byDialect(dialect, { postgres: `v.${name}::int`, sqlite: `v.${name}` })} << ${i})`;
   return `${values.join(', ')}, ${FLAG_COLUMNS.map(bit).join(' | ')} AS flags`;
 }
 

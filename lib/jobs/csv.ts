@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { selectArrays } from '../db/sql';
+import { byDialect, selectArrays } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { bucketCondition, type DownloadFilter } from '../results/rows';
 import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, UPLOAD_AT, resultCells, resultSelect, resultValues, type ResultRow } from './columns';
@@ -19,7 +19,7 @@ import { pagedStream, xlsxStream } from './stream';
  * pages are five times that, for fewer round trips.
  */
 const pageRows = (width: number, dialect: Database['dialect']) =>
-  Math.max(20, Math.floor((dialect === 'postgres' ? 80_000 : 16_000) / (width + RESULT_COLUMNS.length)));
+  Math.max(20, Math.floor(byDialect(dialect, { postgres: 80_000, sqlite: 16_000 }) / (width + RESULT_COLUMNS.length)));
 
 /**
  * The most bytes a job's download may send: EV_DOWNLOAD_RATIO times its upload plus 1 KB a row

@@ -5,12 +5,13 @@ import { egressOf } from '../egress/egress';
 import { verifierFor } from '../checks/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
+import { processSlot } from '../config/process-slots';
 
-const holder = globalThis as unknown as { __evWorker?: JobWorker; __evStopDispatcher?: () => Promise<void> };
+const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<void> }>('worker');
 
 /** The worker for this process (server or `npm run worker`), created on first call. */
 export async function startWorker(): Promise<JobWorker> {
-  if (holder.__evWorker) return holder.__evWorker;
+  if (running.value) return running.value.worker;
   const database = await db();
   const config = env();
   const worker = new JobWorker(database, {
@@ -26,24 +27,22 @@ export async function startWorker(): Promise<JobWorker> {
     egress: egressOf(config).key,
     greylistPinMs: config.EV_GREYLIST_RETRY_MS,
   });
-  holder.__evWorker = worker;
   const refusal = identityRefusal(config);
   if (refusal) console.error(`[worker] production jobs wait: ${refusal}`);
   worker.start();
   // Webhooks go out beside the worker, never in its loop: a slow receiver delays only its own deliveries.
-  holder.__evStopDispatcher = startDispatcher(database);
+  running.value = { worker, stopDispatcher: startDispatcher(database) };
   return worker;
 }
 
 /** New work was queued here: an in-process worker need not wait for its next poll. */
 export function pokeWorker(): void {
-  holder.__evWorker?.poke();
+  running.value?.worker.poke();
 }
 
 export async function stopWorker(): Promise<void> {
-  await Promise.all([holder.__evWorker?.stop(), holder.__evStopDispatcher?.()]);
-  holder.__evWorker = undefined;
-  holder.__evStopDispatcher = undefined;
+  await Promise.all([running.value?.worker.stop(), running.value?.stopDispatcher()]);
+  running.value = undefined;
 }
 
 export function embeddedWorkerEnabled(): boolean {

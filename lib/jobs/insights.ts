@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
-import { selectRows } from '../db/sql';
+import { byDialect, selectRows } from '../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
 export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';
@@ -38,7 +38,7 @@ export async function providerCounts(database: Database, jobId: string): Promise
   // SQLite answers on this event loop: a million rows grouped at once held every other request
   // for a second or more, so it groups a range of indexes at a time and yields between them
   // (issue 20). PostgreSQL's answer is awaited over the network.
-  const step = database.dialect === 'postgres' ? Number.MAX_SAFE_INTEGER : PROVIDER_RANGE;
+  const step = byDialect(database.dialect, { postgres: Number.MAX_SAFE_INTEGER, sqlite: PROVIDER_RANGE });
   const [bounds] = await selectRows<{ top: number | bigint | null }>(database, `SELECT MAX(idx) AS top FROM verifications WHERE job_id = ?`, [jobId]);
   const top = Number(bounds?.top ?? -1);
   for (let from = 0; from <= top; from += step) {

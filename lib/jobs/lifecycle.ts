@@ -1,4 +1,5 @@
 import type { Database, Db } from '../db/client';
+import { byDialect } from '../db/sql';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
 import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
 import { chargeableCount } from '../results/chargeable';
@@ -47,7 +48,7 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
  * chunk done and finishes the job. SQLite has one writer at a time already.
  */
 async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
-  if (dialect === 'postgres') await tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId);
+  await byDialect<() => Promise<unknown>>(dialect, { postgres: () => tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId), sqlite: async () => {} })();
 }
 
 /**
@@ -59,7 +60,7 @@ export async function completeChunkAndFinish(database: Database, chunk: ChunkCla
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
     // SQLite: the chunk's UPDATE comes first, so this transaction holds the write lock before it reads
-    if (dialect === 'postgres') await lockJob(tx, dialect, chunk.jobId);
+    await lockJob(tx, dialect, chunk.jobId);
     if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
     failpoint('chunk.after-complete');
     return (await finishIn(tx, dialect, chunk.jobId)) ? 'finished' : 'open';

@@ -1,10 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { queueState, type QueueState } from './queue-state';
+import { processSlot } from '../config/process-slots';
 
 /**
  * The process's Prometheus metrics (prom-client, the Node.js client Prometheus lists; its default
  * collectors give event-loop lag, heap and resident memory, GC and handles without code of ours).
- * One registry per process, kept on globalThis so Next.js's module copies share it. The job and
+ * One registry per process, in a process slot (lib/config/process-slots.ts). The job and
  * chunk gauges are read from the database at scrape time (queue-state.ts); everything else is
  * counted where it happens. Label values are bounded: providers are the closed list of
  * lib/verifier/providers.ts (`other` for the rest), egresses the fleet's few.
@@ -97,11 +98,11 @@ export function countVerdict(verdict: string, mode: string, provider: string | n
 }
 
 export type Metrics = ReturnType<typeof build>;
-const holder = globalThis as unknown as { __evMetrics?: Metrics };
+const shared = processSlot<Metrics>('metrics');
 
 export function metrics(): Metrics {
-  holder.__evMetrics ??= build();
-  return holder.__evMetrics;
+  shared.value ??= build();
+  return shared.value;
 }
 
 /** `provider:google` → google; an MX host target → `other` (one series per host would be unbounded). */

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { bulkInsert, insertRows, selectRows, sqliteInsert } from '../db/sql';
+import { bulkInsert, byDialect, insertRows, selectRows, sqlBoolean, sqliteInsert } from '../db/sql';
 import type { Settlement } from '../accounts/ledger';
 import { reservationSwept } from '../accounts/quota';
 import { chargeWithRows, settleIn, settleInSqlite } from '../accounts/ledger';
@@ -86,21 +86,15 @@ function mailboxCase(email: string): string {
 
 /** The SQL side of mailboxCase: the expression the (user_id, lower(email)) index is built on. */
 function emailCase(database: Database): string {
-  return database.dialect === 'postgres' ? 'lower(email COLLATE "C")' : 'lower(email)';
+  return byDialect(database.dialect, { postgres: 'lower(email COLLATE "C")', sqlite: 'lower(email)' });
 }
 
 /** The cache lookup: production rows only, by the partial (user_id, lower(email)) index; a rule's verdict is not a probe's and is never reused. */
 export function cacheLookupSql(database: Database): string {
   // SQLite without statistics would walk the (user_id, sandbox, id) index for the ORDER BY instead
-  const from = database.dialect === 'sqlite' ? 'verifications INDEXED BY verifications_user_id_email_idx' : 'verifications';
-  return `SELECT * FROM ${from} WHERE user_id = ? AND ${emailCase(database)} = ? AND sandbox = ${booleanLiteral(database, false)} AND cached = ?
+  const from = byDialect(database.dialect, { sqlite: 'verifications INDEXED BY verifications_user_id_email_idx', postgres: 'verifications' });
+  return `SELECT * FROM ${from} WHERE user_id = ? AND ${emailCase(database)} = ? AND sandbox = ${sqlBoolean(database.dialect, false)} AND cached = ?
     AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ? ORDER BY id DESC LIMIT 1`;
-}
-
-/** A boolean written into the SQL itself, so the planner can match a partial index's predicate. */
-function booleanLiteral(database: Database, value: boolean): string {
-  if (database.dialect === 'postgres') return value ? 'true' : 'false';
-  return value ? '1' : '0';
 }
 
 const normalizedOf = (email: string) => {
@@ -140,7 +134,7 @@ export function historyFor(
 export async function listHistory(database: Database, query: HistoryQuery) {
   const params: unknown[] = [query.userId];
   // the mode as a literal: the (user_id, email) index covers production rows only (see its migration)
-  let where = `user_id = ? AND sandbox = ${booleanLiteral(database, query.sandbox)}`;
+  let where = `user_id = ? AND sandbox = ${sqlBoolean(database.dialect, query.sandbox)}`;
   if (query.before !== undefined) {
     where += ' AND id < ?';
     params.push(query.before);
@@ -150,7 +144,7 @@ export async function listHistory(database: Database, query: HistoryQuery) {
     params.push(mailboxCase(query.email));
   }
   // a production search by address goes by that index (SQLite would pick the one matching ORDER BY)
-  const byEmail = query.email !== undefined && !query.sandbox && database.dialect === 'sqlite';
+  const byEmail = query.email !== undefined && !query.sandbox && byDialect(database.dialect, { sqlite: true, postgres: false });
   const rows = await selectRows<StoredVerification>(
     database,
     `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at

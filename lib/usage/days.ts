@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { byDialect } from '../db/sql';
 
 /** UTC days as the usage report counts them: `YYYY-MM-DD`, inclusive ranges. */
 export interface DayRange {
@@ -23,7 +24,8 @@ export const msRange = (range: DayRange) => [dayStart(range.from), dayStart(rang
 
 /** SQL: the UTC day of a `created_at` column in epoch milliseconds. */
 export function daySql(database: Database, column = 'created_at'): string {
-  return database.dialect === 'postgres'
-    ? `to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
-    : `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`;
+  return byDialect(database.dialect, {
+    postgres: `to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+    sqlite: `strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`,
+  });
 }

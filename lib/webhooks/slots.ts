@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client';
+import { byDialect } from '../db/sql';
 
 /**
  * In-flight limits of webhook attempts: EV_WEBHOOK_CONCURRENCY per process, EV_WEBHOOK_PER_ACCOUNT
@@ -62,7 +63,7 @@ export async function takeSlots(database: Database, limits: Limits, userId: stri
     add(perAccount, userId, -1);
     add(perEndpoint, webhookId, -1);
   };
-  if (database.dialect !== 'postgres') return { release: async () => local() };
+  if (byDialect(database.dialect, { sqlite: true, postgres: false })) return { release: async () => local() };
   let slot: number | undefined;
   try {
     const rows = await database.prisma.$queryRawUnsafe<{ slot: number }[]>(TAKE, webhookId, holder, leaseMs, limits.perEndpoint);

@@ -4,7 +4,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as single from '@/app/v1/verify/single/route';
 import * as account from '@/app/v1/account/route';
 import { checkEgress } from '@/lib/egress/check';
-import { EgressMonitor, egressDepsFromEnv, productionPaused, resetEgressForTests } from '@/lib/egress/state';
+import { EgressMonitor, egressDepsFromEnv, productionPaused } from '@/lib/egress/state';
 import { saveEgressReport } from '@/lib/egress/fleet';
 import { env } from '@/lib/config/env';
 import { resetEnvForTests } from '@/lib/config/env';
@@ -30,14 +30,12 @@ beforeAll(async () => {
     EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
   });
   resetEnvForTests();
-  resetEgressForTests();
   ctx = await setup('sqlite');
 });
 
 afterAll(async () => {
   for (const name of ENV) delete process.env[name];
   resetEnvForTests();
-  resetEgressForTests();
   await ctx?.teardown();
   await postfix?.stop();
   await dns?.stop();
@@ -111,7 +109,6 @@ describe('the placeholder sender identity', () => {
   const reconfigure = (values: Record<string, string | undefined>) => {
     for (const [name, value] of Object.entries(values)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
     resetEnvForTests();
-    resetEgressForTests();
   };
 
   it('refuses production probing with verifier.localhost: the check fails, single checks answer 503, jobs wait', async () => {

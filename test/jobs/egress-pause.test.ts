@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { egressStatus, productionPaused, resetEgressForTests } from '@/lib/egress/state';
+import { egressStatus, productionPaused } from '@/lib/egress/state';
 import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
@@ -36,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const name of ENV) delete process.env[name];
   resetEnvForTests();
-  resetEgressForTests();
   await postfix?.stop();
   await dns?.stop();
 });
@@ -53,7 +52,7 @@ async function until(what: () => Promise<boolean>, ms = 20_000) {
 
 describe.each(DIALECTS)('EV_EGRESS_POLICY=pause (%s)', (dialect) => {
   beforeAll(async () => {
-    resetEgressForTests();
+    resetEnvForTests(); // the environment read again: a new egress monitor, no report of the last run
     ctx = await setup(dialect);
   });
   afterAll(async () => {
@@ -106,13 +105,11 @@ describe('the policies', () => {
       process.env.EV_EGRESS_POLICY = 'pause';
       process.env[name] = value;
       resetEnvForTests();
-      resetEgressForTests();
       expect(productionPaused()).toBe(false);
     }
     delete process.env.EV_PRODUCTION_ENGINE;
     process.env.EV_EGRESS_POLICY = 'pause';
     resetEnvForTests();
-    resetEgressForTests();
     // pause, before any check has answered: hold
     expect(productionPaused()).toBe(true);
     await egressStatus(); // let the check that call started finish before the peers go
