@@ -174,10 +174,10 @@ export class Transport {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    // One key for the logical call, reused by every retry: the server replays the first answer
-    // instead of verifying (or charging) twice.
-    if (method === 'POST') headers['idempotency-key'] = call.idempotencyKey ?? randomKey();
     const maxRetries = call.maxRetries ?? this.maxRetries;
+    // One key for the logical call, reused by every retry: the server replays the first answer
+    // instead of verifying (or charging) twice. A call that is never retried needs none.
+    if (method === 'POST' && (call.idempotencyKey || maxRetries > 0)) headers['idempotency-key'] = call.idempotencyKey ?? randomKey();
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
 
     // what made the first retry necessary: a later 409 only says that attempt is still running

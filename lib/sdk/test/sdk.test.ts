@@ -291,7 +291,12 @@ describe('the SDK against the real API over HTTP', () => {
     expect(refused).toMatchObject({ status: 401, code: 'authentication_error' });
     expect(inits[0]!.credentials).toBe('same-origin');
     expect(new Headers(inits[0]!.headers).get('authorization')).toBeNull();
-    expect(sent).toEqual([expect.objectContaining({ url: `${api.url}/v1/account`, sandbox: 'true' })]);
+    await expect(sdk.verifySingle('valid@example.com')).rejects.toBeInstanceOf(AuthenticationError);
+    // a call never retried sends no Idempotency-Key (the dashboard's writes, as before the SDK)
+    expect(sent).toEqual([
+      expect.objectContaining({ url: `${api.url}/v1/account`, sandbox: 'true' }),
+      expect.objectContaining({ method: 'POST', url: `${api.url}/v1/verify/single`, idempotencyKey: null }),
+    ]);
     expect(() => new EmailVerifier({})).toThrow('apiKey is required');
   });
 
