@@ -3,12 +3,12 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { SessionProvider } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
-import { ApiError } from '@/lib/client/api';
+import { EmailVerifierError } from '@/lib/sdk/src/index';
 
 // An expired session turns every call into a 401; send the user to sign in once instead of
 // showing the same error in every panel.
 function onApiError(error: Error): void {
-  if (error instanceof ApiError && error.status === 401 && typeof window !== 'undefined') {
+  if (error instanceof EmailVerifierError && error.status === 401 && typeof window !== 'undefined') {
     window.location.assign(`/signin?callbackUrl=${encodeURIComponent(window.location.pathname)}`);
   }
 }
@@ -20,7 +20,7 @@ export function Providers({ children }: { children: ReactNode }) {
         queryCache: new QueryCache({ onError: onApiError }),
         mutationCache: new MutationCache({ onError: onApiError }),
         defaultOptions: {
-          queries: { staleTime: 5_000, retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 },
+          queries: { staleTime: 5_000, retry: (count, error) => !(error instanceof EmailVerifierError && error.status < 500) && count < 2 },
         },
       }),
   );

@@ -1,4 +1,4 @@
-import type { SingleResult } from '@/lib/client/types';
+import type { SingleResult } from '@/lib/sdk/src/index';
 import { cx } from '../ui';
 import { RiskBadge, bucketOf, verdicts } from '../verdict';
 

@@ -14,7 +14,7 @@ export function HistoryTable() {
   const [email, setEmail] = useState('');
   const [mode, setMode] = useState<Mode>('');
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const query: HistoryQuery = { email: email || undefined, sandbox: mode || undefined, cursor: cursors[cursors.length - 1] };
+  const query: HistoryQuery = { email: email || undefined, sandbox: mode ? mode === 'true' : undefined, cursor: cursors[cursors.length - 1] };
   const history = useHistory(query);
   const rows = history.data?.data ?? [];
 

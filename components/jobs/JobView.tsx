@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useCancelJob, useJobStatus } from '@/lib/client/hooks';
-import type { JobStatus } from '@/lib/client/types';
+import type { JobStatus } from '@/lib/sdk/src/index';
 import { Button, Card, ErrorNote, ProgressBar, formatDate, linkButton, number } from '../ui';
 import { EgressBanner } from '../settings/Egress';
 import { Downloads, downloadUrl } from './Downloads';

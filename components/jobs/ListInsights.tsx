@@ -1,4 +1,4 @@
-import type { JobSummary, ProviderCounts } from '@/lib/client/types';
+import type { JobSummary, ProviderCounts } from '@/lib/sdk/src/index';
 import { number } from '../ui';
 
 const PROVIDERS: { key: keyof ProviderCounts; label: string }[] = [

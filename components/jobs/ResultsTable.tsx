@@ -2,20 +2,20 @@
 
 import { useState } from 'react';
 import { useJobResults } from '@/lib/client/hooks';
-import type { VerdictFilter } from '@/lib/client/types';
+import type { Bucket } from '@/lib/sdk/src/index';
 import { Button, DataTable, ErrorNote, cx, number } from '../ui';
 import { RiskBadge, StatusBadge, verdicts } from '../verdict';
 
 const PAGE_SIZE = 25;
 
 export function ResultsTable({ jobId }: { jobId: string }) {
-  const [filter, setFilter] = useState<VerdictFilter | undefined>();
+  const [filter, setFilter] = useState<Bucket | undefined>();
   const [offset, setOffset] = useState(0);
   const results = useJobResults(jobId, { limit: PAGE_SIZE, offset, filter }, true);
   const rows = results.data?.data?.results ?? [];
   const total = results.data?.data?.results_total ?? rows.length;
 
-  function choose(next: VerdictFilter | undefined) {
+  function choose(next: Bucket | undefined) {
     setFilter(next);
     setOffset(0);
   }

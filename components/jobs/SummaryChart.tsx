@@ -1,4 +1,4 @@
-import type { JobSummary } from '@/lib/client/types';
+import type { JobSummary } from '@/lib/sdk/src/index';
 import { cx, number } from '../ui';
 import { verdicts } from '../verdict';
 

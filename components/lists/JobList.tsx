@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { useJobStatus, useJobs } from '@/lib/client/hooks';
-import type { JobListItem } from '@/lib/client/types';
+import type { JobListItem } from '@/lib/sdk/src/index';
 import { Button, Card, Empty, ErrorNote, ProgressBar, formatDate, number } from '../ui';
 import { JobStateBadge } from '../jobs/JobStateBadge';
 

@@ -1,11 +1,11 @@
 'use client';
 
 import { Fragment, useState, type FormEvent } from 'react';
-import type { ApiKeyInfo } from '@/lib/client/types';
+import type { ApiKey } from '@/lib/sdk/src/index';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useUpdateApiKey } from '@/lib/client/hooks';
 import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
-import { bodyOf, draftOf, KeyFields, keySummary, NEW_KEY, type KeyDraft } from './KeyFields';
+import { bodyOf, changesOf, draftOf, KeyFields, keySummary, NEW_KEY, type KeyDraft } from './KeyFields';
 
 export function ApiKeys() {
   const keys = useApiKeys();
@@ -18,7 +18,7 @@ export function ApiKeys() {
 
   function onCreate(event: FormEvent) {
     event.preventDefault();
-    const body = { name: name.trim() || 'Untitled key', ...(publishable ? { type: 'publishable' as const } : {}), ...bodyOf(draft, publishable, false) };
+    const body = { name: name.trim() || 'Untitled key', ...(publishable ? { type: 'publishable' as const } : {}), ...bodyOf(draft, publishable) };
     create.mutate(body, { onSuccess: () => { setName(''); setDraft(NEW_KEY); } });
   }
 
@@ -55,8 +55,8 @@ export function ApiKeys() {
             </div>
           </div>
         )}
-        {keys.data && keys.data.data.length === 0 && <Empty>No keys yet.</Empty>}
-        {keys.data && keys.data.data.length > 0 && (
+        {keys.data && keys.data.length === 0 && <Empty>No keys yet.</Empty>}
+        {keys.data && keys.data.length > 0 && (
           <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
             <table className="min-w-full text-left text-sm" data-testid="keys-table">
               <caption className="sr-only">API keys</caption>
@@ -71,7 +71,7 @@ export function ApiKeys() {
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
-                {keys.data.data.map((key) => (
+                {keys.data.map((key) => (
                   <Fragment key={key.id}>
                     <tr className={cx(key.revoked_at && 'text-slate-400')}>
                       <td className="px-3 py-2 font-medium">{key.name || 'Untitled key'}</td>
@@ -110,13 +110,13 @@ export function ApiKeys() {
   );
 }
 
-function EditKey({ apiKey, onDone }: { apiKey: ApiKeyInfo; onDone: () => void }) {
+function EditKey({ apiKey, onDone }: { apiKey: ApiKey; onDone: () => void }) {
   const update = useUpdateApiKey();
   const [draft, setDraft] = useState(() => draftOf(apiKey));
   const publishable = apiKey.type === 'publishable';
   function onSave(event: FormEvent) {
     event.preventDefault();
-    update.mutate({ id: apiKey.id, ...bodyOf(draft, publishable, true) }, { onSuccess: onDone });
+    update.mutate({ id: apiKey.id, ...changesOf(draft, publishable) }, { onSuccess: onDone });
   }
   return (
     <form onSubmit={onSave} className="space-y-3" aria-label={`Edit key ${apiKey.name || apiKey.prefix}`}>

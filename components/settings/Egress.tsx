@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useEgress, useRecheckEgress } from '@/lib/client/hooks';
 import { useSandbox } from '@/lib/client/sandbox';
-import type { CheckStatus, EgressCheck } from '@/lib/client/types';
+import type { EgressCheck, EgressCheckStatus as CheckStatus } from '@/lib/sdk/src/index';
 import { Button, Card, ErrorNote, cx, formatDate } from '../ui';
 
 const TITLES: Record<EgressCheck['name'], string> = {

@@ -1,7 +1,7 @@
 'use client';
 
 import { SCOPES, type Scope } from '@/lib/accounts/scopes';
-import type { ApiKeyInfo, KeyBody } from '@/lib/client/types';
+import type { ApiKey, KeyInput, KeyUpdateInput } from '@/lib/sdk/src/index';
 import { inputClass, labelClass } from '../ui';
 
 /** The editable part of a key, as the form holds it. */
@@ -26,20 +26,25 @@ const SCOPE_HELP: Record<Scope, string> = {
 /** A new secret key may verify, nothing more, unless the owner ticks more (a CRM integration's key). */
 export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', expires: '' };
 
-export function draftOf(key: ApiKeyInfo): KeyDraft {
+export function draftOf(key: ApiKey): KeyDraft {
   return { scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '' };
 }
 
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
-/** The draft as the API's body; an edit sends nulls to clear what was emptied. */
-export function bodyOf(draft: KeyDraft, publishable: boolean, editing: boolean): KeyBody {
-  const clear = editing ? null : undefined;
+/** The draft as the body of a new key: what was left empty is not sent. */
+export function bodyOf(draft: KeyDraft, publishable: boolean): KeyInput {
   return {
     ...(publishable ? { allowed_origins: list(draft.origins) } : { scopes: draft.scopes }),
-    allowed_ips: list(draft.ips).length ? list(draft.ips) : clear,
-    expires_at: draft.expires ? `${draft.expires}T23:59:59Z` : clear,
+    allowed_ips: list(draft.ips).length ? list(draft.ips) : undefined,
+    expires_at: draft.expires ? `${draft.expires}T23:59:59Z` : undefined,
   };
+}
+
+/** The draft as an edit: nulls clear what was emptied. */
+export function changesOf(draft: KeyDraft, publishable: boolean): KeyUpdateInput {
+  const body = bodyOf(draft, publishable);
+  return { ...body, allowed_ips: body.allowed_ips ?? null, expires_at: body.expires_at ?? null };
 }
 
 export function KeyFields({ id, draft, publishable, onChange }: { id: string; draft: KeyDraft; publishable: boolean; onChange: (draft: KeyDraft) => void }) {
@@ -79,7 +84,7 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
 }
 
 /** One line of what a key may do and where: shown in the keys table. */
-export function keySummary(key: ApiKeyInfo): string {
+export function keySummary(key: ApiKey): string {
   const what = key.type === 'publishable' ? `publishable · ${key.allowed_origins?.join(', ')}` : key.scopes.length === SCOPES.length ? 'all scopes' : key.scopes.join(', ');
   return [what, key.allowed_ips && `IPs ${key.allowed_ips.join(', ')}`].filter(Boolean).join(' · ');
 }

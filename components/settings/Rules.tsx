@@ -51,9 +51,9 @@ export function Rules() {
         <DataTable
           caption="Rules" testId="rules" dimmed={rules.isFetching}
           columns={[{ label: 'Action' }, { label: 'Match' }, { label: 'Value' }, { label: 'Added' }, { label: '', className: 'w-0' }]}
-          empty={rules.data?.data.length === 0 ? 'No rules yet.' : null}
+          empty={rules.data?.length === 0 ? 'No rules yet.' : null}
         >
-          {rules.data?.data.map((rule) => (
+          {rules.data?.map((rule) => (
             <tr key={rule.id} data-testid="rule">
               <td className="px-3 py-2 font-medium capitalize">{rule.action}</td>
               <td className="px-3 py-2">{MATCH_LABELS[rule.match]}</td>

@@ -13,7 +13,7 @@ export function RulesLink() {
       description="Addresses, domains, MX hosts and TLDs decided before any probe, never charged."
       actions={<Link href="/settings/rules" className={linkButton}>Manage rules</Link>}
     >
-      <p className="text-sm text-slate-600" data-testid="rules-count">{rules.data ? `${number(rules.data.data.length)} rules` : '…'}</p>
+      <p className="text-sm text-slate-600" data-testid="rules-count">{rules.data ? `${number(rules.data.length)} rules` : '…'}</p>
     </Card>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useTestWebhook, useWebhooks } from '@/lib/client/hooks';
-import type { Webhook } from '@/lib/client/types';
+import type { Webhook, WebhookEvent } from '@/lib/sdk/src/index';
 import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
 
@@ -15,7 +15,7 @@ export function Webhooks() {
   function onAdd(event: FormEvent) {
     event.preventDefault();
     // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
-    const events = quotaEvents ? ['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded'] : undefined;
+    const events: WebhookEvent[] | undefined = quotaEvents ? ['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded'] : undefined;
     create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }
 
@@ -50,9 +50,9 @@ export function Webhooks() {
             </div>
           </div>
         )}
-        {webhooks.data?.data.length === 0 && <Empty>No webhooks yet.</Empty>}
+        {webhooks.data?.length === 0 && <Empty>No webhooks yet.</Empty>}
         <ul className="space-y-3">
-          {webhooks.data?.data.map((hook) => <WebhookItem key={hook.id} hook={hook} />)}
+          {webhooks.data?.map((hook) => <WebhookItem key={hook.id} hook={hook} />)}
         </ul>
       </div>
     </Card>
@@ -82,7 +82,7 @@ function WebhookItem({ hook }: { hook: Webhook }) {
       <div className="px-4 py-3">
         <ErrorNote error={test.error ?? remove.error ?? deliveries.error} />
         <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Recent deliveries</h3>
-        {deliveries.data?.data.length ? (
+        {deliveries.data?.length ? (
           <table className="w-full text-left text-sm" data-testid="deliveries">
             <caption className="sr-only">Recent deliveries to {hook.url}</caption>
             <thead className="text-xs text-slate-500">
@@ -95,7 +95,7 @@ function WebhookItem({ hook }: { hook: Webhook }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
-              {deliveries.data.data.slice(0, 10).map((d) => (
+              {deliveries.data.slice(0, 10).map((d) => (
                 <tr key={d.id}>
                   <td className="py-1.5 font-mono text-xs">{d.event_type}</td>
                   <td className="py-1.5 text-xs">{d.state}</td>

@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import { ConnectionError } from '@/lib/sdk/src/errors';
 
 export function cx(...classes: (string | false | null | undefined)[]): string {
   return classes.filter(Boolean).join(' ');
@@ -73,7 +74,8 @@ export function PageTitle({ title, subtitle, actions }: { title: string; subtitl
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  // the SDK names the host and the browser's reason; the user needs to know to check the connection
+  const message = error instanceof ConnectionError ? 'Could not reach the server. Check your connection.' : error instanceof Error ? error.message : String(error);
   return (
     <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
       {message}

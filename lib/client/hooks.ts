@@ -1,43 +1,38 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './api';
+import type { Bucket, BulkInput, KeyInput, KeyUpdateInput, PasswordChangeInput, WebhookInput } from '../sdk/src/index';
 import { useSandbox } from './sandbox';
-import type {
-  AccountUsage, ApiKeyInfo, KeyBody, BulkRequest, BulkSubmitted, Delivery, EgressStatus, HistoryItem, JobListItem, JobStatus,
-  Page, SingleResult, VerdictFilter, Webhook,
-} from './types';
+import { sdk } from './sdk';
 
-// One hook per endpoint. Every key starts with the mode, so switching sandbox on or off shows that
-// mode's data instead of the other's cached answers.
+// One hook per endpoint, each one SDK call. Every key starts with the mode, so switching sandbox on
+// or off shows that mode's data instead of the other's cached answers.
 function useModeKey(...rest: unknown[]): unknown[] {
   return [useSandbox() ? 'sandbox' : 'live', ...rest];
+}
+
+/** A mutation that refreshes, once it succeeds, the queries it changes (named second in their keys). */
+function useRefreshingMutation<T, R>(names: string[], mutationFn: (input: T) => Promise<R>) {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn, onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => names.includes(q.queryKey[1] as string) }) });
 }
 
 const finished = (status: string | undefined) => status === 'completed' || status === 'failed' || status === 'cancelled';
 
 export function useAccount() {
-  return useQuery({ queryKey: useModeKey('account'), queryFn: () => api<AccountUsage>('/v1/account') });
+  return useQuery({ queryKey: useModeKey('account'), queryFn: () => sdk().account() });
 }
 
 export function useVerifySingle() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (email: string) => api<SingleResult>('/v1/verify/single', { method: 'POST', body: { email } }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => ['history', 'account'].includes(q.queryKey[1] as string) }),
-  });
+  return useRefreshingMutation(['history', 'account'], (email: string) => sdk().verifySingle(email));
 }
 
 export function useSubmitBulk() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (request: BulkRequest) => api<BulkSubmitted>('/v1/verify/bulk', { method: 'POST', body: request }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => ['jobs', 'account'].includes(q.queryKey[1] as string) }),
-  });
+  return useRefreshingMutation(['jobs', 'account'], (request: BulkInput) => sdk().bulk.submit(request));
 }
 
 export function useJobs(cursor?: string) {
   return useQuery({
     queryKey: useModeKey('jobs', cursor ?? null),
-    queryFn: () => api<Page<JobListItem>>('/v1/verify/bulk', { query: { limit: 20, cursor } }),
+    queryFn: () => sdk().bulk.page({ limit: 20, cursor }),
     placeholderData: keepPreviousData,
   });
 }
@@ -46,95 +41,72 @@ export function useJobs(cursor?: string) {
 export function useJobStatus(jobId: string, enabled = true) {
   return useQuery({
     queryKey: useModeKey('job', jobId, 'status'),
-    queryFn: () => api<JobStatus>(`/v1/verify/bulk/status/${encodeURIComponent(jobId)}`, { query: { limit: 1 } }),
+    queryFn: () => sdk().bulk.status(jobId, { limit: 1 }),
     enabled,
     refetchInterval: (q) => (finished(q.state.data?.status) || q.state.error ? false : 1000),
   });
 }
 
-export function useJobResults(jobId: string, page: { limit: number; offset: number; filter?: VerdictFilter }, enabled: boolean) {
+export function useJobResults(jobId: string, page: { limit: number; offset: number; filter?: Bucket }, enabled: boolean) {
   return useQuery({
     queryKey: useModeKey('job', jobId, 'results', page),
-    queryFn: () => api<JobStatus>(`/v1/verify/bulk/status/${encodeURIComponent(jobId)}`, { query: page }),
+    queryFn: () => sdk().bulk.status(jobId, page),
     enabled,
     placeholderData: keepPreviousData,
   });
 }
 
 export function useCancelJob() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (jobId: string) => api<unknown>(`/v1/verify/bulk/${encodeURIComponent(jobId)}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => ['jobs', 'job'].includes(q.queryKey[1] as string) }),
-  });
+  return useRefreshingMutation(['jobs', 'job'], (jobId: string) => sdk().bulk.cancel(jobId));
 }
 
+/** The history table's filters and page (dashboard-only: the SDK's `history.page` takes them). */
 export interface HistoryQuery {
   email?: string;
-  sandbox?: 'true' | 'false';
+  sandbox?: boolean;
   cursor?: string;
 }
 
 export function useHistory(query: HistoryQuery) {
   return useQuery({
     queryKey: useModeKey('history', query),
-    queryFn: () => api<Page<HistoryItem>>('/v1/history', { query: { limit: 25, ...query } }),
+    queryFn: () => sdk().history.page({ limit: 25, ...query }),
     placeholderData: keepPreviousData,
   });
 }
 
 export function useApiKeys() {
-  return useQuery({ queryKey: useModeKey('keys'), queryFn: () => api<{ data: ApiKeyInfo[] }>('/v1/keys') });
+  return useQuery({ queryKey: useModeKey('keys'), queryFn: () => sdk().keys.list() });
 }
 
 export function useCreateApiKey() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: KeyBody) => api<ApiKeyInfo & { key: string }>('/v1/keys', { method: 'POST', body }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'keys' }),
-  });
+  return useRefreshingMutation(['keys'], (body: KeyInput) => sdk().keys.create(body));
 }
 
 export function useUpdateApiKey() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ id, ...body }: KeyBody & { id: string }) => api<ApiKeyInfo>(`/v1/keys/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'keys' }),
-  });
+  return useRefreshingMutation(['keys'], ({ id, ...body }: KeyUpdateInput & { id: string }) => sdk().keys.update(id, body));
 }
 
 export function useRevokeApiKey() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'keys' }),
-  });
+  return useRefreshingMutation(['keys'], (id: string) => sdk().keys.revoke(id));
 }
 
 export function useWebhooks() {
-  return useQuery({ queryKey: useModeKey('webhooks'), queryFn: () => api<{ data: Webhook[] }>('/v1/webhooks') });
+  return useQuery({ queryKey: useModeKey('webhooks'), queryFn: () => sdk().webhooks.list() });
 }
 
 export function useCreateWebhook() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { url: string; description?: string; events?: string[] }) => api<Webhook>('/v1/webhooks', { method: 'POST', body: input }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'webhooks' }),
-  });
+  return useRefreshingMutation(['webhooks'], (input: WebhookInput) => sdk().webhooks.create(input));
 }
 
 export function useDeleteWebhook() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/webhooks/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'webhooks' }),
-  });
+  return useRefreshingMutation(['webhooks'], (id: string) => sdk().webhooks.delete(id));
 }
 
 export function useTestWebhook() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/webhooks/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
+    mutationFn: (id: string) => sdk().webhooks.test(id),
     onSuccess: (_result, id) => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[1] === 'deliveries' && q.queryKey[2] === id }),
   });
 }
@@ -143,8 +115,8 @@ export function useTestWebhook() {
 export function useDeliveries(webhookId: string) {
   return useQuery({
     queryKey: useModeKey('deliveries', webhookId),
-    queryFn: () => api<{ data: Delivery[] }>(`/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`),
-    refetchInterval: (q) => (q.state.data?.data.some((d) => d.last_status === null && d.state !== 'failed') ? 1000 : 5000),
+    queryFn: () => sdk().webhooks.deliveries(webhookId),
+    refetchInterval: (q) => (q.state.data?.some((d) => d.last_status === null && d.state !== 'failed') ? 1000 : 5000),
   });
 }
 
@@ -152,7 +124,7 @@ export function useDeliveries(webhookId: string) {
 export function useEgress(enabled = true) {
   return useQuery({
     queryKey: useModeKey('egress'),
-    queryFn: () => api<{ data: EgressStatus }>('/v1/egress'),
+    queryFn: () => sdk().egress(),
     enabled,
     staleTime: 60_000,
   });
@@ -161,20 +133,15 @@ export function useEgress(enabled = true) {
 export function useRecheckEgress() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api<{ data: EgressStatus }>('/v1/egress', { query: { refresh: true } }),
+    mutationFn: () => sdk().egress({ refresh: true }),
     onSuccess: (result) => queryClient.setQueriesData({ predicate: (q) => q.queryKey[1] === 'egress' }, result),
   });
 }
 
 export function useChangePassword() {
-  return useMutation({
-    mutationFn: (body: { current_password: string; new_password: string }) =>
-      api<{ success: boolean; message: string }>('/v1/account/password', { method: 'POST', body }),
-  });
+  return useMutation({ mutationFn: (body: PasswordChangeInput) => sdk().changePassword(body) });
 }
 
 export function useSignOutEverywhere() {
-  return useMutation({
-    mutationFn: () => api<{ success: boolean; message: string }>('/v1/account/sessions', { method: 'DELETE' }),
-  });
+  return useMutation({ mutationFn: () => sdk().signOutEverywhere() });
 }

@@ -1,7 +1,8 @@
 /**
  * The vocabulary of a verdict, declared once (docs/verdicts.md): the verifier's types,
- * the API's enums (lib/api/responses.ts, lib/api/schemas.ts) and the dashboard's types
- * (lib/client/types.ts) are all derived from these arrays. Plain data, safe to import anywhere.
+ * the API's enums (lib/api/responses.ts, lib/api/schemas.ts) are derived from these arrays, and the
+ * SDK's types (lib/sdk/src/types.ts, which the dashboard uses) mirror them, checked by
+ * lib/sdk/test/types.test.ts. Plain data, safe to import anywhere.
  */
 
 export const RISK_LEVELS = ['low', 'medium', 'high', 'unknown'] as const;

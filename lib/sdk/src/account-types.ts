@@ -1,6 +1,6 @@
 // Webhooks, deliveries, the account and the error body, as the OpenAPI document states them (types.ts has the rest).
-import type { EventType, JobSummary, WebhookEvent } from './types.js';
-import type { QuotaExceededEvent, QuotaWarningEvent } from './rules-types.js';
+import type { EventType, JobSummary, WebhookEvent } from './types.ts';
+import type { QuotaExceededEvent, QuotaWarningEvent } from './rules-types.ts';
 
 export interface Webhook {
   id: string;
@@ -139,4 +139,52 @@ export interface KeyUpdateInput {
   allowed_origins?: string[];
   expires_at?: string | null;
   rate_limits?: Partial<KeyRateLimits> | null;
+}
+
+/** POST /v1/account/password and DELETE /v1/account/sessions (dashboard sessions only). */
+export interface AccountMessage {
+  success: true;
+  message: string;
+}
+
+/** POST /v1/account/password: every other session is signed out. */
+export interface PasswordChangeInput {
+  current_password: string;
+  new_password: string;
+}
+
+export type EgressCheckStatus = 'pass' | 'warn' | 'fail';
+
+export interface EgressCheck {
+  name: 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver' | 'identity';
+  status: EgressCheckStatus;
+  message: string;
+  remedy: string | null;
+}
+
+/** One egress's checks: port 25, reverse DNS, blocklists, resolver, sender identity. */
+export interface EgressChecks {
+  /** the worst check */
+  status: EgressCheckStatus;
+  checked_at: string;
+  /** its politeness budget key: `ip:<address>`, `socks:<host>:<port>` or `default` */
+  egress: string;
+  /** EV_SMTP_SOURCE_IP */
+  source_ip: string | null;
+  egress_ip: string | null;
+  helo_name: string;
+  checks: EgressCheck[];
+}
+
+/** This process's egress, the policy (EV_EGRESS_POLICY), and every egress of the fleet. */
+export interface EgressStatus extends EgressChecks {
+  policy: 'warn' | 'pause' | 'off';
+  production_paused: boolean;
+  egresses: EgressChecks[];
+}
+
+/** GET /v1/egress */
+export interface EgressReport {
+  success: true;
+  data: EgressStatus;
 }

@@ -1,4 +1,4 @@
-import type { EmailVerifier, KeyInput, KeyUpdateInput, Scope } from './index.js';
+import type { EmailVerifier, KeyInput, KeyUpdateInput, Scope } from './index.ts';
 
 /** `keys` subcommands of the CLI (cli.ts): list, create, update, revoke. */
 

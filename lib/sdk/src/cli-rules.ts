@@ -1,7 +1,7 @@
-import { parseCsv } from './csv.js';
-import type { EmailVerifier } from './index.js';
-import { rulesFromRows } from './rules.js';
-import type { RuleAction, RuleMatch } from './rules-types.js';
+import { parseCsv } from './csv.ts';
+import type { EmailVerifier } from './index.ts';
+import { rulesFromRows } from './rules.ts';
+import type { RuleAction, RuleMatch } from './rules-types.ts';
 
 /** The CLI's `rules` and `usage` commands (cli.ts dispatches; docs/rules-and-usage.md describes them). */
 

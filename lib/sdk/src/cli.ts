@@ -5,13 +5,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
-import { KEYS_HELP, keysCommand } from './cli-keys.js';
-import { listFromCsv, parseCsv } from './csv.js';
-import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.js';
+import { KEYS_HELP, keysCommand } from './cli-keys.ts';
+import { listFromCsv, parseCsv } from './csv.ts';
+import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
-} from './index.js';
+} from './index.ts';
 
 /** Exit codes: lib/sdk/README.md lists them. */
 export const EXIT = {

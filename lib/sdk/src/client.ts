@@ -1,10 +1,15 @@
-import { ConnectionError, EmailVerifierError, TimeoutError, errorFromResponse } from './errors.js';
-import type { ErrorBody } from './types.js';
+import { ConnectionError, EmailVerifierError, TimeoutError, errorFromResponse } from './errors.ts';
+import type { ErrorBody } from './types.ts';
 
 export interface EmailVerifierOptions {
   /** an API key: a secret one (`ev_live_…`), or in a web page a publishable one (`ev_pub_…`, sent as `?key=` so the CORS preflight can be answered) */
-  apiKey: string;
-  /** where the service runs; default http://localhost:3000 */
+  apiKey?: string;
+  /**
+   * instead of a key, the signed-in browser's session cookie (the service's own dashboard): no
+   * Authorization header, `credentials: 'same-origin'`, and `baseUrl` defaults to the page's origin
+   */
+  session?: boolean;
+  /** where the service runs; default http://localhost:3000 (with `session`, the page's origin) */
   baseUrl?: string;
   /** send `X-EV-Sandbox: true`: deterministic verdicts, nothing charged, the error triggers work */
   sandbox?: boolean;
@@ -104,6 +109,7 @@ export class Transport {
   readonly baseUrl: string;
   readonly sandbox: boolean;
   private readonly apiKey: string;
+  private readonly session: boolean;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryDelayMs: number;
@@ -112,9 +118,11 @@ export class Transport {
   private readonly onRetry?: (retry: RetryInfo) => void;
 
   constructor(options: EmailVerifierOptions) {
-    if (!options?.apiKey) throw new TypeError('EmailVerifier: apiKey is required');
-    this.apiKey = options.apiKey;
-    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    if (!options?.apiKey && !options?.session) throw new TypeError('EmailVerifier: apiKey is required');
+    this.apiKey = options.apiKey ?? '';
+    this.session = !options.apiKey;
+    const origin = this.session ? globalThis.location?.origin : undefined;
+    this.baseUrl = (options.baseUrl ?? origin ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.sandbox = options.sandbox ?? false;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxRetries = options.maxRetries ?? 2;
@@ -157,7 +165,7 @@ export class Transport {
   private async send(method: string, path: string, call: Call, streaming: boolean): Promise<{ response: Response; text: string }> {
     const url = this.url(path, call.query);
     const headers: Record<string, string> = {
-      ...(this.publishable ? {} : { authorization: `Bearer ${this.apiKey}` }),
+      ...(this.publishable || this.session ? {} : { authorization: `Bearer ${this.apiKey}` }),
       accept: 'application/json',
       'x-ev-sandbox': this.sandbox ? 'true' : 'false',
     };
@@ -166,10 +174,10 @@ export class Transport {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    // One key for the logical call, reused by every retry: the server replays the first answer
-    // instead of verifying (or charging) twice.
-    if (method === 'POST') headers['idempotency-key'] = call.idempotencyKey ?? randomKey();
     const maxRetries = call.maxRetries ?? this.maxRetries;
+    // One key for the logical call, reused by every retry: the server replays the first answer
+    // instead of verifying (or charging) twice. A call that is never retried needs none.
+    if (method === 'POST' && (call.idempotencyKey || maxRetries > 0)) headers['idempotency-key'] = call.idempotencyKey ?? randomKey();
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
 
     // what made the first retry necessary: a later 409 only says that attempt is still running
@@ -179,7 +187,8 @@ export class Transport {
       let error: EmailVerifierError;
       let retryAfter: number | null = null;
       try {
-        const response = await this.fetchImpl(url, { method, headers, body, signal: attemptState.signal });
+        const cookie = this.session ? { credentials: 'same-origin' as const } : {};
+        const response = await this.fetchImpl(url, { method, headers, body, signal: attemptState.signal, ...cookie });
         if (response.ok && streaming) {
           attemptState.done();
           return { response, text: '' };

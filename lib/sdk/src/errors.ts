@@ -1,4 +1,4 @@
-import type { ErrorBody } from './types.js';
+import type { ErrorBody } from './types.ts';
 
 export interface ErrorDetails {
   /** the API's error code (`rate_limit`, `not_found`, …), or the SDK's own (`timeout`, `connection_error`) */

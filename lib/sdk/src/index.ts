@@ -1,17 +1,18 @@
-import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.js';
-import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.js';
-import type { QuotaState, UsageReport } from './rules-types.js';
+import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.ts';
+import { changePassword, egress, signOutEverywhere } from './account.ts';
+import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.ts';
+import type { QuotaState, UsageReport } from './rules-types.ts';
 import type {
-  Account, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
+  Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
-} from './types.js';
+} from './types.ts';
 
-export * from './errors.js';
-export * from './types.js';
-export * from './rules-types.js';
-export { rulesFromRows, type UsageRange } from './rules.js';
-export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.js';
-export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.js';
+export * from './errors.ts';
+export * from './types.ts';
+export * from './rules-types.ts';
+export { rulesFromRows, type UsageRange } from './rules.ts';
+export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
+export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
 
 const path = (id: string) => encodeURIComponent(id);
 
@@ -72,7 +73,13 @@ class Bulk {
   /** The account's jobs in this client's mode, newest first, page after page. */
   list(options: RequestOptions & { pageSize?: number } = {}): AsyncGenerator<JobListItem, void, undefined> {
     const { pageSize, ...rest } = options;
-    return pages((cursor) => this.t.json<Page<JobListItem>>('GET', '/v1/verify/bulk', { ...rest, query: { limit: pageSize, cursor } }));
+    return pages((cursor) => this.page({ ...rest, limit: pageSize, cursor }));
+  }
+
+  /** One page of `list` (a table with its own next button); `cursor` is the last page's `next_cursor`. */
+  page(options: RequestOptions & { limit?: number; cursor?: string } = {}): Promise<JobPage> {
+    const { limit, cursor, ...rest } = options;
+    return this.t.json('GET', '/v1/verify/bulk', { ...rest, query: { limit, cursor } });
   }
 
   cancel(jobId: string, options?: RequestOptions): Promise<JobCancelled> {
@@ -85,8 +92,14 @@ class History {
 
   /** Past verifications, newest first, page after page; `sandbox` defaults to this client's mode. */
   list(options: RequestOptions & { pageSize?: number; email?: string; sandbox?: boolean } = {}): AsyncGenerator<HistoryRecord, void, undefined> {
-    const { pageSize, email, sandbox, ...rest } = options;
-    return pages((cursor) => this.t.json<Page<HistoryRecord>>('GET', '/v1/history', { ...rest, query: { limit: pageSize, cursor, email, sandbox } }));
+    const { pageSize, ...rest } = options;
+    return pages((cursor) => this.page({ ...rest, limit: pageSize, cursor }));
+  }
+
+  /** One page of `list`; `cursor` is the last page's `next_cursor`. */
+  page(options: RequestOptions & { limit?: number; cursor?: string; email?: string; sandbox?: boolean } = {}): Promise<HistoryPage> {
+    const { limit, cursor, email, sandbox, ...rest } = options;
+    return this.t.json('GET', '/v1/history', { ...rest, query: { limit, cursor, email, sandbox } });
   }
 }
 
@@ -206,5 +219,19 @@ export class EmailVerifier {
   /** Sets the quota.warning threshold (null: the installation's default). */
   setQuotaWarning(warningBelow: number | null, options?: RequestOptions): Promise<QuotaState> {
     return setQuotaWarning(this.transport, warningBelow, options);
+  }
+
+  /** The installation's egress health: port 25, reverse DNS, blocklists, sender identity. */
+  egress(options?: RequestOptions & { refresh?: boolean }): Promise<EgressReport> {
+    return egress(this.transport, options);
+  }
+
+  /** A dashboard session (`session: true`) only; every other session is signed out. */
+  changePassword(input: PasswordChangeInput, options?: RequestOptions): Promise<AccountMessage> {
+    return changePassword(this.transport, input, options);
+  }
+
+  signOutEverywhere(options?: RequestOptions): Promise<AccountMessage> {
+    return signOutEverywhere(this.transport, options);
   }
 }

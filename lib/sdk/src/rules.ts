@@ -1,5 +1,5 @@
-import type { RequestOptions, Transport } from './client.js';
-import type { QuotaState, Rule, RuleCreated, RuleImport, RuleInput, UsageReport } from './rules-types.js';
+import type { RequestOptions, Transport } from './client.ts';
+import type { QuotaState, Rule, RuleCreated, RuleImport, RuleInput, UsageReport } from './rules-types.ts';
 
 const IMPORT_BATCH = 1000;
 

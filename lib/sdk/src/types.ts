@@ -96,6 +96,14 @@ export interface JobSummary {
   risky: number;
 }
 
+/** the list's addresses by who receives their mail */
+export interface ProviderCounts {
+  google: number;
+  microsoft: number;
+  yahoo: number;
+  other: number;
+}
+
 interface FormatCounts {
   total_emails: number;
   valid_emails: number;
@@ -158,7 +166,7 @@ export interface JobStatus {
     results: BulkItem[];
     results_total: number;
     summary: JobSummary;
-    providers: { google: number; microsoft: number; yahoo: number; other: number };
+    providers: ProviderCounts;
     completed_at: string;
   };
 }
@@ -173,6 +181,13 @@ export interface JobListItem extends FormatCounts {
   filename: string | null;
   created_at: string;
   completed_at: string | null;
+}
+
+/** GET /v1/verify/bulk: one page of jobs */
+export interface JobPage {
+  success: true;
+  data: JobListItem[];
+  next_cursor: string | null;
 }
 
 export interface JobCancelled {
@@ -196,4 +211,11 @@ export interface HistoryRecord {
   created_at: string;
 }
 
-export * from './account-types.js';
+/** GET /v1/history: one page */
+export interface HistoryPage {
+  success: true;
+  data: HistoryRecord[];
+  next_cursor: string | null;
+}
+
+export * from './account-types.ts';

@@ -1,5 +1,5 @@
-import { WebhookVerificationError } from './errors.js';
-import type { WebhookPayload } from './types.js';
+import { WebhookVerificationError } from './errors.ts';
+import type { WebhookPayload } from './types.ts';
 
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 

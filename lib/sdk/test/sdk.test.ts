@@ -252,6 +252,54 @@ describe('the SDK against the real API over HTTP', () => {
     expect(records.every((r) => r.sandbox)).toBe(true);
   });
 
+  it('history.page() and bulk.page() answer one page and its cursor, as the dashboard\'s tables read them', async () => {
+    const { sdk, sent } = client();
+    const first = await sdk.history.page({ limit: 2, sandbox: true });
+    expect(first.data).toHaveLength(2);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = await sdk.history.page({ limit: 2, sandbox: true, cursor: first.next_cursor! });
+    expect(second.data.map((r) => r.id)).not.toContain(first.data[0]!.id);
+    const jobs = await sdk.bulk.page({ limit: 1 });
+    expect(jobs).toMatchObject({ success: true, data: [expect.objectContaining({ job_id: expect.any(String), sandbox: true })] });
+    expect(sent.map((s) => new URL(s.url).search)).toEqual(['?limit=2&sandbox=true', `?limit=2&cursor=${encodeURIComponent(first.next_cursor!)}&sandbox=true`, '?limit=1']);
+  });
+
+  it('egress() reads the egress report; changePassword() and signOutEverywhere() refuse an API key (dashboard sessions only)', async () => {
+    const { sdk } = client();
+    const report = await sdk.egress();
+    expect(report.success).toBe(true);
+    expect(['pass', 'warn', 'fail']).toContain(report.data.status);
+    expect(report.data.checks.map((c) => c.name)).toContain('port25');
+    const refused = await sdk.changePassword({ current_password: 'a', new_password: 'b'.repeat(12) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect(refused).toMatchObject({ status: 403 });
+  });
+
+  it('session: true sends no key and the cookie of the same origin, in the mode asked for; without a session the API answers 401', async () => {
+    const inits: RequestInit[] = [];
+    const { sdk, sent } = client({
+      apiKey: undefined,
+      session: true,
+      maxRetries: 0,
+      fetch: (input, init) => {
+        inits.push(init!);
+        return fetch(input, init);
+      },
+    });
+    const refused = await sdk.account().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect(refused).toMatchObject({ status: 401, code: 'authentication_error' });
+    expect(inits[0]!.credentials).toBe('same-origin');
+    expect(new Headers(inits[0]!.headers).get('authorization')).toBeNull();
+    await expect(sdk.verifySingle('valid@example.com')).rejects.toBeInstanceOf(AuthenticationError);
+    // a call never retried sends no Idempotency-Key (the dashboard's writes, as before the SDK)
+    expect(sent).toEqual([
+      expect.objectContaining({ url: `${api.url}/v1/account`, sandbox: 'true' }),
+      expect.objectContaining({ method: 'POST', url: `${api.url}/v1/verify/single`, idempotencyKey: null }),
+    ]);
+    expect(() => new EmailVerifier({})).toThrow('apiKey is required');
+  });
+
   it('webhooks: create, list, test, deliveries, delete; verifyWebhook checks what the server signed', async () => {
     const received: { headers: Record<string, string>; body: string }[] = [];
     const receiver: Server = createServer((req, res) => {

@@ -14,6 +14,10 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.BulkSubmitted>().toEqualTypeOf<z.infer<typeof res.bulkSubmitted>>();
     expectTypeOf<sdk.JobStatus>().toEqualTypeOf<z.infer<typeof res.jobStatus>>();
     expectTypeOf<sdk.JobListItem>().toEqualTypeOf<z.infer<typeof res.jobListItem>>();
+    expectTypeOf<sdk.JobPage>().toEqualTypeOf<z.infer<typeof res.jobList>>();
+    expectTypeOf<sdk.HistoryPage>().toEqualTypeOf<z.infer<typeof res.historyPage>>();
+    expectTypeOf<sdk.AccountMessage>().toEqualTypeOf<z.infer<typeof res.accountMessage>>();
+    expectTypeOf<sdk.EgressReport>().toEqualTypeOf<z.infer<typeof res.egressReport>>();
     expectTypeOf<sdk.JobCancelled>().toEqualTypeOf<z.infer<typeof res.jobCancelled>>();
     expectTypeOf<sdk.HistoryRecord>().toEqualTypeOf<z.infer<typeof res.historyRecord>>();
     expectTypeOf<sdk.Webhook>().toEqualTypeOf<z.infer<typeof res.webhook>>();
@@ -40,5 +44,6 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.RuleInput>().toEqualTypeOf<z.input<typeof req.ruleBody>>();
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
+    expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
   });
 });
