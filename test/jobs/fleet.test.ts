@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { createWebhook } from '@/lib/webhooks/manage';
 import { freePort } from '../peers/common';
 import { MIX_TARGETS, pacingSpec, providerMix, startMixPeers } from '../peers/provider-mix';
 import { setup } from '../api/harness';
+import { startWorkerProcess } from './processes';
 
 // A fleet: three `npm run worker` processes on one PostgreSQL, each sending from its own loopback
 // address (EV_SMTP_SOURCE_IP 127.0.0.101-103, with a HELO name of its own), verify a production
@@ -49,26 +50,15 @@ afterAll(async () => {
 });
 
 async function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    env: {
-      ...process.env, EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_PACING: pacingSpec(PACING),
-      EV_SMTP_SOURCE_IP: sourceIp, EV_SMTP_SOURCE_HELO: `out-${sourceIp.split('.').at(-1)}.verifier.test`,
-      EV_WORKER_CONCURRENCY: '40', EV_GLOBAL_CONCURRENCY: '40', EV_LEASE_MS: '3000',
-      // a killed worker's politeness leases expire after connect + conversation + 10 s
-      EV_SMTP_CONNECT_TIMEOUT_MS: '2000', EV_SMTP_CONVERSATION_TIMEOUT_MS: '4000',
-      EV_METRICS_TOKEN: TOKEN, EV_METRICS_PORT: String(metricsPort),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('started')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-  });
+  return (await startWorkerProcess({
+    EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_PACING: pacingSpec(PACING),
+    EV_SMTP_SOURCE_IP: sourceIp, EV_SMTP_SOURCE_HELO: `out-${sourceIp.split('.').at(-1)}.verifier.test`,
+    EV_WORKER_CONCURRENCY: '40', EV_GLOBAL_CONCURRENCY: '40', EV_LEASE_MS: '3000',
+    // a killed worker's politeness leases expire after connect + conversation + 10 s
+    EV_SMTP_CONNECT_TIMEOUT_MS: '2000', EV_SMTP_CONVERSATION_TIMEOUT_MS: '4000',
+    EV_METRICS_TOKEN: TOKEN, EV_METRICS_PORT: String(metricsPort),
+  })).child;
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null

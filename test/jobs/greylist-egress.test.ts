@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCredits } from '@/lib/accounts/quota';
 import { claimChunk, releaseChunk } from '@/lib/jobs/chunks';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
+import { startWorkerProcess } from './processes';
 import { freePort } from '../peers/common';
 import { setup } from '../api/harness';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';
@@ -77,24 +78,13 @@ describe('greylisted addresses in a fleet of two egresses', () => {
     await dns?.stop();
   });
 
-  function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-      env: {
-        ...process.env, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-        EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_SOURCE_IP: sourceIp,
-        EV_GREYLIST_RETRY_MS: String(GREY_MS), EV_SMTP_PACING: 'default=4/0', EV_WORKER_CONCURRENCY: '8', EV_LEASE_MS: '5000',
-        EV_METRICS_TOKEN: 'grey', EV_METRICS_PORT: String(metricsPort),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    return new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk) => {
-        out += chunk;
-        if (out.includes('started')) resolve(child);
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-    });
+  async function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
+    return (await startWorkerProcess({
+      EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_SOURCE_IP: sourceIp,
+      EV_GREYLIST_RETRY_MS: String(GREY_MS), EV_SMTP_PACING: 'default=4/0', EV_WORKER_CONCURRENCY: '8', EV_LEASE_MS: '5000',
+      EV_METRICS_TOKEN: 'grey', EV_METRICS_PORT: String(metricsPort),
+    })).child;
   }
 
   it('asks each one again from the IP that first asked, and finds it deliverable', async () => {
