@@ -5,7 +5,7 @@ import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as account from '@/app/v1/account/route';
 import { mailboxKey } from '@/lib/jobs/duplicates';
-import { claimChunk } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/queue';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';

@@ -3,7 +3,7 @@ import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import { q } from '@/lib/db/sql';
-import { claimChunk } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/queue';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
