@@ -39,6 +39,8 @@ const modeQueue = (sandbox: boolean) => (sandbox ? SANDBOX : PRODUCTION);
 const DELIVERIES_PER_CLAIM = 32;
 /** an account's queued deliveries that a new job of it re-ranks (above this, it queues behind them) */
 const RERANK_LIMIT = 2_000;
+/** a claim or hand-back is a few statements; under load it may wait for a connection of the pool longer than Prisma's default 2 s */
+const TX = { maxWait: 15_000, timeout: 15_000 };
 
 interface Delivery {
   job: string;
@@ -119,7 +121,7 @@ export function pgBossQueue(database: Database): ChunkQueue {
         // by other egresses' workers until the pin runs out (lib/jobs/queue.ts ClaimFilter)
         if (pinned) await boss.insert(pinned, [delivery], { db });
         await boss.insert(modeQueue(chunk.sandbox), [delivery], { db });
-      });
+      }, TX);
     },
     completed: async (tx, chunk) => {
       if (!chunk.delivery) return;
@@ -224,5 +226,5 @@ async function take(database: Database, queue: string, workerId: string, leaseMs
     const at = Math.max(Number(row.now), row.state === 'leased' ? Number(row.lease_until) : 0, Number(row.not_before), pinnedUntil);
     await boss.insert(queue, [{ data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
     return 'skipped';
-  });
+  }, TX);
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
-import { byDialect, q } from '../db/sql';
+import { q } from '../db/sql';
 import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
 import type { ChunkQueue } from './queue';
 
@@ -22,8 +22,8 @@ export function tableQueue(database: Database): ChunkQueue {
 
 /**
  * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
- * chunk only one sees its row change (the query also works on PostgreSQL, where it skips rows
- * another claim holds locked).
+ * chunk only one sees its row change (two processes on one SQLite file take turns at its write
+ * lock; PostgreSQL, where workers are many, fetches through pg-boss instead).
  * Fair claiming: the account whose unfinished jobs have had the fewest chunks taken (leased or
  * done) goes first, so one account's many or huge jobs cannot starve another's; within an account
  * the lowest chunk number across its jobs, so its running jobs take turns too.
@@ -35,13 +35,12 @@ async function claimFromTable(
   const pinned = filter.egress === undefined ? { sql: '', values: [] }
     : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
   for (let tries = 0; tries < 5; tries++) {
-    const lock = byDialect(dialect, { postgres: 'FOR UPDATE OF c SKIP LOCKED', sqlite: '' });
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
       q(dialect, `WITH served AS (
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
           WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
         SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
+        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1`),
       ...pinned.values,
     );
     const candidate = candidates[0];
