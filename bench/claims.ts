@@ -78,7 +78,7 @@ async function sandboxJob(workers: number, addresses: number) {
 export async function runClaimsBench(addresses = 1_000_000, claims = 2_000): Promise<ClaimsReport> {
   const report: ClaimsReport = { claims: [], job: [] };
   for (const claimers of [1, 4]) report.claims.push(await claimLatency(claimers, claims));
-  for (const workers of [1, 4]) report.job.push(await sandboxJob(workers, addresses));
+  if (addresses > 0) for (const workers of [1, 4]) report.job.push(await sandboxJob(workers, addresses));
   return report;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PgBoss, fromPrisma, type JobWithMetadata } from 'pg-boss';
+import { PgBoss, fromPrisma, type Db, type JobWithMetadata } from 'pg-boss';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
@@ -70,12 +70,12 @@ function engine(database: Database): Promise<Engine> {
 
 /**
  * Starts pg-boss on the database (its own schema, `pgboss`, created or migrated by `start()`) with
- * a small pool of its own for its own bookkeeping; the queue's statements run on the caller's
- * Prisma transaction (`fromPrisma`). No supervisor or scheduler: no delivery stays `active` past
+ * a small pool of its own, for its bookkeeping and the claims; what must commit with our own rows
+ * (enqueue, hand-back, completion) runs in the caller's Prisma transaction (`fromPrisma`). No supervisor or scheduler: no delivery stays `active` past
  * the transaction that fetched it. Stopped when the database is closed.
  */
 async function startEngine(database: Database): Promise<Engine> {
-  const boss = new PgBoss({ connectionString: database.url, max: 2, supervise: false, schedule: false, registerInstance: false });
+  const boss = new PgBoss({ connectionString: database.url, max: 4, supervise: false, schedule: false, registerInstance: false });
   boss.on('error', (error) => console.error('[pg-boss]', error instanceof Error ? error.message : error));
   await boss.start();
   const queues = new Map<string, Promise<void>>();
@@ -187,44 +187,57 @@ async function claim(database: Database, workerId: string, leaseMs: number, filt
 }
 let turn = 0;
 
-/** Fetches one delivery of `queue` and, in the same transaction, claims its chunk or puts it back (or drops it). */
+/**
+ * Fetches one delivery of `queue` and, in the same transaction, claims its chunk or puts it back (or
+ * drops it). The statements are all SQL of their own, so they run on a connection of pg-boss's pool
+ * (`beginTransaction`): a claim costs half what it does through a Prisma interactive transaction.
+ */
 async function take(database: Database, queue: string, workerId: string, leaseMs: number, filter: ClaimFilter): Promise<Taken> {
   const { boss } = await engine(database);
+  const tx = await boss.getDb().beginTransaction!();
+  try {
+    const taken = await takeIn(tx.db, boss, queue, workerId, leaseMs, filter);
+    await tx.commit();
+    return taken;
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+}
+
+async function takeIn(db: Db, boss: PgBoss, queue: string, workerId: string, leaseMs: number, filter: ClaimFilter): Promise<Taken> {
   const now = dbNow('postgres');
-  return database.prisma.$transaction(async (tx) => {
-    const db = fromPrisma(tx);
-    const [fetched] = await boss.fetch<Delivery>(queue, { batchSize: 1, db });
-    if (!fetched) return 'empty';
-    const delivery = parse(fetched.data);
-    await boss.deleteJob(queue, fetched.id, { db });
-    const token = newId('claim', 9);
-    const pin = filter.egress === undefined ? '' : `AND (egress IS NULL OR egress = $6 OR not_before <= ${now} - $7)`;
-    const claimed = await tx.$queryRawUnsafe<{ start_idx: number; end_idx: number; attempts: number; lease_until: number | bigint }[]>(
-      `UPDATE job_chunks SET state = 'leased', worker_id = $1, claim_token = $2, lease_until = ${now} + $3, attempts = attempts + 1
-        WHERE job_id = $4 AND no = $5 AND ${claimable('postgres', 'job_chunks')} ${pin}
-        RETURNING start_idx, end_idx, attempts, lease_until`,
-      workerId, token, leaseMs, delivery.job, delivery.no, ...(filter.egress === undefined ? [] : [filter.egress, filter.pinMs ?? 0]),
-    );
-    const chunk = claimed[0];
-    if (chunk) {
-      // put back due when this lease runs out: a dead worker's chunk is fetched again then
-      const id = randomUUID();
-      await boss.insert(queue, [{ id, data: delivery, priority: delivery.p, startAfter: new Date(Number(chunk.lease_until)) }], { db });
-      return {
-        claim: {
-          jobId: delivery.job, no: delivery.no, startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts),
-          userId: delivery.user, sandbox: delivery.sandbox, token, delivery: { queue, id, priority: delivery.p },
-        },
-      };
-    }
-    const [row] = await tx.$queryRawUnsafe<{ state: string; lease_until: number | bigint; not_before: number | bigint; egress: string | null; now: number | bigint }[]>(
-      `SELECT state, lease_until, not_before, egress, ${now} AS now FROM job_chunks WHERE job_id = $1 AND no = $2`, delivery.job, delivery.no,
-    );
-    if (!row || (row.state !== 'pending' && row.state !== 'leased')) return 'skipped'; // done or cancelled: dropped
-    // leased by a live claim, not yet due, or pinned to another egress: back when it may be taken
-    const pinnedUntil = row.egress !== null && filter.egress !== undefined && row.egress !== filter.egress ? Number(row.not_before) + (filter.pinMs ?? 0) : 0;
-    const at = Math.max(Number(row.now), row.state === 'leased' ? Number(row.lease_until) : 0, Number(row.not_before), pinnedUntil);
-    await boss.insert(queue, [{ data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
-    return 'skipped';
-  }, TX);
+  const [fetched] = await boss.fetch<Delivery>(queue, { batchSize: 1, db });
+  if (!fetched) return 'empty';
+  const delivery = parse(fetched.data);
+  await boss.deleteJob(queue, fetched.id, { db });
+  const token = newId('claim', 9);
+  const pin = filter.egress === undefined ? '' : `AND (egress IS NULL OR egress = $6 OR not_before <= ${now} - $7)`;
+  const { rows: claimed } = await db.executeSql(
+    `UPDATE job_chunks SET state = 'leased', worker_id = $1, claim_token = $2, lease_until = ${now} + $3, attempts = attempts + 1
+      WHERE job_id = $4 AND no = $5 AND ${claimable('postgres', 'job_chunks')} ${pin}
+      RETURNING start_idx, end_idx, attempts, lease_until`,
+    [workerId, token, leaseMs, delivery.job, delivery.no, ...(filter.egress === undefined ? [] : [filter.egress, filter.pinMs ?? 0])],
+  );
+  const chunk = claimed[0] as { start_idx: number; end_idx: number; attempts: number; lease_until: string | number } | undefined;
+  if (chunk) {
+    // put back due when this lease runs out: a dead worker's chunk is fetched again then
+    const id = randomUUID();
+    await boss.insert(queue, [{ id, data: delivery, priority: delivery.p, startAfter: new Date(Number(chunk.lease_until)) }], { db });
+    return {
+      claim: {
+        jobId: delivery.job, no: delivery.no, startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts),
+        userId: delivery.user, sandbox: delivery.sandbox, token, delivery: { queue, id, priority: delivery.p },
+      },
+    };
+  }
+  const { rows: [row] } = await db.executeSql(
+    `SELECT state, lease_until, not_before, egress, ${now} AS now FROM job_chunks WHERE job_id = $1 AND no = $2`, [delivery.job, delivery.no],
+  ) as { rows: { state: string; lease_until: string; not_before: string; egress: string | null; now: string }[] };
+  if (!row || (row.state !== 'pending' && row.state !== 'leased')) return 'skipped'; // done or cancelled: dropped
+  // leased by a live claim, not yet due, or pinned to another egress: back when it may be taken
+  const pinnedUntil = row.egress !== null && filter.egress !== undefined && row.egress !== filter.egress ? Number(row.not_before) + (filter.pinMs ?? 0) : 0;
+  const at = Math.max(Number(row.now), row.state === 'leased' ? Number(row.lease_until) : 0, Number(row.not_before), pinnedUntil);
+  await boss.insert(queue, [{ data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
+  return 'skipped';
 }
