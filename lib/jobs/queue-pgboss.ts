@@ -238,6 +238,7 @@ async function takeIn(db: Db, boss: PgBoss, queue: string, workerId: string, lea
   // leased by a live claim, not yet due, or pinned to another egress: back when it may be taken
   const pinnedUntil = row.egress !== null && filter.egress !== undefined && row.egress !== filter.egress ? Number(row.not_before) + (filter.pinMs ?? 0) : 0;
   const at = Math.max(Number(row.now), row.state === 'leased' ? Number(row.lease_until) : 0, Number(row.not_before), pinnedUntil);
-  await boss.insert(queue, [{ data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
+  // the same id: the claim holding the chunk deletes it when it completes or hands the chunk back
+  await boss.insert(queue, [{ id: fetched.id, data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
   return 'skipped';
 }
