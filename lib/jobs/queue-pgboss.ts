@@ -151,14 +151,14 @@ async function enqueue(database: Database, tx: Tx, job: QueuedJob, chunks: numbe
     const others = queued.map((d: JobWithMetadata<Delivery>) => ({ no: parse(d.data).no, created: new Date(d.createdOn).getTime(), job: parse(d.data).job, id: d.id as string | null, priority: d.priority }));
     ranked = [...others, ...fresh].sort((a, b) => a.no - b.no || a.created - b.created || (a.job < b.job ? -1 : a.job > b.job ? 1 : 0));
   }
+  const dataOf = new Map(queued.map((d) => [d.id, parse(d.data)]));
   const inserts = [];
   for (const [rank, entry] of ranked.entries()) {
     const p = -(offset + rank);
     if (entry.id === null) {
       inserts.push({ data: { job: job.id, no: entry.no, user: job.userId, sandbox: job.sandbox, p } satisfies Delivery, priority: p });
     } else if (entry.priority !== p) {
-      const data = parse(queued.find((d) => d.id === entry.id)!.data);
-      await boss.update(queue, { ...data, p }, { id: entry.id, priority: p, db });
+      await boss.update(queue, { ...dataOf.get(entry.id)!, p }, { id: entry.id, priority: p, db });
     }
   }
   for (let from = 0; from < inserts.length; from += 5_000) await boss.insert(queue, inserts.slice(from, from + 5_000), { db });
