@@ -24,7 +24,8 @@ function sharedPoliteness(): Politeness {
   if (politenessSlot.value) return politenessSlot.value.politeness;
   const config = env();
   const chosen = db().then(({ dialect, url }) => byDialect(dialect, {
-    postgres: () => createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 }),
+    // renewed every 1.5 s while held: a killed worker's leases are free again 6 s after it died
+    postgres: () => createPgPoliteness({ url, leaseMs: 6_000 }),
     sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
   })());
   const politeness: Politeness = {
