@@ -17,6 +17,8 @@ export interface ChunkClaim {
   startIdx: number;
   endIdx: number;
   attempts: number;
+  /** claims in a row, this one included, that stored no result (a stored result resets it) */
+  stalledClaims: number;
   userId: string;
   sandbox: boolean;
   /** this claim's token (`claim_token`): only its holder may renew, save and complete */
@@ -33,6 +35,7 @@ export function dbNow(dialect: Dialect): string {
 const claimable = (dialect: Dialect, c = 'c') =>
   `((${c}.state = 'pending' AND ${c}.not_before <= ${dbNow(dialect)}) OR (${c}.state = 'leased' AND ${c}.lease_until < ${dbNow(dialect)}))`;
 const HELD = `job_id = ? AND no = ? AND state = 'leased' AND claim_token = ?`;
+const PROGRESS = `UPDATE job_chunks SET stalled_claims = 0 WHERE ${HELD} AND stalled_claims > 0`;
 
 /**
  * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
@@ -65,17 +68,18 @@ export async function claimChunk(
     const candidate = candidates[0];
     if (!candidate) return null;
     const token = newId('claim', 9);
-    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number }[]>(
-      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1
+    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number; stalled_claims: number }[]>(
+      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
+          stalled_claims = stalled_claims + 1
         WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')}
-        RETURNING job_id, no, start_idx, end_idx, attempts`),
+        RETURNING job_id, no, start_idx, end_idx, attempts, stalled_claims`),
       workerId, token, leaseMs, candidate.job_id, candidate.no,
     );
     const chunk = claimed[0];
     if (!chunk) continue;
     const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
     if (!job) continue;
-    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), token, ...job };
+    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims), token, ...job };
   }
   return null;
 }
@@ -101,24 +105,32 @@ export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<
  * before the save, which then stores nothing, or after it, and charges what it stored. PostgreSQL
  * locks the chunk row (FOR SHARE: saves of one claim do not wait on each other); SQLite takes the
  * write lock first (BEGIN IMMEDIATE). False when nothing was stored because the claim is gone.
+ * A claim that stored results made progress: the chunk's stalled claims start again from none
+ * (`PROGRESS`), so only claims in a row that stored nothing (a worker dying on the same address
+ * each time) add up to failing the job, however often a fleet's workers are killed under it.
  */
 export async function saveChunkResults(database: Database, chunk: ChunkClaim, rows: unknown[][]): Promise<boolean> {
   const args = [chunk.jobId, chunk.no, chunk.token];
   const { bulk, writeLock, prisma, dialect } = database;
   if (bulk && writeLock) {
     const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
+    const progress = bulk.prepare(PROGRESS);
     return writeLock.run(() => bulk.transaction(() => {
       if (!check.get(...args)) return false;
       sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+      if (rows.length > 0) progress.run(...args);
       return true;
     }).immediate());
   }
-  return prisma.$transaction(async (tx) => {
+  const saved = await prisma.$transaction(async (tx) => {
     const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
     if (held.length !== 1) return false;
     if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
     return true;
   }, { timeout: 60_000, maxWait: 30_000 });
+  // after the commit: inside, two saves of one claim holding FOR SHARE would deadlock on this UPDATE
+  if (saved && rows.length > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
+  return saved;
 }
 
 /**
@@ -151,9 +163,9 @@ export async function releaseChunk(
   { countAttempt = true, egress = null }: { countAttempt?: boolean; egress?: string | null } = {},
 ): Promise<void> {
   await prisma.$executeRawUnsafe(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, egress = ?
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, stalled_claims = CASE WHEN stalled_claims > 0 THEN stalled_claims - ? ELSE 0 END, egress = ?
       WHERE ${HELD}`),
-    Math.round(delayMs), countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
+    Math.round(delayMs), countAttempt ? 0 : 1, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
   );
 }
 
