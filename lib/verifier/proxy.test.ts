@@ -4,8 +4,8 @@ import { freePort } from '../../test/peers/common';
 import { startDante, type DantePeer } from '../../test/peers/dante';
 import { startDnsmasq, type DnsPeer } from '../../test/peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../../test/peers/postfix';
-import { env, resetEnvForTests } from '../config/env';
-import { newProductionVerifier, resetProductionVerifiers } from '../checks/production';
+import { env } from '../config/env';
+import { newProductionVerifier } from '../checks/production';
 import { createDnsResolver } from './dns';
 import { parseProxyUrl, type SocksProxy } from './proxy';
 import { probeMailbox, type ProbeOptions } from './smtp';
@@ -47,18 +47,14 @@ describe('parseProxyUrl', () => {
     const previous = process.env.EV_SMTP_PROXY;
     try {
       delete process.env.EV_SMTP_PROXY;
-      resetEnvForTests();
       expect(env().EV_SMTP_PROXY).toBeNull();
       process.env.EV_SMTP_PROXY = 'socks5://probe:pw@127.0.0.1:1080';
-      resetEnvForTests();
       expect(env().EV_SMTP_PROXY).toEqual({ host: '127.0.0.1', port: 1080, username: 'probe', password: 'pw' });
       process.env.EV_SMTP_PROXY = 'socks5h://127.0.0.1:1080';
-      resetEnvForTests();
       expect(() => env()).toThrow(/Invalid environment: EV_SMTP_PROXY: unsupported scheme socks5h:/);
     } finally {
       if (previous === undefined) delete process.env.EV_SMTP_PROXY;
       else process.env.EV_SMTP_PROXY = previous;
-      resetEnvForTests();
     }
   });
 });
@@ -200,8 +196,6 @@ describe('verify through Dante (real SOCKS5 server)', () => {
     const previous = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
     const configure = (proxy: string) => {
       Object.assign(process.env, { EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_PROXY: proxy });
-      resetEnvForTests();
-      resetProductionVerifiers();
     };
     try {
       configure(dante.url);
@@ -215,8 +209,6 @@ describe('verify through Dante (real SOCKS5 server)', () => {
         if (previous[k] === undefined) delete process.env[k];
         else process.env[k] = previous[k];
       }
-      resetEnvForTests();
-      resetProductionVerifiers();
     }
   });
 });

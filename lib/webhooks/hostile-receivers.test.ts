@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetEnvForTests } from '@/lib/config/env';
 import { setup, until } from '@/test/api/harness';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
 import { startDueDeliveries } from './dispatch';
@@ -84,14 +83,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const quiet = await account('ok', 1);
       process.env.EV_WEBHOOK_CONCURRENCY = '3';
-      resetEnvForTests();
       try {
         await Promise.all(await startDueDeliveries(ctx.database));
         const [mine] = await listDeliveries(ctx.database, quiet.user.id, quiet.hook.id, true);
         expect(mine).toMatchObject({ state: 'succeeded' }); // among the first three of 41
       } finally {
         delete process.env.EV_WEBHOOK_CONCURRENCY;
-        resetEnvForTests();
       }
     });
 

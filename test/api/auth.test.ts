@@ -6,7 +6,6 @@ import * as password from '@/app/v1/account/password/route';
 import * as sessions from '@/app/v1/account/sessions/route';
 import * as keys from '@/app/v1/keys/route';
 import { LINGER } from '@/lib/api/body';
-import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { answerOf, setup, until } from './harness';
 
@@ -192,7 +191,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       const body = JSON.stringify({ email: `cross${++n}@example.com`, password: 'long enough' });
       const base = { 'content-type': 'application/json', 'x-forwarded-for': nextIp() };
       process.env.EV_TRUST_PROXY = 'false';
-      resetEnvForTests();
       try {
         const attempts: Record<string, string>[] = [
           { origin: 'https://evil.example' },
@@ -207,7 +205,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         }
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
-        resetEnvForTests();
       }
       // Behind a trusted proxy, the forwarded host and scheme are the site's.
       const proxied = await signupCall({ headers: { ...base, origin: 'https://public.example', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }, body });
@@ -230,7 +227,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
     it('without a trusted proxy, X-Forwarded-For does not open new buckets: all clients share one', async () => {
       process.env.EV_TRUST_PROXY = 'false';
       process.env.EV_SIGNUPS_PER_IP = '2';
-      resetEnvForTests();
       try {
         const statuses = [];
         for (let i = 0; i < 3; i++) {
@@ -241,7 +237,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
         delete process.env.EV_SIGNUPS_PER_IP;
-        resetEnvForTests();
       }
     });
   });
@@ -322,7 +317,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         v1(keys.POST, '/v1/keys', { headers: { cookie: session, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'k' }) });
       expect((await create({ origin: SITE })).status).toBe(201);
       process.env.EV_TRUST_PROXY = 'false';
-      resetEnvForTests();
       try {
         const attempts: Record<string, string>[] = [
           {},
@@ -339,7 +333,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         expect((await create({ origin: SITE, 'x-forwarded-host': 'evil.example' })).status).toBe(201);
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
-        resetEnvForTests();
       }
     });
 

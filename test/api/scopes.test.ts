@@ -9,7 +9,6 @@ import { ensureAccount } from '@/lib/accounts/users';
 import { forgetKeyLookups } from '@/lib/accounts/key-cache';
 import { SCOPES, type Scope } from '@/lib/accounts/scopes';
 import { OPERATIONS } from '@/lib/api/operations';
-import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { ROUTE_MODULES } from './contract';
 import { call, setup } from './harness';
@@ -129,14 +128,12 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   it('refuses an IP-limited key when the server cannot tell the client address (no EV_TRUST_PROXY)', async () => {
     const key = await keyOf({ allowed_ips: ['203.0.113.0/24'] });
     process.env.EV_TRUST_PROXY = 'false';
-    resetEnvForTests();
     try {
       const refused = await call(history.GET, { key, path: '/v1/history', headers: { 'x-forwarded-for': '203.0.113.9' } });
       expect(refused.status).toBe(403);
       expect(refused.json.message).toContain('EV_TRUST_PROXY');
     } finally {
       process.env.EV_TRUST_PROXY = 'true';
-      resetEnvForTests();
     }
   });
 
@@ -154,7 +151,6 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   it('does not count an expired key among the account\'s active keys', async () => {
     const owner = await ensureAccount(ctx.database, `cap-${dialect}-${Date.now()}@example.com`);
     process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT = '2';
-    resetEnvForTests();
     try {
       const first = await createApiKey(ctx.database, owner.id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
       await createApiKey(ctx.database, owner.id, 'second');
@@ -163,7 +159,6 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
       expect((await createApiKey(ctx.database, owner.id, 'third')).info.name).toBe('third');
     } finally {
       delete process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT;
-      resetEnvForTests();
     }
   });
 });
