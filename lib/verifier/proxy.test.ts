@@ -117,7 +117,7 @@ describe('probeMailbox through a SOCKS5 proxy', () => {
       const started = Date.now();
       const result = await probeMailbox(probe({ host: '127.0.0.1', port: silent.port }, { connectTimeoutMs: 300 }));
       expect(result).toMatchObject({ failure: 'no_connect', stage: 'connect', detail: 'proxy handshake timed out' });
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(Date.now() - started).toBeLessThan(5000); // the 300 ms timeout, not the silent proxy, ended it (which would hang)
     } finally {
       await silent.stop();
     }
@@ -129,7 +129,7 @@ describe('probeMailbox through a SOCKS5 proxy', () => {
       const started = Date.now();
       const result = await probeMailbox(probe({ host: '127.0.0.1', port: silent.port }, { connectTimeoutMs: 10_000, signal: AbortSignal.timeout(200) }));
       expect(result).toMatchObject({ failure: 'timeout', stage: 'connect' });
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(5000); // the 200 ms abort, well before the 10 s connect timeout
       expect(silent.accepted).toBe(1);
       await silent.allClosed(); // the proxy saw the connection go away, not just the caller stop waiting
     } finally {
@@ -187,7 +187,7 @@ describe('verify through Dante (real SOCKS5 server)', () => {
     const started = Date.now();
     const { verdict } = await verifier({ host: '127.0.0.1', port }, { connectTimeoutMs: 10_000 }).verify('alice@example.test');
     expect(verdict).toMatchObject({ status: 'unknown', reason: 'no_connect', evidence: { smtp_code: null } });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(5000); // refused at once, well before the 10 s connect timeout
   });
 
   it('EV_SMTP_PROXY reaches the production verifier', async () => {

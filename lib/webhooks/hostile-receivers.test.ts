@@ -42,9 +42,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(attempts).toHaveLength(3);
       const delivered = await until(() => listDeliveries(ctx.database, good.user.id, good.hook.id, true), (d) => d[0]?.state === 'succeeded', 5000);
       expect(delivered[0]).toMatchObject({ state: 'succeeded', last_status: 204 });
-      expect(Date.now() - started).toBeLessThan(900); // before the slow attempts' deadline
+      // delivered while the slow endpoint's two attempts still hold their connections: it did not wait for them
+      expect(slow.receiver.stats().openNow).toBe(2);
       await Promise.all(attempts);
-      expect(Date.now() - started).toBeLessThan(3000);
+      // ended by the attempt deadline (1 s): the receiver trickles forever (a bound that catches only a hang)
+      expect(Date.now() - started).toBeLessThan(10_000);
       // the status line arrived, so the attempts count as delivered: the trickled body is never read
       const slowOnes = await listDeliveries(ctx.database, slow.user.id, slow.hook.id, true);
       expect(slowOnes.filter((d) => d.attempts > 0)).toHaveLength(2);
@@ -59,7 +61,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const silent = await account('slow-headers', 1);
       const started = Date.now();
       await Promise.all(await startDueDeliveries(ctx.database));
-      expect(Date.now() - started).toBeLessThan(2500);
+      expect(Date.now() - started).toBeLessThan(10_000); // the receiver never answers: any bound catches a missing deadline
       const [delivery] = await listDeliveries(ctx.database, silent.user.id, silent.hook.id, true);
       expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status: null });
       expect(delivery!.last_error).toMatch(/timed out after 1000 ms/);
@@ -96,7 +98,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const slow = await account('trickle', 0, { trickleMs: 200 });
       const started = Date.now();
       const result = await sendTestEvent(ctx.database, slow.user.id, slow.hook.id, true);
-      expect(Date.now() - started).toBeLessThan(2500);
+      expect(Date.now() - started).toBeLessThan(10_000); // the body never ends: any bound catches waiting for it
       expect(result).toMatchObject({ state: 'succeeded', last_status: 200 });
     });
   });
