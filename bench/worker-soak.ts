@@ -9,7 +9,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { grantCredits } from '../lib/accounts/quota';
 import { ensureAccount } from '../lib/accounts/users';
-import { resetEnvForTests } from '../lib/config/env';
 import { useDatabase, type Database } from '../lib/db/client';
 import { submitQueued } from '../lib/jobs/submit';
 import { freshDatabaseUrl } from '../test/databases';
@@ -43,7 +42,6 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
   const peers = await startMixPeers(mix, 10);
   const fresh = await freshDatabaseUrl('postgres');
   process.env.DATABASE_URL = fresh.url;
-  resetEnvForTests();
   const database = await useDatabase(fresh.url);
   let worker: ChildProcess | undefined;
   try {

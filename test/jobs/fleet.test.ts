@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditCredits } from '@/lib/accounts/audit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { ensureAccount } from '@/lib/accounts/users';
-import { resetEnvForTests } from '@/lib/config/env';
 import { useDatabase, type Database } from '@/lib/db/client';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
@@ -45,7 +44,6 @@ beforeAll(async () => {
   process.env.DATABASE_URL = url;
   process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
   process.env.EV_FREE_DAILY = '0';
-  resetEnvForTests();
   database = await useDatabase(url);
   for (const seen of events) {
     const receiver = createServer((request, response) => {
@@ -63,7 +61,6 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.EV_ALLOW_PRIVATE_NETWORKS;
   delete process.env.EV_FREE_DAILY;
-  resetEnvForTests();
   await database?.prisma.$disconnect();
   await pg?.close();
   await peers?.stop();

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetEnvForTests } from '@/lib/config/env';
 import { useDatabase, type Database } from '@/lib/db/client';
 import { q } from '@/lib/db/sql';
 import { submitQueued } from '@/lib/jobs/submit';
@@ -44,13 +43,11 @@ describe('PostgreSQL restarted mid-job (a private server)', () => {
     process.env.DATABASE_URL = url;
     process.env.EV_CHUNK_SIZE = '10';
     process.env.EV_FREE_DAILY = '0';
-    resetEnvForTests();
     database = await useDatabase(url);
   }, 60_000);
   afterAll(async () => {
     delete process.env.EV_CHUNK_SIZE;
     delete process.env.EV_FREE_DAILY;
-    resetEnvForTests();
     await database?.prisma.$disconnect();
     await pg?.close();
   });
