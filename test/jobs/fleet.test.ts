@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditCredits } from '@/lib/accounts/audit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { ensureAccount } from '@/lib/accounts/users';
-import { useDatabase, type Database } from '@/lib/db/client';
+import type { Database } from '@/lib/db/client';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { freePort } from '../peers/common';
-import { startPrivatePostgres, type PrivatePostgres } from '../peers/postgres';
+import type { PrivatePostgres } from '../peers/postgres';
 import { MIX_TARGETS, pacingSpec, providerMix, startMixPeers } from '../peers/provider-mix';
-import { booksOf, jobStatusOf, startWorkerProcess, type WorkerProcess } from './processes';
+import { booksOf, jobStatusOf, restartableDatabase, startWorkerProcess, type WorkerProcess } from './processes';
 
 // A fleet (issue 21's test): three `npm run worker` processes on one PostgreSQL server of the
 // test's own, each sending from its own loopback address (EV_SMTP_SOURCE_IP 127.0.0.101-103, with
@@ -33,18 +33,14 @@ let peers: Awaited<ReturnType<typeof startMixPeers>>;
 let pg: PrivatePostgres;
 let url: string;
 let database: Database;
+let close: () => Promise<void>;
 const receivers: Server[] = [];
 const events: string[][] = [[], []];
 const mix = providerMix(TOTAL, { tag: 'f' });
 
 beforeAll(async () => {
   peers = await startMixPeers(mix, 10);
-  pg = await startPrivatePostgres();
-  url = await pg.database();
-  process.env.DATABASE_URL = url;
-  process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
-  process.env.EV_FREE_DAILY = '0';
-  database = await useDatabase(url);
+  ({ pg, url, database, close } = await restartableDatabase({ EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_FREE_DAILY: '0' }));
   for (const seen of events) {
     const receiver = createServer((request, response) => {
       let body = '';
@@ -59,10 +55,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  delete process.env.EV_ALLOW_PRIVATE_NETWORKS;
-  delete process.env.EV_FREE_DAILY;
-  await database?.prisma.$disconnect();
-  await pg?.close();
+  await close?.();
   await peers?.stop();
   for (const receiver of receivers) await new Promise((resolve) => receiver.close(resolve));
 });
