@@ -7,7 +7,6 @@
 import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
 import { useDatabase } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/config/env';
 import { verifySingle } from '../lib/checks/single';
 import { submitBulk } from '../lib/jobs/submit';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
@@ -16,7 +15,6 @@ export interface BooksFigures { dialect: string; singlePerSecond: number; single
 
 export async function runBooksBench(singles = 3000, instants = 300): Promise<BooksFigures[]> {
   Object.assign(process.env, { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EGRESS_POLICY: 'off', EV_FREE_DAILY: '0' });
-  resetEnvForTests();
   const figures: BooksFigures[] = [];
   // BOOKS_DIALECTS=sqlite (or postgres) measures one
   for (const dialect of process.env.BOOKS_DIALECTS?.split(',') ?? DIALECTS) {

@@ -9,7 +9,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
-import { resetEnvForTests } from '../lib/config/env';
 import { useDatabase, type Database } from '../lib/db/client';
 import { startCountingSmtp } from '../test/peers/counting-smtp';
 import { startDnsmasq } from '../test/peers/dnsmasq';
@@ -47,7 +46,6 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
     EV_WORKER_CONCURRENCY: '10', EV_SMTP_PACING: 'default=8/0', EV_CREATE_RATE_PER_MINUTE: '100000', EV_RATE_LIMIT_PER_MINUTE: '100000',
   };
   Object.assign(process.env, env);
-  resetEnvForTests();
   const database = await useDatabase(url);
   const counts = { cancels: 0, workerKills: 0, serverKills: 0, pgRestarts: 0 };
   let server: BenchServer | null = null;

@@ -5,7 +5,6 @@
  * Run alone: npx tsx bench/claims.ts [addresses, default 1000000] [claims, default 2000]
  */
 import { ensureAccount } from '../lib/accounts/users';
-import { resetEnvForTests } from '../lib/config/env';
 import { useDatabase, type Database } from '../lib/db/client';
 import { submitQueued } from '../lib/jobs/submit';
 import { completeChunkAndFinish } from '../lib/jobs/lifecycle';
@@ -23,7 +22,6 @@ async function withDatabase<T>(chunkSize: number, work: (database: Database) => 
   const fresh = await freshDatabaseUrl('postgres');
   process.env.DATABASE_URL = fresh.url;
   process.env.EV_CHUNK_SIZE = String(chunkSize);
-  resetEnvForTests();
   const database = await useDatabase(fresh.url);
   try {
     return await work(database);

@@ -11,7 +11,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/config/env';
 import { submitQueued } from '../lib/jobs/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import type { Pacing } from '../lib/verifier/politeness';
@@ -67,7 +66,6 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
   const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
   process.env.DATABASE_URL = fresh.url;
   process.env.EV_CHUNK_SIZE = '10';
-  resetEnvForTests();
   const children: ChildProcess[] = [];
   const database = await useDatabase(fresh.url);
   try {
@@ -117,7 +115,6 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
     await database.prisma.$disconnect();
     await fresh.drop();
     for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
-    resetEnvForTests();
   }
 }
 

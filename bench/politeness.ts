@@ -12,7 +12,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/config/env';
 import { submitQueued } from '../lib/jobs/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
@@ -123,7 +122,6 @@ async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsSe
   const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
   process.env.DATABASE_URL = fresh.url;
   process.env.EV_CHUNK_SIZE = '100';
-  resetEnvForTests();
   const children: ChildProcess[] = [];
   const database = await useDatabase(fresh.url);
   try {
@@ -162,7 +160,6 @@ async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsSe
     await database.prisma.$disconnect();
     await fresh.drop();
     for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
-    resetEnvForTests();
   }
 }
 

@@ -10,7 +10,6 @@ import { ensureAccount } from '../lib/accounts/users';
 import { createApiKey } from '../lib/accounts/keys';
 import { rateStore } from '../lib/api/rate-store';
 import { useDatabase } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/config/env';
 import { freshDatabaseUrl } from '../test/databases';
 
 export interface RateLimitFigures {
@@ -46,7 +45,6 @@ async function load(key: string, sandbox: boolean, ms: number): Promise<number[]
 
 function useStore(store: (typeof STORES)[number]) {
   process.env.EV_RATE_LIMIT_STORE = store === 'none' ? 'memory' : store;
-  resetEnvForTests();
 }
 
 async function hitLatencyUs(samples: number): Promise<number> {
@@ -102,7 +100,6 @@ export async function runRateLimitBench(ms: number, log: (line: string) => void)
   } finally {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);
-    resetEnvForTests();
   }
   return figures;
 }

@@ -8,6 +8,7 @@
  *   workers     3 worker processes vs 1 on PostgreSQL for the same I/O-bound job (issue 5)
  *   claims      the job queue on PostgreSQL (pg-boss): claim latency with 1 and 4 claimers, a 1M sandbox job by 1 and 4 workers (issue 21)
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
+ *   worker-soak 10 minutes of one `npm run worker` on PostgreSQL fed production and sandbox jobs: its RSS (issue 21)
  *   bodies      peak RSS of `next start` taking a 1M-row CSV upload and hostile bodies of its size
  *   ratelimit   GET /v1/account through its handler, per rate store and database (issue 14)
  *   politeness  1 and 3 workers on PostgreSQL, a provider mix against a mail server counting
@@ -21,7 +22,7 @@
  *               and the worker's own cost per address (not in the default run: --only=chaos)
  *   neighbours  1M quoted addresses: syntax time and event-loop lag, in-process and as another
  *               account sees it over HTTP; status of a running 1M-row job, 50% duplicates (issue 20)
- *   npm run bench                          all of them (about 17 minutes)
+ *   npm run bench                          all of them (about 27 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
  *   npm run bench -- --only=sandbox --sandbox=single   (or =bulk: the 1M job and its CSV only)
@@ -37,6 +38,7 @@ import { PACING as EGRESS_PACING, runEgressBench } from './egress';
 import { runPolitenessBench } from './politeness';
 import { runRateLimitBench } from './ratelimit';
 import { runSoak } from './soak';
+import { runWorkerSoak } from './worker-soak';
 import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
 import { runClaimsBench } from './claims';
@@ -50,7 +52,7 @@ import { runBooksBench } from './books';
 import { neighboursBench } from './neighbours';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'neighbours', 'chaos'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'neighbours', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 // chaos kills processes and restarts a private PostgreSQL: only when asked for by name
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
@@ -153,6 +155,15 @@ async function politenessBench() {
   }
 }
 
+async function workerSoakBench() {
+  const seconds = quick ? 60 : 600;
+  console.log(`\n[7b] worker soak: ${seconds} s of one worker on PostgreSQL fed production jobs over the provider mix and 20,000-address sandbox jobs`);
+  const r = await runWorkerSoak(seconds * 1000, (line) => console.log(line));
+  results.workerSoak = r;
+  row('worker soak: jobs production / sandbox; addresses verified', `${r.jobs.production} / ${r.jobs.sandbox}; ${r.verified.toLocaleString('en-US')}`);
+  row('worker soak: RSS MB second fifth → last fifth, peak (slope MB/min)', `${r.early.rssMb} → ${r.late.rssMb}, ${r.peakMb} (${fmt(r.rssSlopeMbPerMin, 2)})`, 'growth ≤ 50 MB', r.rssGrowthMb <= 50);
+}
+
 async function egressBench() {
   const addresses = quick ? 500 : 1000;
   console.log(`\n[11] one budget per sending IP: ${addresses} addresses over the provider mix (Google's pace binds), 50 ms per SMTP reply, 1, 2 and 3 workers on PostgreSQL, each from its own 127.0.0.10x`);
@@ -223,6 +234,7 @@ async function main() {
   await section('workers', workersBench);
   await section('claims', claimsBench);
   await section('soak', soakBench);
+  await section('worker-soak', workerSoakBench);
   await section('bodies', bodiesBench);
   await section('ratelimit', rateLimitBench);
   await section('politeness', politenessBench);

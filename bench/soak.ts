@@ -105,23 +105,31 @@ export async function runSoak(server: BenchServer, durationMs: number, log = con
   sample();
 
   const fifth = Math.max(1, Math.floor(samples.length / 5));
-  const mean = (xs: typeof samples) => ({
-    rssMb: Math.round(xs.reduce((a, s) => a + s.rssMb, 0) / xs.length),
-    fds: Math.round(xs.reduce((a, s) => a + s.fds, 0) / xs.length),
-  });
-  const early = mean(samples.slice(fifth, 2 * fifth));
-  const late = mean(samples.slice(-fifth));
+  const fds = (xs: typeof samples) => Math.round(xs.reduce((a, s) => a + s.fds, 0) / xs.length);
+  const rss = rssTrend(samples);
+  const early = { rssMb: rss.earlyMb, fds: fds(samples.slice(fifth, 2 * fifth)) };
+  const late = { rssMb: rss.lateMb, fds: fds(samples.slice(-fifth)) };
+  return {
+    seconds: Math.round(durationMs / 1000), requests, errors, firstError, jobs, csvRows, samples, early, late,
+    rssGrowthMb: late.rssMb - early.rssMb, fdGrowth: late.fds - early.fds, rssSlopeMbPerMin: rss.slopeMbPerMin,
+  };
+}
+
+/**
+ * A long run's memory from its samples (seconds, MB): the mean of the second fifth and of the last
+ * fifth, and the least-squares slope after the first fifth (the warm-up), in MB a minute.
+ */
+export function rssTrend(samples: { t: number; rssMb: number }[]): { earlyMb: number; lateMb: number; slopeMbPerMin: number } {
+  const fifth = Math.max(1, Math.floor(samples.length / 5));
+  const mean = (xs: typeof samples) => Math.round(xs.reduce((a, s) => a + s.rssMb, 0) / xs.length);
   const steady = samples.slice(fifth);
   const mt = steady.reduce((a, s) => a + s.t, 0) / steady.length;
   const mr = steady.reduce((a, s) => a + s.rssMb, 0) / steady.length;
   const slope = steady.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0) / Math.max(1e-9, steady.reduce((a, s) => a + (s.t - mt) ** 2, 0));
-  return {
-    seconds: Math.round(durationMs / 1000), requests, errors, firstError, jobs, csvRows, samples, early, late,
-    rssGrowthMb: late.rssMb - early.rssMb, fdGrowth: late.fds - early.fds, rssSlopeMbPerMin: Number((slope * 60).toFixed(2)),
-  };
+  return { earlyMb: mean(samples.slice(fifth, 2 * fifth)), lateMb: mean(samples.slice(-fifth)), slopeMbPerMin: Number((slope * 60).toFixed(2)) };
 }
 
-if (process.argv[1]?.endsWith('soak.ts')) {
+if (process.argv[1]?.endsWith('/soak.ts')) {
   const seconds = Number(process.argv[2] ?? 600);
   const server = await startServer();
   try {

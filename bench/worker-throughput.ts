@@ -5,7 +5,6 @@
  */
 import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
-import { resetEnvForTests } from '../lib/config/env';
 import { useDatabase } from '../lib/db/client';
 import { submitQueued } from '../lib/jobs/submit';
 import { JobWorker } from '../lib/jobs/worker';
@@ -19,7 +18,6 @@ export async function workerThroughput(addresses: number) {
       const fresh = await freshDatabaseUrl(dialect);
       process.env.DATABASE_URL = fresh.url;
       process.env.EV_CHUNK_SIZE = '2000';
-      resetEnvForTests();
       const database = await useDatabase(fresh.url);
       try {
         const account = await ensureAccount(database, 'throughput@example.com');

@@ -6,7 +6,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
-import { resetEnvForTests } from '../lib/config/env';
 import { submitQueued } from '../lib/jobs/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
@@ -57,7 +56,6 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
   const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
   process.env.DATABASE_URL = fresh.url;
   process.env.EV_CHUNK_SIZE = String(options.chunkSize);
-  resetEnvForTests();
   let database: Database | undefined;
   const children: ChildProcess[] = [];
   try {
@@ -93,7 +91,6 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
     Object.assign(process.env, saved);
     if (saved.DATABASE_URL === undefined) delete process.env.DATABASE_URL;
     if (saved.EV_CHUNK_SIZE === undefined) delete process.env.EV_CHUNK_SIZE;
-    resetEnvForTests();
   }
 }
 

@@ -2,7 +2,7 @@ import type { KeyAccess } from './keys';
 
 // Looking a key up on every request would dominate a sandbox call; a short cache keeps it off the
 // hot path. Revocation and edits in this process clear it; other processes see it within KEY_CACHE_MS.
-const KEY_CACHE_MS = 5_000;
+export const KEY_CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 const keyCache = new Map<string, { key: KeyAccess | null; until: number }>();
 const lastUsedWritten = new Map<string, number>();

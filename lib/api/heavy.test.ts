@@ -1,17 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetEnvForTests } from '../config/env';
 import { AppError } from '../errors/errors';
 import { takeHeavySlot, watchBody } from './heavy';
 
 describe('heavy request slots per account', () => {
   afterEach(() => {
     delete process.env.EV_HEAVY_REQUESTS_PER_ACCOUNT;
-    resetEnvForTests();
   });
 
   it('gives an account its slots, answers 429 with Retry-After past them, and leaves other accounts alone', () => {
     process.env.EV_HEAVY_REQUESTS_PER_ACCOUNT = '2';
-    resetEnvForTests();
     const a = [takeHeavySlot('u_a'), takeHeavySlot('u_a')];
     let refused: unknown;
     try { takeHeavySlot('u_a'); } catch (error) { refused = error; }

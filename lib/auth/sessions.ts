@@ -20,7 +20,7 @@ export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
 // Every /v1 call from the dashboard asks; a short cache keeps that off the database, and a revoked
 // session stops working within this time on other processes (at once in the one that revoked it).
-const VERSION_CACHE_MS = 2_000;
+export const VERSION_CACHE_MS = 2_000;
 const versions = new Map<string, { version: number | null; until: number }>();
 // Bumps made by this process: a read that started before one must not cache what it read.
 let bumps = 0;

@@ -1,5 +1,5 @@
-import { db } from '../db/client';
-import { env } from '../config/env';
+import { db, type Database } from '../db/client';
+import { env, type Env } from '../config/env';
 import { createDnsResolver, parseDnsServers, type DnsResolver } from '../verifier/dns';
 import { egressOf } from '../egress/egress';
 import { countConversation, observedPoliteness } from '../metrics/observe';
@@ -11,20 +11,53 @@ import { createPgPoliteness } from '../db/politeness-pg';
 import { processSlot } from '../config/process-slots';
 import { byDialect } from '../db/sql';
 
-/** Production verifiers built from the environment. */
+/**
+ * Production verifiers built from the environment. Each is kept with the configuration it was built
+ * from (env() gives the same object while the values stay): once the environment changes (a test
+ * changed it), the next caller gets one of the new configuration, as with the egress monitor
+ * (lib/egress/state.ts).
+ */
 
-let resolver: DnsResolver | undefined;
+// One verifier per job, so a domain's catch-all result is probed once per job. The oldest is
+// forgotten past 32; a chunk still running on it keeps its reference and finishes.
+const MAX_JOB_VERIFIERS = 32;
+
+// Single checks share one verifier (its per-domain limits then hold across requests); it is
+// renewed every few minutes so catch-all answers do not live forever. Checks already handed to
+// the old one finish on it.
+const SHARED_LIFETIME_MS = 5 * 60_000;
+
+interface Built {
+  config: Env;
+  resolver: DnsResolver;
+  shared?: { verifier: Verifier; until: number };
+  perJob: Map<string, Verifier>;
+}
+let built: Built | undefined;
+
+function current(): Built {
+  const config = env();
+  if (built?.config !== config) {
+    built = { config, resolver: createDnsResolver({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: parseDnsServers(config.EV_DNS_CANARIES) }), perJob: new Map() };
+  }
+  return built;
+}
 
 // Leases, pace, 421 back-offs and greylist holds: shared by every verifier of the process, and on
 // PostgreSQL by every process of the deployment (its workers and web servers); SQLite is one
-// machine and keeps them in the process.
-const politenessSlot = processSlot<{ politeness: Politeness; end(): Promise<void> }>('politeness');
+// machine and keeps them in the process. Kept while the database it is built on stays.
+const politenessSlot = processSlot<{ database: Promise<Database>; politeness: Politeness; end(): Promise<void> }>('politeness');
+
+/** how long a politeness lease outlives its process's last renewal (renewed every 1.5 s while held) */
+const POLITENESS_LEASE_MS = 6_000;
 
 function sharedPoliteness(): Politeness {
-  if (politenessSlot.value) return politenessSlot.value.politeness;
-  const config = env();
-  const chosen = db().then(({ dialect, url }) => byDialect(dialect, {
-    postgres: () => createPgPoliteness({ url, leaseMs: config.EV_SMTP_CONNECT_TIMEOUT_MS + config.EV_SMTP_CONVERSATION_TIMEOUT_MS + 10_000 }),
+  const database = db();
+  const held = politenessSlot.value;
+  if (held?.database === database) return held.politeness;
+  void held?.end().catch(() => undefined);
+  const chosen = database.then(({ dialect, url }) => byDialect(dialect, {
+    postgres: () => createPgPoliteness({ url, leaseMs: POLITENESS_LEASE_MS }),
     sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
   })());
   const politeness: Politeness = {
@@ -32,14 +65,13 @@ function sharedPoliteness(): Politeness {
     hold: async (subject, ms) => (await chosen).hold(subject, ms),
     heldFor: async (subjects) => (await chosen).heldFor(subjects),
   };
-  politenessSlot.value = { politeness, end: async () => (await chosen).end() };
+  politenessSlot.value = { database, politeness, end: async () => (await chosen).end() };
   return politeness;
 }
 
 /** The process's resolver (also asked by the egress check whether it can be believed). */
 export function dns(): DnsResolver {
-  resolver ??= createDnsResolver({ servers: parseDnsServers(env().EV_DNS_SERVERS), canaries: parseDnsServers(env().EV_DNS_CANARIES) });
-  return resolver;
+  return current().resolver;
 }
 
 export function newProductionVerifier(): Verifier {
@@ -70,24 +102,15 @@ export function newProductionVerifier(): Verifier {
   });
 }
 
-// Single checks share one verifier (its per-domain limits then hold across requests); it is
-// renewed every few minutes so catch-all answers do not live forever. Checks already handed to
-// the old one finish on it.
-const SHARED_LIFETIME_MS = 5 * 60_000;
-let shared: { verifier: Verifier; until: number } | undefined;
-
 export function productionVerifier(): Verifier {
+  const state = current();
   const now = Date.now();
-  if (!shared || shared.until < now) shared = { verifier: newProductionVerifier(), until: now + SHARED_LIFETIME_MS };
-  return shared.verifier;
+  if (!state.shared || state.shared.until < now) state.shared = { verifier: newProductionVerifier(), until: now + SHARED_LIFETIME_MS };
+  return state.shared.verifier;
 }
 
-// One verifier per job, so a domain's catch-all result is probed once per job. The oldest is
-// forgotten past 32; a chunk still running on it keeps its reference and finishes.
-const MAX_JOB_VERIFIERS = 32;
-const perJob = new Map<string, Verifier>();
-
 export function jobVerifier(jobId: string): Verifier {
+  const { perJob } = current();
   let verifier = perJob.get(jobId);
   if (!verifier) {
     if (perJob.size >= MAX_JOB_VERIFIERS) perJob.delete(perJob.keys().next().value!);
@@ -95,13 +118,4 @@ export function jobVerifier(jobId: string): Verifier {
     perJob.set(jobId, verifier);
   }
   return verifier;
-}
-
-/** Only tests change the environment under a running process. */
-export function resetProductionVerifiers(): void {
-  shared = undefined;
-  resolver = undefined;
-  void politenessSlot.value?.end().catch(() => undefined);
-  politenessSlot.value = undefined;
-  perJob.clear();
 }

@@ -136,21 +136,20 @@ export function envDefaults(): Record<string, string> {
   return Object.fromEntries(Object.entries(parsed).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)]));
 }
 
-let cached: Env | undefined;
+// Read per call: the cache holds the environment's values it was parsed from, so a change to
+// process.env (a test's) is seen by the next call, and the same values give the same object (what
+// follows a configuration, e.g. the egress monitor and the production verifiers, compares it).
+let parsedFrom: { key: string; env: Env } | undefined;
 
 export function env(): Env {
-  if (!cached) {
+  const key = JSON.stringify(ENV_VARIABLES.map((name) => process.env[name] ?? null));
+  if (parsedFrom?.key !== key) {
     const parsed = schema.safeParse(process.env);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new Error(`Invalid environment: ${problems}`);
     }
-    cached = parsed.data;
+    parsedFrom = { key, env: parsed.data };
   }
-  return cached;
-}
-
-/** Tests change the environment between cases. */
-export function resetEnvForTests(): void {
-  cached = undefined;
+  return parsedFrom.env;
 }

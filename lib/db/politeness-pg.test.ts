@@ -65,6 +65,16 @@ describe('politeness shared on PostgreSQL', () => {
     permit.release();
   });
 
+  it('keeps a live holder\'s lease past its lease time: the holder renews it', async () => {
+    const live = createPgPoliteness({ url: fresh.url, leaseMs: 300 });
+    const pacing = { concurrency: 1, perMinute: 0 };
+    const permit = await live.acquire({ key: 'mx:mx.live.test', pacing });
+    // four lease times later the slot is still taken
+    await expect(fleet[0]!.acquire({ key: 'mx:mx.live.test', pacing }, AbortSignal.timeout(1_200))).rejects.toThrow();
+    permit.release();
+    await live.end();
+  });
+
   it('stops waiting for a lease when the signal fires', async () => {
     const pacing = { concurrency: 1, perMinute: 0 };
     const permit = await fleet[0]!.acquire({ key: 'mx:mx.busy.test', pacing });

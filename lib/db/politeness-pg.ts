@@ -7,7 +7,10 @@ import { paceInterval, type Politeness } from '../verifier/politeness';
  * SMTP politeness shared by every process on one PostgreSQL database, so N workers are one polite
  * sender (docs/operations.md). Times are the database's clock (one clock for the fleet):
  * - concurrency: a lease is a row `(key, slot)` of `smtp_leases`, slot < the target's concurrency,
- *   taken by an INSERT that only wins on a free or expired slot; a crashed holder's lease expires.
+ *   taken by an INSERT that only wins on a free or expired slot. A process renews the leases it
+ *   holds every `leaseMs / 4` (one UPDATE for all of them), so a killed worker's leases expire
+ *   `leaseMs` after its last renewal, whatever its conversations' timeouts: the workers that take
+ *   its place on the same egress get its budget back within seconds.
  *   A waiter asks again every few tens of milliseconds (a conversation lasts about a second).
  * - pace: one `smtp_pace` row per target holds the next free start (GCRA without burst), moved on
  *   by one atomic upsert; the caller waits until its start, holding its lease.
@@ -16,7 +19,7 @@ import { paceInterval, type Politeness } from '../verifier/politeness';
  */
 export interface PgPolitenessOptions {
   url: string;
-  /** how long a lease outlives its holder's silence: longer than any conversation */
+  /** how long a lease outlives its holder's last renewal */
   leaseMs: number;
   /** pool size of this process (default 6) */
   connections?: number;
@@ -35,6 +38,8 @@ const TAKE_LEASE = `
     WHERE "smtp_leases"."expires_at" <= ${NOW_MS}
   RETURNING "slot"`;
 const FREE_LEASE = `DELETE FROM "smtp_leases" WHERE "key" = $1 AND "slot" = $2 AND "holder" = $3`;
+// the leases of this process (holders `<process>:<lease>`), kept from expiring while it lives
+const RENEW_LEASES = `UPDATE "smtp_leases" SET "expires_at" = GREATEST("expires_at", ${NOW_MS} + $2) WHERE "holder" LIKE $1`;
 const RESERVE_START = `
   INSERT INTO "smtp_pace" ("key", "next_at") VALUES ($1, ${NOW_MS} + $2)
   ON CONFLICT ("key") DO UPDATE SET "next_at" = GREATEST("smtp_pace"."next_at", ${NOW_MS}) + $2
@@ -54,6 +59,21 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
   const pool = new pg.Pool({ connectionString: options.url, max: options.connections ?? 6 });
   pool.on('error', (error) => console.error('[politeness] postgres', error.message));
   let prunedAt = Date.now();
+  const processId = randomBytes(6).toString('base64url');
+  let leasesHeld = 0;
+  let renewer: NodeJS.Timeout | undefined;
+  const renewing = (change: 1 | -1) => {
+    leasesHeld += change;
+    if (leasesHeld > 0 && !renewer) {
+      renewer = setInterval(() => {
+        pool.query(RENEW_LEASES, [`${processId}:%`, options.leaseMs]).catch((error: unknown) => console.error('[politeness] renewing leases failed', error));
+      }, Math.max(100, options.leaseMs / 4));
+      renewer.unref();
+    } else if (leasesHeld === 0 && renewer) {
+      clearInterval(renewer);
+      renewer = undefined;
+    }
+  };
   const queues = new Map<string, Promise<void>>();
   const wakeUp = new Map<string, () => void>();
 
@@ -81,7 +101,7 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
 
   return {
     async acquire({ key, pacing }, signal) {
-      const holder = randomBytes(9).toString('base64url');
+      const holder = `${processId}:${randomBytes(9).toString('base64url')}`;
       const concurrency = Math.max(1, pacing.concurrency);
       const interval = paceInterval(pacing);
       // a lease also covers the wait for its start: at most `concurrency` starts are reserved ahead
@@ -99,6 +119,7 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
           const rows = await query<{ slot: number }>(TAKE_LEASE, [key, holder, ttl, concurrency]);
           if (rows.length > 0) {
             slot = rows[0]!.slot;
+            renewing(1);
             break;
           }
           await nap(key, 20 + Math.random() * 30, signal);
@@ -107,7 +128,7 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
         ahead.then(() => done());
         if (queues.get(key) === turn) turn.then(() => queues.get(key) === turn && queues.delete(key));
       }
-      const free = () => void query(FREE_LEASE, [key, slot, holder]).then(
+      const free = () => void (renewing(-1), query(FREE_LEASE, [key, slot, holder])).then(
         () => wakeUp.get(key)?.(), // a lease freed here: this process's next waiter asks at once
         (error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error),
       );
@@ -131,6 +152,9 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
       const left = new Map(rows.map((r) => [r.subject, Number(r.left_ms)]));
       return subjects.map((subject) => Math.max(0, left.get(subject) ?? 0));
     },
-    end: () => pool.end(),
+    end: () => {
+      clearInterval(renewer);
+      return pool.end();
+    },
   };
 }

@@ -11,6 +11,11 @@ import { ClaimWatch } from './claim-watch';
 import type { WorkerOptions } from './worker';
 
 const SAVE_BATCH = 1000;
+/**
+ * A production chunk's results are also saved once this old: each is an SMTP conversation spent
+ * from a provider's budget, and a worker killed mid-chunk must not take them with it.
+ */
+const SAVE_EVERY_MS = 1000;
 
 type Item = Awaited<ReturnType<typeof unverifiedItems>>[number];
 type Verify = (item: Item) => Promise<VerifyOutcome>;
@@ -31,6 +36,7 @@ export class ChunkRun {
   private retryAfter = Infinity;
   private greylisted = false;
   private skipped = 0;
+  private savedAt = performance.now();
 
   constructor(
     private readonly database: Database,
@@ -44,12 +50,15 @@ export class ChunkRun {
     this.lastTry = chunk.attempts >= (options.maxAttempts ?? 5);
   }
 
-  /** Fails the job of a chunk claimed too often (its workers died or lost it each time), else verifies it. */
+  /**
+   * Fails the job of a chunk claimed too often in a row without storing a result (its workers died
+   * or lost it each time: a poison address), else verifies it.
+   */
   async take(): Promise<void> {
     const { chunk } = this;
     const maxClaims = 2 * (this.options.maxAttempts ?? 5);
     try {
-      if (chunk.attempts > maxClaims) {
+      if (chunk.stalledClaims > maxClaims) {
         await failJob(this.database, chunk.jobId, `Addresses ${chunk.startIdx}-${chunk.endIdx - 1} could not be verified in ${maxClaims} attempts.`);
       } else {
         await this.verify();
@@ -113,7 +122,7 @@ export class ChunkRun {
       this.pending.push(verificationRow(outcome.verdict, {
         userId: this.chunk.userId, jobId: this.chunk.jobId, idx: item.idx, sandbox: this.chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
       }));
-      if (this.pending.length >= SAVE_BATCH) {
+      if (this.pending.length >= SAVE_BATCH || (!this.chunk.sandbox && performance.now() - this.savedAt >= SAVE_EVERY_MS)) {
         await this.save(claim);
         await yieldToEventLoop();
       }
@@ -124,6 +133,7 @@ export class ChunkRun {
   private async save(claim: ClaimWatch): Promise<void> {
     const rows = this.pending;
     this.pending = [];
+    this.savedAt = performance.now();
     if (rows.length === 0) return;
     if (await saveChunkResults(this.database, this.chunk, rows)) failpoint('worker.after-save');
     else claim.lose();

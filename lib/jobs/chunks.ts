@@ -16,6 +16,8 @@ export interface ChunkClaim {
   startIdx: number;
   endIdx: number;
   attempts: number;
+  /** claims in a row, this one included, that stored no result (a stored result resets it) */
+  stalledClaims: number;
   userId: string;
   sandbox: boolean;
   /** this claim's token (`claim_token`): only its holder may renew, save and complete */
@@ -36,6 +38,7 @@ export const claimable = (dialect: Dialect, c = 'c') =>
   `((${c}.state = 'pending' AND ${c}.not_before <= ${dbNow(dialect)}) OR (${c}.state = 'leased' AND ${c}.lease_until < ${dbNow(dialect)}))`;
 /** The claim's own chunk row: `job_id`, `no` and `claim_token` as parameters. */
 export const HELD = `job_id = ? AND no = ? AND state = 'leased' AND claim_token = ?`;
+const PROGRESS = `UPDATE job_chunks SET stalled_claims = 0 WHERE ${HELD} AND stalled_claims > 0`;
 
 /** Extends this claim's lease by `leaseMs` from now (database clock); false when the claim is no longer held. */
 export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, leaseMs: number): Promise<boolean> {
@@ -58,24 +61,32 @@ export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<
  * before the save, which then stores nothing, or after it, and charges what it stored. PostgreSQL
  * locks the chunk row (FOR SHARE: saves of one claim do not wait on each other); SQLite takes the
  * write lock first (BEGIN IMMEDIATE). False when nothing was stored because the claim is gone.
+ * A claim that stored results made progress: the chunk's stalled claims start again from none
+ * (`PROGRESS`), so only claims in a row that stored nothing (a worker dying on the same address
+ * each time) add up to failing the job, however often a fleet's workers are killed under it.
  */
 export async function saveChunkResults(database: Database, chunk: ChunkClaim, rows: unknown[][]): Promise<boolean> {
   const args = [chunk.jobId, chunk.no, chunk.token];
   const { bulk, writeLock, prisma, dialect } = database;
   if (bulk && writeLock) {
     const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
+    const progress = bulk.prepare(PROGRESS);
     return writeLock.run(() => bulk.transaction(() => {
       if (!check.get(...args)) return false;
       sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+      if (rows.length > 0) progress.run(...args);
       return true;
     }).immediate());
   }
-  return prisma.$transaction(async (tx) => {
+  const saved = await prisma.$transaction(async (tx) => {
     const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
     if (held.length !== 1) return false;
     if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
     return true;
   }, { timeout: 60_000, maxWait: 30_000 });
+  // after the commit: inside, two saves of one claim holding FOR SHARE would deadlock on this UPDATE
+  if (saved && rows.length > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
+  return saved;
 }
 
 /**
@@ -107,9 +118,9 @@ export async function releaseRow(
   tx: Tx, dialect: Dialect, chunk: ChunkClaim, delayMs: number, countAttempt: boolean, egress: string | null,
 ): Promise<number | null> {
   const rows = await tx.$queryRawUnsafe<{ not_before: number | bigint }[]>(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, egress = ?
+    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, stalled_claims = CASE WHEN stalled_claims > 0 THEN stalled_claims - ? ELSE 0 END, egress = ?
       WHERE ${HELD} RETURNING not_before`),
-    Math.round(delayMs), countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
+    Math.round(delayMs), countAttempt ? 0 : 1, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
   );
   return rows[0] ? Number(rows[0].not_before) : null;
 }

@@ -214,19 +214,20 @@ async function takeIn(db: Db, boss: PgBoss, queue: string, workerId: string, lea
   const token = newId('claim', 9);
   const pin = filter.egress === undefined ? '' : `AND (egress IS NULL OR egress = $6 OR not_before <= ${now} - $7)`;
   const { rows: claimed } = await db.executeSql(
-    `UPDATE job_chunks SET state = 'leased', worker_id = $1, claim_token = $2, lease_until = ${now} + $3, attempts = attempts + 1
+    `UPDATE job_chunks SET state = 'leased', worker_id = $1, claim_token = $2, lease_until = ${now} + $3, attempts = attempts + 1,
+        stalled_claims = stalled_claims + 1
       WHERE job_id = $4 AND no = $5 AND ${claimable('postgres', 'job_chunks')} ${pin}
-      RETURNING start_idx, end_idx, attempts, lease_until`,
+      RETURNING start_idx, end_idx, attempts, stalled_claims, lease_until`,
     [workerId, token, leaseMs, delivery.job, delivery.no, ...(filter.egress === undefined ? [] : [filter.egress, filter.pinMs ?? 0])],
   );
-  const chunk = claimed[0] as { start_idx: number; end_idx: number; attempts: number; lease_until: string | number } | undefined;
+  const chunk = claimed[0] as { start_idx: number; end_idx: number; attempts: number; stalled_claims: number; lease_until: string | number } | undefined;
   if (chunk) {
     // put back due when this lease runs out: a dead worker's chunk is fetched again then
     const id = randomUUID();
     await boss.insert(queue, [{ id, data: delivery, priority: delivery.p, startAfter: new Date(Number(chunk.lease_until)) }], { db });
     return {
       claim: {
-        jobId: delivery.job, no: delivery.no, startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts),
+        jobId: delivery.job, no: delivery.no, startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims),
         userId: delivery.user, sandbox: delivery.sandbox, token, delivery: { queue, id, priority: delivery.p },
       },
     };

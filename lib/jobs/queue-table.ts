@@ -46,17 +46,18 @@ async function claimFromTable(
     const candidate = candidates[0];
     if (!candidate) return null;
     const token = newId('claim', 9);
-    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number }[]>(
-      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1
+    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number; stalled_claims: number }[]>(
+      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
+          stalled_claims = stalled_claims + 1
         WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')}
-        RETURNING job_id, no, start_idx, end_idx, attempts`),
+        RETURNING job_id, no, start_idx, end_idx, attempts, stalled_claims`),
       workerId, token, leaseMs, candidate.job_id, candidate.no,
     );
     const chunk = claimed[0];
     if (!chunk) continue;
     const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
     if (!job) continue;
-    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), token, ...job };
+    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims), token, ...job };
   }
   return null;
 }

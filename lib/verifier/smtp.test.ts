@@ -99,7 +99,7 @@ describe('probeMailbox against hostile servers (lib/verifier/smtp.ts SMTP_LIMITS
     const started = Date.now();
     const result = await probeMailbox({ ...base(hostile.port), commandTimeoutMs: 60_000, conversationTimeoutMs: 1500 });
     expect(result).toMatchObject({ failure: 'timeout', stage: 'banner', detail: 'the conversation took longer than 1500 ms' });
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // the 1.5 s deadline (as its detail says), not the 60 s command timeout
     await hostile.stop();
   });
 

@@ -148,7 +148,7 @@ describe('verify against real DNS and SMTP peers', () => {
     const v = verifier({ smtp: { port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 } });
     const { verdict } = await v.verify('x@silent.test', { signal: deadline(300) });
     expect(verdict).toMatchObject({ status: 'unknown', reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(4000); // the 300 ms deadline, before the 5 s connect timeout
   });
 
   it('answers unknown/unavailable_smtp when the server hangs up', async () => {

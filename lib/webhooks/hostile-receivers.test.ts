@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetEnvForTests } from '@/lib/config/env';
 import { setup, until } from '@/test/api/harness';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
 import { startDueDeliveries } from './dispatch';
@@ -43,9 +42,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(attempts).toHaveLength(3);
       const delivered = await until(() => listDeliveries(ctx.database, good.user.id, good.hook.id, true), (d) => d[0]?.state === 'succeeded', 5000);
       expect(delivered[0]).toMatchObject({ state: 'succeeded', last_status: 204 });
-      expect(Date.now() - started).toBeLessThan(900); // before the slow attempts' deadline
+      // delivered while the slow endpoint's two attempts still hold their connections: it did not wait for them
+      expect(slow.receiver.stats().openNow).toBe(2);
       await Promise.all(attempts);
-      expect(Date.now() - started).toBeLessThan(3000);
+      // ended by the attempt deadline (1 s): the receiver trickles forever (a bound that catches only a hang)
+      expect(Date.now() - started).toBeLessThan(10_000);
       // the status line arrived, so the attempts count as delivered: the trickled body is never read
       const slowOnes = await listDeliveries(ctx.database, slow.user.id, slow.hook.id, true);
       expect(slowOnes.filter((d) => d.attempts > 0)).toHaveLength(2);
@@ -60,7 +61,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const silent = await account('slow-headers', 1);
       const started = Date.now();
       await Promise.all(await startDueDeliveries(ctx.database));
-      expect(Date.now() - started).toBeLessThan(2500);
+      expect(Date.now() - started).toBeLessThan(10_000); // the receiver never answers: any bound catches a missing deadline
       const [delivery] = await listDeliveries(ctx.database, silent.user.id, silent.hook.id, true);
       expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status: null });
       expect(delivery!.last_error).toMatch(/timed out after 1000 ms/);
@@ -84,14 +85,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       const quiet = await account('ok', 1);
       process.env.EV_WEBHOOK_CONCURRENCY = '3';
-      resetEnvForTests();
       try {
         await Promise.all(await startDueDeliveries(ctx.database));
         const [mine] = await listDeliveries(ctx.database, quiet.user.id, quiet.hook.id, true);
         expect(mine).toMatchObject({ state: 'succeeded' }); // among the first three of 41
       } finally {
         delete process.env.EV_WEBHOOK_CONCURRENCY;
-        resetEnvForTests();
       }
     });
 
@@ -99,7 +98,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const slow = await account('trickle', 0, { trickleMs: 200 });
       const started = Date.now();
       const result = await sendTestEvent(ctx.database, slow.user.id, slow.hook.id, true);
-      expect(Date.now() - started).toBeLessThan(2500);
+      expect(Date.now() - started).toBeLessThan(10_000); // the body never ends: any bound catches waiting for it
       expect(result).toMatchObject({ state: 'succeeded', last_status: 200 });
     });
   });

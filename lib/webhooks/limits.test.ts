@@ -57,11 +57,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // six test events at once over three silent endpoints: the account's limit lets three go
       const tests = hooks.flatMap(({ hook }) => [sendTestEvent(ctx.database, noisy.id, hook.id, true), sendTestEvent(ctx.database, noisy.id, hook.id, true)]);
       await new Promise((r) => setTimeout(r, 200));
-      const started = Date.now();
       await Promise.all(await startDueDeliveries(ctx.database));
       const [delivered] = await listDeliveries(ctx.database, quiet.id, good.hook.id, true);
       expect(delivered).toMatchObject({ state: 'succeeded' });
-      expect(Date.now() - started).toBeLessThan(1000);
+      // delivered while the three silent attempts still hold the noisy account's slots: it did not wait for them
+      expect(hooks.reduce((n, { receiver }) => n + receiver.stats().openNow, 0)).toBe(3);
       await Promise.all(tests);
       expect(hooks.reduce((n, { receiver }) => n + receiver.stats().requests, 0)).toBe(3);
     });
@@ -109,25 +109,23 @@ describe('webhook host names', () => {
     expect(result).toMatchObject({ status: 204, error: null });
   });
 
-  const fourHashes = async () => {
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 4 }, () => new Promise((resolve, reject) => scrypt('password', 'salt', 32, (e, key) => (e ? reject(e) : resolve(key))))));
-    return Date.now() - started;
-  };
+  const fourHashes = () => Promise.all(Array.from({ length: 4 }, () => new Promise((resolve, reject) => scrypt('password', 'salt', 32, (e, key) => (e ? reject(e) : resolve(key))))));
 
   it('wait on a silent name server without holding the thread pool scrypt needs', async () => {
-    const baseline = await fourHashes();
     await ctx.teardown();
     ctx = await setup('sqlite', { EV_DNS_SERVERS: `127.0.0.1:${silent.address().port}`, EV_ALLOW_PRIVATE_NETWORKS: 'true' });
     // more stuck lookups than libuv has threads (4): with dns.lookup every scrypt would queue behind them
     const sends = Array.from({ length: 8 }, (_, i) => sendSigned(`http://hang${i}.example:8080/`, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', `msg_${i}`, '{}', { allowPrivate: true, timeoutMs: 1500 }));
     await new Promise((r) => setTimeout(r, 100));
-    const hashing = await fourHashes();
+    let sendsEnded = 0;
+    for (const send of sends) void send.then(() => sendsEnded++);
+    await fourHashes();
+    // stuck behind the lookups, the hashes would wait for the sends' 1.5 s deadline: they finish first
+    expect(sendsEnded).toBe(0);
     const results = await Promise.all(sends);
-    // stuck behind the lookups, the hashes would wait for their 1.5 s deadline; alone they take ~0.1-0.3 s
-    expect(hashing).toBeLessThan(baseline + 1000);
     expect(results.every((r) => r.status === null && r.error !== null)).toBe(true);
-    expect(Math.max(...results.map((r) => r.durationMs))).toBeLessThan(2500);
+    // ended by their deadline: the name server never answers (a bound that catches only a hang)
+    expect(Math.max(...results.map((r) => r.durationMs))).toBeLessThan(10_000);
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as nextauth from '@/app/api/auth/[...nextauth]/route';
 import * as signup from '@/app/api/signup/route';
 import * as account from '@/app/v1/account/route';
@@ -6,9 +6,9 @@ import * as password from '@/app/v1/account/password/route';
 import * as sessions from '@/app/v1/account/sessions/route';
 import * as keys from '@/app/v1/keys/route';
 import { LINGER } from '@/lib/api/body';
-import { resetEnvForTests } from '@/lib/config/env';
+import { VERSION_CACHE_MS } from '@/lib/auth/sessions';
 import { DIALECTS } from '../databases';
-import { answerOf, setup, until } from './harness';
+import { answerOf, setup } from './harness';
 
 const SITE = 'http://app.test';
 
@@ -110,7 +110,7 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       const res = await send(huge.stream, { 'content-type': 'application/json', origin: SITE });
       expect(res.status).toBe(413);
       expect(res.json).toMatchObject({ error: 'payload_too_large', limit: 8192 });
-      expect(performance.now() - started).toBeLessThan(2000);
+      expect(performance.now() - started).toBeLessThan(10_000); // refused as it streams in; what was read is checked below
       // The rest is only drained (and dropped) for a moment so the client reads the 413 (lib/api/body.ts).
       await new Promise((r) => setTimeout(r, 100));
       expect(huge.pulled()).toBeLessThanOrEqual(LINGER.bytes + 1024 * 1024);
@@ -192,7 +192,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       const body = JSON.stringify({ email: `cross${++n}@example.com`, password: 'long enough' });
       const base = { 'content-type': 'application/json', 'x-forwarded-for': nextIp() };
       process.env.EV_TRUST_PROXY = 'false';
-      resetEnvForTests();
       try {
         const attempts: Record<string, string>[] = [
           { origin: 'https://evil.example' },
@@ -207,7 +206,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         }
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
-        resetEnvForTests();
       }
       // Behind a trusted proxy, the forwarded host and scheme are the site's.
       const proxied = await signupCall({ headers: { ...base, origin: 'https://public.example', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }, body });
@@ -230,7 +228,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
     it('without a trusted proxy, X-Forwarded-For does not open new buckets: all clients share one', async () => {
       process.env.EV_TRUST_PROXY = 'false';
       process.env.EV_SIGNUPS_PER_IP = '2';
-      resetEnvForTests();
       try {
         const statuses = [];
         for (let i = 0; i < 3; i++) {
@@ -241,7 +238,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
         delete process.env.EV_SIGNUPS_PER_IP;
-        resetEnvForTests();
       }
     });
   });
@@ -322,7 +318,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         v1(keys.POST, '/v1/keys', { headers: { cookie: session, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'k' }) });
       expect((await create({ origin: SITE })).status).toBe(201);
       process.env.EV_TRUST_PROXY = 'false';
-      resetEnvForTests();
       try {
         const attempts: Record<string, string>[] = [
           {},
@@ -339,7 +334,6 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         expect((await create({ origin: SITE, 'x-forwarded-host': 'evil.example' })).status).toBe(201);
       } finally {
         process.env.EV_TRUST_PROXY = 'true';
-        resetEnvForTests();
       }
     });
 
@@ -368,10 +362,14 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       expect((await v1(account.GET, '/v1/account', { headers: { cookie: session } })).status).toBe(200);
       // Another process bumps the version: this process only sees the row.
       await ctx.database.prisma.user.update({ where: { email }, data: { sessionVersion: { increment: 1 } } });
-      const started = Date.now();
-      const last = await until(() => v1(account.GET, '/v1/account', { headers: { cookie: session } }), (r) => r.status === 401, 5000);
-      expect(last.status).toBe(401);
-      expect(Date.now() - started).toBeLessThan(3000);
+      // once this process's cached version has aged out (on a fake clock: the cache's life, not the machine's speed)
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+      try {
+        vi.setSystemTime(Date.now() + VERSION_CACHE_MS + 1);
+        expect((await v1(account.GET, '/v1/account', { headers: { cookie: session } })).status).toBe(401);
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('a session issued after a revocation this process has not seen yet works at once (no stale cache)', async () => {

@@ -7,7 +7,6 @@ import { checkEgress } from '@/lib/egress/check';
 import { EgressMonitor, egressDepsFromEnv, productionPaused } from '@/lib/egress/state';
 import { saveEgressReport } from '@/lib/egress/fleet';
 import { env } from '@/lib/config/env';
-import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { verifierFor } from '@/lib/checks/verifiers';
@@ -29,13 +28,11 @@ beforeAll(async () => {
     EV_EGRESS_PROBE_HOSTS: 'probe.test', EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: 'bl.test', EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test',
     EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
   });
-  resetEnvForTests();
   ctx = await setup('sqlite');
 });
 
 afterAll(async () => {
   for (const name of ENV) delete process.env[name];
-  resetEnvForTests();
   await ctx?.teardown();
   await postfix?.stop();
   await dns?.stop();
@@ -108,7 +105,6 @@ describe('the placeholder sender identity', () => {
   };
   const reconfigure = (values: Record<string, string | undefined>) => {
     for (const [name, value] of Object.entries(values)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
-    resetEnvForTests();
   };
 
   it('refuses production probing with verifier.localhost: the check fails, single checks answer 503, jobs wait', async () => {

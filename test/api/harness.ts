@@ -1,7 +1,6 @@
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { useDatabase, type Database } from '@/lib/db/client';
-import { resetEnvForTests } from '@/lib/config/env';
 import { freshDatabaseUrl } from '../databases';
 import { assertMatchesContract } from './contract';
 
@@ -66,7 +65,6 @@ export async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean
 export async function setup(dialect: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
   const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
-  resetEnvForTests();
   const fresh = await freshDatabaseUrl(dialect);
   process.env.DATABASE_URL = fresh.url;
   const database: Database = await useDatabase(fresh.url);
@@ -83,7 +81,6 @@ export async function setup(dialect: 'sqlite' | 'postgres', env: Record<string, 
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
-      resetEnvForTests();
     },
   };
 }

@@ -11,7 +11,6 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '@/lib/api/idempotency';
-import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { call, setup } from './harness';
 
@@ -27,7 +26,6 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
     process.env.EV_SANDBOX_TIMEOUT_MS = '500';
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
     process.env.EV_EMBEDDED_WORKER = 'false';
-    resetEnvForTests();
     ctx = await setup(dialect);
     const account = await ensureAccount(ctx.database, `other-${dialect}@example.com`);
     other = { id: account.id, key: (await createApiKey(ctx.database, account.id)).key };

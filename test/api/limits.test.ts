@@ -14,7 +14,6 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { pruneRateWindows } from '@/lib/api/rate-store';
-import { resetEnvForTests } from '@/lib/config/env';
 import { newId } from '@/lib/db/ids';
 import { DIALECTS } from '../databases';
 import { call, setup, type Call } from './harness';
@@ -160,7 +159,6 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
 
   it('counts windows in rate_windows with the database store, and prunes the ended ones', async () => {
     process.env.EV_RATE_LIMIT_STORE = 'database';
-    resetEnvForTests();
     try {
       const { userId, key } = await newAccountKey();
       expect((await call(keys.POST, { key, body: { name: 'a' } })).status).toBe(201);
@@ -173,7 +171,6 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
       expect(await ctx.database.prisma.rateWindow.count({ where: { subject: `create:${userId}` } })).toBe(1);
     } finally {
       delete process.env.EV_RATE_LIMIT_STORE;
-      resetEnvForTests();
     }
   });
 

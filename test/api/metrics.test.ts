@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { serveMetrics } from '@/lib/metrics/server';
 import { verifierFor } from '@/lib/checks/verifiers';
@@ -24,7 +23,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 describe('GET /metrics without EV_METRICS_TOKEN', () => {
   it('is not there (404), with or without a token', async () => {
     delete process.env.EV_METRICS_TOKEN;
-    resetEnvForTests();
     expect((await scrape()).status).toBe(404);
     expect((await scrape('anything')).status).toBe(404);
   });
@@ -102,10 +100,8 @@ describe('a worker\'s metrics port', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
     try {
       delete process.env.EV_METRICS_TOKEN;
-      resetEnvForTests();
       expect((await fetch(url)).status).toBe(404);
       process.env.EV_METRICS_TOKEN = 'worker-secret';
-      resetEnvForTests();
       expect((await fetch(url)).status).toBe(401);
       expect((await fetch(url, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
       const ok = await fetch(url, { headers: { authorization: 'Bearer worker-secret' } });
@@ -114,7 +110,6 @@ describe('a worker\'s metrics port', () => {
       expect((await fetch(url.replace('/metrics', '/other'), { headers: { authorization: 'Bearer worker-secret' } })).status).toBe(404);
     } finally {
       delete process.env.EV_METRICS_TOKEN;
-      resetEnvForTests();
       await new Promise((resolve) => server.close(resolve));
     }
   });

@@ -4,11 +4,9 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as history from '@/app/v1/history/route';
 import * as account from '@/app/v1/account/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetProductionVerifiers } from '@/lib/checks/production';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
 import { startPostfix, type PostfixPeer } from '../peers/postfix';
@@ -34,8 +32,6 @@ function configure(extra: Record<string, string> = {}) {
     EV_FREE_DAILY: '4', EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5',
     ...extra,
   });
-  resetEnvForTests();
-  resetProductionVerifiers();
 }
 
 beforeAll(async () => {
@@ -51,7 +47,6 @@ afterAll(async () => {
   await silent?.stop();
   await postfix?.stop();
   await dns?.stop();
-  resetProductionVerifiers();
 });
 
 const free = async () => (await call(account.GET, { key: ctx.key, sandbox: false })).json;

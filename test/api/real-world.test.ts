@@ -3,10 +3,8 @@ import * as single from '@/app/v1/verify/single/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetProductionVerifiers } from '@/lib/checks/production';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';
 import { startRealWorldPeers, type RealWorldPeers } from '../peers/real-world';
@@ -26,8 +24,6 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5', EV_EMBEDDED_WORKER: 'false',
       ...extra,
     });
-    resetEnvForTests();
-    resetProductionVerifiers();
   }
 
   beforeAll(async () => {
@@ -40,7 +36,6 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
   afterAll(async () => {
     await ctx?.teardown();
     await peers?.stop();
-    resetProductionVerifiers();
   });
 
   const check = (email: string) => call(single.POST, { key: ctx.key, sandbox: false, body: { email } });

@@ -3,10 +3,8 @@ import * as single from '@/app/v1/verify/single/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetProductionVerifiers } from '@/lib/checks/production';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
@@ -46,8 +44,6 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
       EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '2000', EV_GREYLIST_RETRY_MS: '300',
       EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5', EV_EMBEDDED_WORKER: 'false',
     });
-    resetEnvForTests();
-    resetProductionVerifiers();
     ctx = await setup(dialect);
     await grantCredits(ctx.database, ctx.account.id, 100);
   });
@@ -56,7 +52,6 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     await ctx?.teardown();
     await smtp?.stop();
     await dns?.stop();
-    resetProductionVerifiers();
   });
 
   it('answers a sender rejection unknown/sender_rejected, with the made-up address reply beside it', async () => {

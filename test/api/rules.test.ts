@@ -7,9 +7,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as account from '@/app/v1/account/route';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
-import { resetProductionVerifiers } from '@/lib/checks/production';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
@@ -50,15 +48,12 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
       EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '5', EV_MAX_RULES_PER_ACCOUNT: '8',
       EV_RATE_LIMIT_PER_MINUTE: '1000', EV_CREATE_RATE_PER_MINUTE: '1000',
     });
-    resetProductionVerifiers();
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
   });
   afterAll(async () => {
     await worker.stop();
     await ctx.teardown();
-    resetProductionVerifiers();
-    resetEnvForTests();
   });
 
   const add = (action: string, match: string, value: string) => call(rules.POST, { key: ctx.key, body: { action, match, value } });

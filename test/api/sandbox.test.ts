@@ -20,7 +20,6 @@ import * as unknownPath from '@/app/v1/[...path]/route';
 import Papa from 'papaparse';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { resetEnvForTests } from '@/lib/config/env';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
@@ -46,7 +45,6 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     process.env.EV_SANDBOX_TIMEOUT_MS = '50';
     process.env.EV_CHUNK_SIZE = '7';
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
-    resetEnvForTests();
     ctx = await setup(dialect);
     otherKey = (await createApiKey(ctx.database, (await ensureAccount(ctx.database, `other-${dialect}@example.com`)).id)).key;
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
@@ -316,7 +314,6 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     }
     process.env.EV_MAX_BULK_EMAILS = '40';
     process.env.EV_MAX_BODY_BYTES = '2000';
-    resetEnvForTests();
     try {
       const tooMany = await call(bulk.POST, { key: ctx.key, body: { emails: Array.from({ length: 41 }, (_, i) => `a${i}@b.c`) } });
       expect(tooMany.status).toBe(413);
@@ -332,7 +329,6 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     } finally {
       delete process.env.EV_MAX_BULK_EMAILS;
       delete process.env.EV_MAX_BODY_BYTES;
-      resetEnvForTests();
     }
     const badFilter = await call(download.GET, { key: ctx.key, path: '/v1/verify/bulk/download/x?filter=bogus', params: { jobId: 'x' } });
     expect(badFilter.status).toBe(400);
@@ -364,12 +360,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     try {
       process.env.EV_ALLOW_PRIVATE_NETWORKS = 'false';
-      resetEnvForTests();
       const refused = await call(webhooks.POST, { key: ctx.key, body: { url } });
       expect(refused.status).toBe(400);
       expect(refused.json.param).toBe('url');
       process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true';
-      resetEnvForTests();
       expect((await call(webhooks.POST, { key: ctx.key, body: { url: 'ftp://x.com/' } })).status).toBe(400);
 
       const created = await call(webhooks.POST, { key: ctx.key, body: { url, description: 'test' } });

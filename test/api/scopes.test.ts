@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as unknownPath from '@/app/v1/[...path]/route';
 import * as keyById from '@/app/v1/keys/[id]/route';
 import * as keys from '@/app/v1/keys/route';
@@ -6,10 +6,9 @@ import * as history from '@/app/v1/history/route';
 import * as single from '@/app/v1/verify/single/route';
 import { createApiKey } from '@/lib/accounts/keys';
 import { ensureAccount } from '@/lib/accounts/users';
-import { forgetKeyLookups } from '@/lib/accounts/key-cache';
+import { KEY_CACHE_MS } from '@/lib/accounts/key-cache';
 import { SCOPES, type Scope } from '@/lib/accounts/scopes';
 import { OPERATIONS } from '@/lib/api/operations';
-import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { ROUTE_MODULES } from './contract';
 import { call, setup } from './harness';
@@ -129,14 +128,12 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   it('refuses an IP-limited key when the server cannot tell the client address (no EV_TRUST_PROXY)', async () => {
     const key = await keyOf({ allowed_ips: ['203.0.113.0/24'] });
     process.env.EV_TRUST_PROXY = 'false';
-    resetEnvForTests();
     try {
       const refused = await call(history.GET, { key, path: '/v1/history', headers: { 'x-forwarded-for': '203.0.113.9' } });
       expect(refused.status).toBe(403);
       expect(refused.json.message).toContain('EV_TRUST_PROXY');
     } finally {
       process.env.EV_TRUST_PROXY = 'true';
-      resetEnvForTests();
     }
   });
 
@@ -144,17 +141,21 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     const { key, info } = await createApiKey(ctx.database, ctx.account.id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await call(single.POST, { key, path: '/v1/verify/single', body: { email: 'valid@example.com' } })).status).toBe(200);
     await ctx.database.prisma.apiKey.update({ where: { id: info.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    forgetKeyLookups();
-    const expired = await call(single.POST, { key, path: '/v1/verify/single', body: { email: 'valid@example.com' } });
-    expect(expired.status).toBe(401);
-    expect(expired.json).toMatchObject({ error: 'authentication_error' });
-    expect(expired.json.message).toContain('expired');
+    // once the process's cached lookup has aged out, on a fake clock
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + KEY_CACHE_MS + 1 });
+    try {
+      const expired = await call(single.POST, { key, path: '/v1/verify/single', body: { email: 'valid@example.com' } });
+      expect(expired.status).toBe(401);
+      expect(expired.json).toMatchObject({ error: 'authentication_error' });
+      expect(expired.json.message).toContain('expired');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('does not count an expired key among the account\'s active keys', async () => {
     const owner = await ensureAccount(ctx.database, `cap-${dialect}-${Date.now()}@example.com`);
     process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT = '2';
-    resetEnvForTests();
     try {
       const first = await createApiKey(ctx.database, owner.id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
       await createApiKey(ctx.database, owner.id, 'second');
@@ -163,7 +164,6 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
       expect((await createApiKey(ctx.database, owner.id, 'third')).info.name).toBe('third');
     } finally {
       delete process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT;
-      resetEnvForTests();
     }
   });
 });

@@ -22,7 +22,6 @@ import * as account from '@/app/v1/account/route';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
 import { forgetKeyLookups } from '@/lib/accounts/key-cache';
-import { resetEnvForTests } from '@/lib/config/env';
 import { sessionSecret } from '@/lib/config/secret';
 import { DIALECTS } from '../databases';
 import { call, setup } from '../api/harness';
@@ -94,7 +93,6 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
 
   beforeAll(async () => {
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'true'; // only so the other account can own a webhook
-    resetEnvForTests();
     ctx = await setup(dialect);
     const acct = await ensureAccount(ctx.database, `victim-${dialect}@example.com`);
     const { key, info } = await createApiKey(ctx.database, acct.id, 'victim-key-name');
@@ -107,7 +105,6 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     const own = await call(bulk.POST, { key: ctx.key, body: { emails: ['valid@example.com', 'x@y.com'] } });
     ownJobId = own.json.job_id;
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'false';
-    resetEnvForTests();
   });
   afterAll(async () => ctx.teardown());
 

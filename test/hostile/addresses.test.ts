@@ -8,7 +8,6 @@ import * as single from '@/app/v1/verify/single/route';
 import * as verify from '@/app/v1/verify/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { DIALECTS } from '../databases';
 import { call, setup } from '../api/harness';
 import { REASONS, bounded, expectSane } from './hostile';
@@ -83,7 +82,6 @@ const FORMULA_CELLS: [string, string][] = [
 describe.each(DIALECTS)('hostile addresses and CSV cells on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    resetEnvForTests();
     ctx = await setup(dialect);
   });
   afterAll(async () => ctx.teardown());

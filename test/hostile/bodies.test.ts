@@ -8,7 +8,6 @@ import * as verify from '@/app/v1/verify/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as keys from '@/app/v1/keys/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { call, setup } from '../api/harness';
 import { bounded, deep, expectError, expectSane, send } from './hostile';
 
@@ -164,14 +163,12 @@ describe('hostile bodies (sqlite)', () => {
   beforeAll(async () => {
     delete process.env.EV_MAX_BODY_BYTES;
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'false';
-    resetEnvForTests();
     // every case below is one refused creation request of one account: more than a minute's creation rate
     ctx = await setup('sqlite', { EV_CREATE_RATE_PER_MINUTE: '10000' });
   });
   afterAll(async () => {
     if (previousLimit === undefined) delete process.env.EV_MAX_BODY_BYTES;
     else process.env.EV_MAX_BODY_BYTES = previousLimit;
-    resetEnvForTests();
     await ctx.teardown();
   });
 
@@ -232,13 +229,11 @@ describe('hostile bodies (sqlite)', () => {
   ];
   it.each(SIZES)('size: %s', async (_what, build, name, status, error) => {
     process.env.EV_MAX_BODY_BYTES = String(BODY_LIMIT);
-    resetEnvForTests();
     let res;
     try {
       res = await send(ENDPOINTS[name].handler, build());
     } finally {
       delete process.env.EV_MAX_BODY_BYTES;
-      resetEnvForTests();
     }
     expectSane(res);
     expect(res.status, res.text.slice(0, 300)).toBe(status);

@@ -3,7 +3,6 @@
 // Cases: 46 refused targets + 3 method/field rows + 2 port rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '@/app/v1/webhooks/route';
-import { resetEnvForTests } from '@/lib/config/env';
 import { call, setup } from '../api/harness';
 import { bounded, expectError, expectSane } from './hostile';
 
@@ -63,7 +62,6 @@ describe('hostile webhook targets (sqlite)', () => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     process.env.EV_ALLOW_PRIVATE_NETWORKS = 'false';
-    resetEnvForTests();
     ctx = await setup('sqlite');
   });
   afterAll(async () => ctx.teardown());
@@ -90,13 +88,11 @@ describe('hostile webhook targets (sqlite)', () => {
     const res = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://93.184.216.34:25/' } });
     expect(res.json.message).toMatch(/port 25 .*80,443,1024-65535/);
     process.env.EV_WEBHOOK_PORTS = '25,80,443';
-    resetEnvForTests();
     try {
       const wider = await call(webhooks.POST, { key: ctx.key, body: { url: 'http://93.184.216.34:25/' } });
       expect(wider.status).toBe(201);
     } finally {
       delete process.env.EV_WEBHOOK_PORTS;
-      resetEnvForTests();
     }
   });
 });

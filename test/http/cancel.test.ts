@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetEnvForTests } from '@/lib/config/env';
 import { useDatabase, type Database } from '@/lib/db/client';
 import { DIALECTS, freshDatabaseUrl } from '../databases';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';
@@ -38,7 +37,6 @@ describe.each(DIALECTS)('DELETE of a running production job on the built server 
       EV_CHUNK_SIZE: String(COUNT), EV_FREE_DAILY: '0',
     }, 1);
     process.env.DATABASE_URL = fresh.url;
-    resetEnvForTests();
     database = await useDatabase(fresh.url);
   }, 120_000);
   afterAll(async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { q } from '@/lib/db/sql';
 import { egressStatus, productionPaused } from '@/lib/egress/state';
-import { resetEnvForTests } from '@/lib/config/env';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
@@ -30,12 +29,10 @@ beforeAll(async () => {
     EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: '', EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_CHUNK_SIZE: '5',
     EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
   });
-  resetEnvForTests();
 });
 
 afterAll(async () => {
   for (const name of ENV) delete process.env[name];
-  resetEnvForTests();
   await postfix?.stop();
   await dns?.stop();
 });
@@ -52,7 +49,6 @@ async function until(what: () => Promise<boolean>, ms = 20_000) {
 
 describe.each(DIALECTS)('EV_EGRESS_POLICY=pause (%s)', (dialect) => {
   beforeAll(async () => {
-    resetEnvForTests(); // the environment read again: a new egress monitor, no report of the last run
     ctx = await setup(dialect);
   });
   afterAll(async () => {
@@ -104,12 +100,10 @@ describe('the policies', () => {
     for (const [name, value] of [['EV_EGRESS_POLICY', 'warn'], ['EV_EGRESS_POLICY', 'off'], ['EV_PRODUCTION_ENGINE', 'sandbox']] as const) {
       process.env.EV_EGRESS_POLICY = 'pause';
       process.env[name] = value;
-      resetEnvForTests();
       expect(productionPaused()).toBe(false);
     }
     delete process.env.EV_PRODUCTION_ENGINE;
     process.env.EV_EGRESS_POLICY = 'pause';
-    resetEnvForTests();
     // pause, before any check has answered: hold
     expect(productionPaused()).toBe(true);
     await egressStatus(); // let the check that call started finish before the peers go

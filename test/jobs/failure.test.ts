@@ -3,7 +3,9 @@ import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import { q } from '@/lib/db/sql';
+import { saveChunkResults } from '@/lib/jobs/chunks';
 import { claimChunk } from '@/lib/jobs/queue';
+import { verificationRow } from '@/lib/results/rows';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
@@ -90,6 +92,31 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     assertWebhookPayload(event);
     expect(event).toMatchObject({ type: 'bulk.failed', sandbox: false, data: { job_id, status: 'failed', total_emails: 12, summary: { total: 12 } } });
     expect(event.data.error).toBe(res.json.error);
+  });
+
+  it('does not fail a job whose workers die after storing results each time: only claims that stored nothing count', async () => {
+    const list = emails('progress');
+    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: list });
+    // Eight workers in turn claim the chunk, store one result each and die (past the six claims
+    // that fail a job whose claims store nothing)
+    for (let i = 0; i < 8; i++) {
+      const chunk = await claimChunk(ctx.database, `dies-after-saving-${i}`, 1);
+      expect(chunk).not.toBeNull();
+      expect(chunk!.stalledClaims).toBe(1);
+      const { verdict } = await sandboxVerifier.verify(list[i]!);
+      const row = verificationRow(verdict, { userId: ctx.account.id, jobId: job_id, idx: i, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+      expect(await saveChunkResults(ctx.database, chunk!, [row])).toBe(true);
+      await new Promise((r) => setTimeout(r, 5)); // the 1 ms lease runs out on the database's clock
+    }
+    let verified = 0;
+    const w = worker({ verify: async (email) => (verified++, sandboxVerifier.verify(email)) });
+    w.start();
+    try {
+      expect((await until(() => jobRow(job_id), (j) => j.status === 'completed' || j.status === 'failed')).status).toBe('completed');
+    } finally {
+      await w.stop();
+    }
+    expect(verified).toBe(list.length - 8);
   });
 
   it('does not count a chunk handed back by a stopping worker as an attempt', async () => {

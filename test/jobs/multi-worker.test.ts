@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { resetEnvForTests } from '@/lib/config/env';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
@@ -31,13 +30,11 @@ describe('three workers on PostgreSQL, one killed', () => {
   beforeAll(async () => {
     process.env.EV_CHUNK_SIZE = '100';
     process.env.EV_PRODUCTION_ENGINE = 'sandbox';
-    resetEnvForTests();
     ctx = await setup('postgres');
   });
   afterAll(async () => {
     delete process.env.EV_CHUNK_SIZE;
     delete process.env.EV_PRODUCTION_ENGINE;
-    resetEnvForTests();
     await ctx.teardown();
   });
 

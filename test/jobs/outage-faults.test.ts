@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { grantCredits } from '@/lib/accounts/quota';
-import { resetEnvForTests } from '@/lib/config/env';
-import { useDatabase, type Database } from '@/lib/db/client';
+import type { Database } from '@/lib/db/client';
 import { q } from '@/lib/db/sql';
 import { submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
@@ -11,8 +10,8 @@ import { createVerifier } from '@/lib/verifier/verify';
 import { setup } from '../api/harness';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
-import { startPrivatePostgres, type PrivatePostgres } from '../peers/postgres';
-import { booksOf, jobStatusOf, startWorkerProcess, waitFor } from './processes';
+import type { PrivatePostgres } from '../peers/postgres';
+import { booksOf, jobStatusOf, restartableDatabase, startWorkerProcess, waitFor } from './processes';
 
 // Transient failures are retries, not verdicts (issue 19, item 6): our database restarting under a
 // running job, and a resolver that times out, hand the address back; only a mail server's answer,
@@ -38,22 +37,11 @@ describe('PostgreSQL restarted mid-job (a private server)', () => {
   let pg: PrivatePostgres;
   let database: Database;
   let url: string;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    pg = await startPrivatePostgres();
-    url = await pg.database();
-    process.env.DATABASE_URL = url;
-    process.env.EV_CHUNK_SIZE = '10';
-    process.env.EV_FREE_DAILY = '0';
-    resetEnvForTests();
-    database = await useDatabase(url);
+    ({ pg, url, database, close } = await restartableDatabase({ EV_CHUNK_SIZE: '10', EV_FREE_DAILY: '0' }));
   }, 60_000);
-  afterAll(async () => {
-    delete process.env.EV_CHUNK_SIZE;
-    delete process.env.EV_FREE_DAILY;
-    resetEnvForTests();
-    await database?.prisma.$disconnect();
-    await pg?.close();
-  });
+  afterAll(async () => close?.());
 
   it('gives no address a verdict it did not earn: every one is the mail server\'s answer', async () => {
     const account = await ensureAccount(database, 'outage@example.com');

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Database } from '@/lib/db/client';
+import { useDatabase, type Database } from '@/lib/db/client';
 import { q } from '@/lib/db/sql';
 import { chargeableCount } from '@/lib/results/chargeable';
+import { startPrivatePostgres, type PrivatePostgres } from '../peers/postgres';
 
 /**
  * Real `scripts/worker.ts` processes for the fault tests (test/jobs/*-faults.test.ts): started with
@@ -86,4 +87,28 @@ export async function subscribe({ prisma }: Database, userId: string): Promise<v
   await prisma.webhook.create({
     data: { id: `wh_${Math.random().toString(36).slice(2)}`, userId, url: 'http://192.0.2.1/hook', secret: 'whsec_test', events: JSON.stringify(['bulk.completed', 'bulk.failed']) },
   });
+}
+
+/**
+ * A database on a PostgreSQL server of the test's own, so the test may restart it mid-job: this
+ * process uses it (DATABASE_URL) with `env` set beside it; `close()` puts the environment back and
+ * stops the server.
+ */
+export async function restartableDatabase(env: Record<string, string>): Promise<{ pg: PrivatePostgres; url: string; database: Database; close(): Promise<void> }> {
+  const pg = await startPrivatePostgres();
+  const url = await pg.database();
+  const saved = Object.fromEntries(['DATABASE_URL', ...Object.keys(env)].map((name) => [name, process.env[name]]));
+  Object.assign(process.env, { DATABASE_URL: url, ...env });
+  const database = await useDatabase(url);
+  return {
+    pg, url, database,
+    async close() {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await database.prisma.$disconnect();
+      await pg.close();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { resetEnvForTests } from '@/lib/config/env';
 import { processedCount } from '@/lib/jobs/status';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
@@ -22,12 +21,10 @@ describe.each(DIALECTS)('a job survives its worker being killed (%s)', (dialect)
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     process.env.EV_CHUNK_SIZE = '1000';
-    resetEnvForTests();
     ctx = await setup(dialect);
   });
   afterAll(async () => {
     delete process.env.EV_CHUNK_SIZE;
-    resetEnvForTests();
     await ctx.teardown();
   });
 

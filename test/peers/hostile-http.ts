@@ -14,9 +14,9 @@ export interface HostileReceiver {
   url: string;
   /**
    * requests received (one per delivery attempt), body bytes written back, the webhook-id of each
-   * request, and the most requests of one webhook-id that were open at once
+   * request, the most requests of one webhook-id that were open at once, and the requests open now
    */
-  stats(): { requests: number; bytesSent: number; ids: string[]; maxOpenPerId: number };
+  stats(): { requests: number; bytesSent: number; ids: string[]; maxOpenPerId: number; openNow: number };
   stop(): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ export async function startReceiver(kind: ReceiverKind, options: { trickleMs?: n
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    stats: () => ({ requests, bytesSent, ids: [...ids], maxOpenPerId }),
+    stats: () => ({ requests, bytesSent, ids: [...ids], maxOpenPerId, openNow: [...open.values()].reduce((a, b) => a + b, 0) }),
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

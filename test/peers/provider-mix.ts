@@ -42,7 +42,7 @@ export function providerMix(total: number, { tag = '', smallEvery = 20, targets 
   const smallDomains = Math.max(1, Math.round(total / smallEvery));
   const smallIps: string[] = [];
   for (let d = 0; d < smallDomains; d++) {
-    const ip = `127.1.${d >> 8}.${(d & 255) + 1}`;
+    const ip = `127.1.${Math.floor(d / 250)}.${(d % 250) + 1}`;
     smallIps.push(ip);
     dnsLines.push(`mx-host=s${d}.test,mx.s${d}.test,10`, `host-record=mx.s${d}.test,${ip}`);
   }

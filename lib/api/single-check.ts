@@ -1,0 +1,18 @@
+import { db } from '../db/client';
+import { verifySingle } from '../checks/single';
+import { withoutEvidenceFor, type singleResult, type verifyResult } from '../checks/shape';
+import { parseBody } from './body';
+import { apiRoute, json } from './route';
+import { emailBody } from './schemas';
+
+/**
+ * POST /v1/verify and POST /v1/verify/single: one address checked as the caller's mode makes it,
+ * answered in the route's shape (lib/checks/shape.ts); a publishable key's answer without the SMTP evidence.
+ */
+export function singleCheckRoute(shape: typeof singleResult | typeof verifyResult) {
+  return apiRoute(async (request, caller) => {
+    const { email } = parseBody(caller.body, emailBody);
+    const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email);
+    return json(withoutEvidenceFor(caller, shape(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox)));
+  }, { maxBodyBytes: 64 * 1024 });
+}
