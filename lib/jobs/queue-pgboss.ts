@@ -104,6 +104,9 @@ const parse = (data: unknown): Delivery => (typeof data === 'string' ? JSON.pars
 
 export function pgBossQueue(database: Database): ChunkQueue {
   return {
+    open: async () => {
+      await engine(database);
+    },
     enqueue: (tx, job, chunks) => enqueue(database, tx, job, chunks),
     claim: (workerId, leaseMs, filter = {}) => claim(database, workerId, leaseMs, filter),
     release: async (chunk, delayMs, { countAttempt = true, egress = null } = {}) => {

@@ -11,6 +11,7 @@ import type { ChunkQueue } from './queue';
  */
 export function tableQueue(database: Database): ChunkQueue {
   return {
+    open: async () => {},
     enqueue: async () => {}, // the job's `job_chunks` rows are the queue
     claim: (workerId, leaseMs, filter = {}) => claimFromTable(database, workerId, leaseMs, filter),
     release: async (chunk, delayMs, { countAttempt = true, egress = null } = {}) => {

@@ -12,6 +12,8 @@ import { pgBossQueue } from './queue-pgboss';
  * claim, completion and cancel are the ledger's, the same for both.
  */
 export interface ChunkQueue {
+  /** Readies the queue (pg-boss: starts it, creating its schema) so a worker's first claim does not wait for it. */
+  open(): Promise<void>;
   /** Makes a new job's chunks claimable, in the transaction that writes the job (after its `job_chunks` rows). */
   enqueue(tx: Tx, job: QueuedJob, chunks: number): Promise<void>;
   /** Takes one due chunk under a lease of `leaseMs` (database clock), or null. */
