@@ -6,6 +6,7 @@
  *               and Postfix with 200 ms per SMTP reply, against the ideal time of the limits;
  *               deep-email-validator on the same list (issue 3)
  *   workers     3 worker processes vs 1 on PostgreSQL for the same I/O-bound job (issue 5)
+ *   claims      the job queue on PostgreSQL (pg-boss): claim latency with 1 and 4 claimers, a 1M sandbox job by 1 and 4 workers (issue 21)
  *   soak        10 minutes of steady mixed load on `next start`: RSS and open descriptors (issue 5)
  *   worker-soak 10 minutes of one `npm run worker` on PostgreSQL fed production and sandbox jobs: its RSS (issue 21)
  *   bodies      peak RSS of `next start` taking a 1M-row CSV upload and hostile bodies of its size
@@ -40,6 +41,7 @@ import { runSoak } from './soak';
 import { runWorkerSoak } from './worker-soak';
 import { runBodiesBench } from './bodies';
 import { runWorkersBench } from './workers';
+import { runClaimsBench } from './claims';
 import { runChaosBench } from './chaos';
 import { workerThroughput } from './worker-throughput';
 import { staleSocketRetries } from './load';
@@ -50,7 +52,7 @@ import { runBooksBench } from './books';
 import { neighboursBench } from './neighbours';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'neighbours', 'chaos'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'neighbours', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 // chaos kills processes and restarts a private PostgreSQL: only when asked for by name
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
@@ -96,6 +98,15 @@ async function workersBench() {
   row(`workers: ${r.addresses} addresses, chunks of ${r.chunkSize}: 1 worker s / 3 workers s`, `${fmt(r.oneWorkerMs / 1000, 2)} / ${fmt(r.threeWorkersMs / 1000, 2)}`);
   row('workers: chunks per worker (3 workers)', r.chunksPerWorker.join(' / '));
   row('workers: speed-up', `${fmt(r.speedup, 2)}x`, '≥ 2.5x', r.speedup >= 2.5);
+}
+
+async function claimsBench() {
+  const addresses = quick ? 100_000 : 1_000_000;
+  console.log(`\n[6b] the job queue on PostgreSQL (pg-boss): claim latency, 1 and 4 claimers; a ${addresses.toLocaleString('en-US')}-address sandbox job, 1 and 4 workers`);
+  const r = await runClaimsBench(addresses);
+  results.claims = r;
+  for (const c of r.claims) row(`claims: ${c.claimers} claimer(s), p50 / p95 ms, claims+completions/s`, `${fmt(c.p50Ms, 2)} / ${fmt(c.p95Ms, 2)}, ${c.perSecond}`);
+  for (const j of r.job) row(`claims: ${j.addresses.toLocaleString('en-US')}-address sandbox job, ${j.workers} worker(s), s`, fmt(j.wallMs / 1000, 1), j.addresses >= 1_000_000 ? '< 15 s' : undefined, j.addresses >= 1_000_000 ? j.wallMs < 15_000 : undefined);
 }
 
 async function soakBench() {
@@ -221,6 +232,7 @@ async function main() {
   await section('sandbox', sandboxBench);
   await section('production', productionBench);
   await section('workers', workersBench);
+  await section('claims', claimsBench);
   await section('soak', soakBench);
   await section('worker-soak', workerSoakBench);
   await section('bodies', bodiesBench);

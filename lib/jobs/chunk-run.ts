@@ -5,7 +5,8 @@ import { ruleBookFor } from '../rules/store';
 import { failpoint } from '../failpoints/failpoints';
 import { verificationRow } from '../results/rows';
 import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
-import { releaseChunk, saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
+import { saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
+import { releaseChunk } from './queue';
 import { ClaimWatch } from './claim-watch';
 import type { WorkerOptions } from './worker';
 

@@ -1,11 +1,10 @@
 import type { Database, Db, Dialect } from '../db/client';
-import { newId } from '../db/ids';
 import { byDialect, q, selectRows, sqliteInsert, insertRows } from '../db/sql';
 import { VERIFICATION_COLUMNS } from '../results/rows';
 
 /**
- * Chunk leases and claims: a queued job's addresses are cut into chunks (lib/jobs/insert.ts), which
- * workers claim under a lease, renew, complete or hand back. Leases are on the database's clock, as
+ * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/insert.ts), which
+ * workers claim under a lease (through the queue, lib/jobs/queue.ts), renew, complete or hand back. Leases are on the database's clock, as
  * politeness is (lib/db/politeness-pg.ts), so workers whose clocks disagree still agree
  * on when a lease ran out. Each claim gets a fresh token: renewals, saves and completion name the
  * claim, so a stale claim is refused even when the same worker (id) claimed the chunk again.
@@ -23,6 +22,8 @@ export interface ChunkClaim {
   sandbox: boolean;
   /** this claim's token (`claim_token`): only its holder may renew, save and complete */
   token: string;
+  /** PostgreSQL: the pg-boss job that brings the chunk back if this claim's worker dies (lib/jobs/queue-pgboss.ts) */
+  delivery?: { queue: string; id: string; priority: number };
 }
 
 type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
@@ -32,57 +33,12 @@ export function dbNow(dialect: Dialect): string {
   return byDialect(dialect, { postgres: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`, sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)` });
 }
 
-const claimable = (dialect: Dialect, c = 'c') =>
+/** A chunk any worker may claim now: pending and due, or leased under a lease that ran out. */
+export const claimable = (dialect: Dialect, c = 'c') =>
   `((${c}.state = 'pending' AND ${c}.not_before <= ${dbNow(dialect)}) OR (${c}.state = 'leased' AND ${c}.lease_until < ${dbNow(dialect)}))`;
-const HELD = `job_id = ? AND no = ? AND state = 'leased' AND claim_token = ?`;
+/** The claim's own chunk row: `job_id`, `no` and `claim_token` as parameters. */
+export const HELD = `job_id = ? AND no = ? AND state = 'leased' AND claim_token = ?`;
 const PROGRESS = `UPDATE job_chunks SET stalled_claims = 0 WHERE ${HELD} AND stalled_claims > 0`;
-
-/**
- * Takes one chunk under a lease. The conditional UPDATE is the claim: of two workers racing for a
- * chunk only one sees its row change. PostgreSQL also skips rows another claim holds locked.
- * Fair claiming: the account whose unfinished jobs have had the fewest chunks taken (leased or
- * done) goes first, so one account's many or huge jobs cannot starve another's; within an account
- * the lowest chunk number across its jobs, so its running jobs take turns too.
- */
-export async function claimChunk(
-  { prisma, dialect }: Database, workerId: string, leaseMs: number,
-  /**
-   * sandboxOnly: leave production jobs alone (EV_EGRESS_POLICY=pause while port 25 fails).
-   * egress: this worker's; a chunk handed back for greylisting by another egress is left to that
-   * one (greylisting is mostly keyed by the client IP) until `pinMs` after its retry time.
-   */
-  filter: { sandboxOnly?: boolean; egress?: string; pinMs?: number } = {},
-): Promise<ChunkClaim | null> {
-  const pinned = filter.egress === undefined ? { sql: '', values: [] }
-    : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
-  for (let tries = 0; tries < 5; tries++) {
-    const lock = byDialect(dialect, { postgres: 'FOR UPDATE OF c SKIP LOCKED', sqlite: '' });
-    const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
-      q(dialect, `WITH served AS (
-          SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
-          WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
-        SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1 ${lock}`),
-      ...pinned.values,
-    );
-    const candidate = candidates[0];
-    if (!candidate) return null;
-    const token = newId('claim', 9);
-    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number; stalled_claims: number }[]>(
-      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
-          stalled_claims = stalled_claims + 1
-        WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')}
-        RETURNING job_id, no, start_idx, end_idx, attempts, stalled_claims`),
-      workerId, token, leaseMs, candidate.job_id, candidate.no,
-    );
-    const chunk = claimed[0];
-    if (!chunk) continue;
-    const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
-    if (!job) continue;
-    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims), token, ...job };
-  }
-  return null;
-}
 
 /** Extends this claim's lease by `leaseMs` from now (database clock); false when the claim is no longer held. */
 export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, leaseMs: number): Promise<boolean> {
@@ -154,19 +110,19 @@ export async function completeChunk(tx: Tx, dialect: Dialect, chunk: ChunkClaim)
 }
 
 /**
- * Hands a chunk back to be taken again `delayMs` from now (greylisting, back-off, shutdown).
- * `countAttempt: false` takes back the claim's attempt (a worker shutting down did not try).
- * `egress`: the egress that saw greylisting in it, where its retry should go out from (claimChunk).
+ * Hands the claim's chunk back: claimable again `delayMs` from now (database clock), marked with
+ * `egress` (where a greylisted retry should go out from); `countAttempt: false` takes back the
+ * claim's attempt. Returns the chunk's new `not_before`, or null when the claim no longer held it.
  */
-export async function releaseChunk(
-  { prisma, dialect }: Database, chunk: ChunkClaim, delayMs: number,
-  { countAttempt = true, egress = null }: { countAttempt?: boolean; egress?: string | null } = {},
-): Promise<void> {
-  await prisma.$executeRawUnsafe(
+export async function releaseRow(
+  tx: Tx, dialect: Dialect, chunk: ChunkClaim, delayMs: number, countAttempt: boolean, egress: string | null,
+): Promise<number | null> {
+  const rows = await tx.$queryRawUnsafe<{ not_before: number | bigint }[]>(
     q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, stalled_claims = CASE WHEN stalled_claims > 0 THEN stalled_claims - ? ELSE 0 END, egress = ?
-      WHERE ${HELD}`),
+      WHERE ${HELD} RETURNING not_before`),
     Math.round(delayMs), countAttempt ? 0 : 1, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
   );
+  return rows[0] ? Number(rows[0].not_before) : null;
 }
 
 export async function openChunkCount(tx: Tx, dialect: Dialect, jobId: string): Promise<number> {

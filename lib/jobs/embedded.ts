@@ -5,6 +5,7 @@ import { egressOf } from '../egress/egress';
 import { verifierFor } from '../checks/verifiers';
 import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
+import { chunkQueue } from './queue';
 import { processSlot } from '../config/process-slots';
 
 const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<void> }>('worker');
@@ -13,6 +14,8 @@ const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<v
 export async function startWorker(): Promise<JobWorker> {
   if (running.value) return running.value.worker;
   const database = await db();
+  // pg-boss starts before the worker says it has: its first claim does not wait for the engine
+  await chunkQueue(database).open();
   const config = env();
   const worker = new JobWorker(database, {
     concurrency: config.EV_WORKER_CONCURRENCY,

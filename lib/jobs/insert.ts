@@ -2,6 +2,7 @@ import type { Database, Db } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, sqliteInsert } from '../db/sql';
 import type { StoredUpload } from './formats';
+import { chunkQueue } from './queue';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
@@ -74,7 +75,8 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * loop). On SQLite the direct connection writes synchronously, so a million items in one
  * transaction would hold the server for seconds: items go in slices of their own transactions,
  * each taking its turn in the write queue, and the job row and its chunks last, in one: until then
- * no claim, status or list sees the job (chunks are claimed through their job's row). Items of a
+ * no claim, status or list sees the job (chunks are claimed through their job's row; the one-machine
+ * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
 export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number) {
@@ -107,6 +109,8 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
+      // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)
+      await chunkQueue(database).enqueue(tx, job, chunks.length);
     },
     { timeout: 600_000, maxWait: 60_000 },
   );

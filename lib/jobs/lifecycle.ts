@@ -8,6 +8,7 @@ import { AppError } from '../errors/errors';
 import { failpoint } from '../failpoints/failpoints';
 import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
 import { getOwnJob } from './status';
+import { chunkQueue } from './queue';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
@@ -62,6 +63,7 @@ export async function completeChunkAndFinish(database: Database, chunk: ChunkCla
     // SQLite: the chunk's UPDATE comes first, so this transaction holds the write lock before it reads
     await lockJob(tx, dialect, chunk.jobId);
     if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
+    await chunkQueue(database).completed(tx, chunk);
     failpoint('chunk.after-complete');
     return (await finishIn(tx, dialect, chunk.jobId)) ? 'finished' : 'open';
   });

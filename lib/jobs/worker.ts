@@ -3,7 +3,8 @@ import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import type { Verifier } from '../verifier/types';
 import { finishStranded } from './lifecycle';
-import { claimChunk, type ChunkClaim } from './chunks';
+import type { ChunkClaim } from './chunks';
+import { claimChunk } from './queue';
 import { ChunkRun, yieldToEventLoop } from './chunk-run';
 
 export interface WorkerOptions {

@@ -5,9 +5,10 @@ import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as account from '@/app/v1/account/route';
 import { mailboxKey } from '@/lib/jobs/duplicates';
-import { claimChunk } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/queue';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
+import { byDialect } from '@/lib/db/sql';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
 
@@ -282,6 +283,8 @@ describe.each(DIALECTS)('a job that waits for greylisting servers says so, on %s
 
     // the servers accept the next try: the job completes and nothing waits any more
     await ctx.database.prisma.$executeRawUnsafe(`UPDATE job_chunks SET not_before = 0`);
+    // on PostgreSQL the chunks' pg-boss jobs are due at the retry time too (lib/jobs/queue-pgboss.ts)
+    await byDialect(dialect, { postgres: () => ctx.database.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET start_after = now() WHERE state = 'created'`), sqlite: async () => 0 })();
     const done = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     done.start();
     const completed = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');

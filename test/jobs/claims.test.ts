@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { claimChunk, renewLease, saveChunkResults } from '@/lib/jobs/chunks';
-import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
+import { renewLease, saveChunkResults } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/queue';
+import { cancelJob, completeChunkAndFinish } from '@/lib/jobs/lifecycle';
 import { submitQueued } from '@/lib/jobs/submit';
 import { q } from '@/lib/db/sql';
 import { verificationRow } from '@/lib/results/rows';
@@ -58,5 +59,13 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     // and a worker whose clock runs an hour ahead cannot take it over
     vi.spyOn(Date, 'now').mockReturnValue(before + 3_600_000);
     expect(await claimChunk(ctx.database, 'fast-clock', 60_000)).toBeNull();
+  });
+  it('never hands out a chunk of a cancelled job again', async () => {
+    const jobId = (await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 30 }, (_, i) => `a${i}@cancelled.test`) })).job_id;
+    const held = await claimChunk(ctx.database, 'w1', 1);
+    expect(held?.jobId).toBe(jobId);
+    await cancelJob(ctx.database, ctx.account.id, jobId, true);
+    await new Promise((r) => setTimeout(r, 20)); // the held chunk's 1 ms lease runs out too
+    expect(await claimChunk(ctx.database, 'w2', 60_000)).toBeNull();
   });
 });

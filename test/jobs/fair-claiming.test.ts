@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
-import { claimChunk } from '@/lib/jobs/chunks';
+import { claimChunk } from '@/lib/jobs/queue';
 import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
@@ -56,5 +56,21 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
     const second = await claimChunk(ctx.database, 'w2', 60_000);
     expect(first && second).toBeTruthy();
     expect(new Set([first!.jobId, second!.jobId])).toEqual(new Set([jobA, jobB]));
+  });
+  it('a small job of another account starts within two claims of a 100-chunk job under way', async () => {
+    const huge = await ensureAccount(ctx.database, `huge-${Math.random().toString(36).slice(2, 8)}@example.com`);
+    const late = await ensureAccount(ctx.database, `late-${Math.random().toString(36).slice(2, 8)}@example.com`);
+    const { job_id: hugeJob } = await submitQueued(ctx.database, { userId: huge.id, sandbox: true, emails: emails(120 * CHUNK, 'huge') });
+    // earlier tests' leftovers are served first: take chunks until the huge job has had 20 of its own
+    let served = 0;
+    while (served < 20) {
+      const chunk = await claimChunk(ctx.database, 'w1', 60_000);
+      expect(chunk).not.toBeNull();
+      if (chunk!.jobId === hugeJob) served++;
+      await completeChunkAndFinish(ctx.database, chunk!);
+    }
+    const { job_id: smallJob } = await submitQueued(ctx.database, { userId: late.id, sandbox: true, emails: emails(50, 'late') });
+    const next = [await claimChunk(ctx.database, 'w1', 60_000), await claimChunk(ctx.database, 'w1', 60_000)];
+    expect(next.map((c) => c?.jobId)).toContain(smallJob);
   });
 });

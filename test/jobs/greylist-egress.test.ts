@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCredits } from '@/lib/accounts/quota';
-import { claimChunk, releaseChunk } from '@/lib/jobs/chunks';
+import { claimChunk, releaseChunk } from '@/lib/jobs/queue';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
 import { startWorkerProcess } from './processes';
