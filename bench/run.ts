@@ -106,7 +106,10 @@ async function claimsBench() {
   const r = await runClaimsBench(addresses);
   results.claims = r;
   for (const c of r.claims) row(`claims: ${c.claimers} claimer(s), p50 / p95 ms, claims+completions/s`, `${fmt(c.p50Ms, 2)} / ${fmt(c.p95Ms, 2)}, ${c.perSecond}`);
-  for (const j of r.job) row(`claims: ${j.addresses.toLocaleString('en-US')}-address sandbox job, ${j.workers} worker(s), s`, fmt(j.wallMs / 1000, 1), j.addresses >= 1_000_000 ? '< 15 s' : undefined, j.addresses >= 1_000_000 ? j.wallMs < 15_000 : undefined);
+  for (const j of r.job) {
+    row(`claims: ${j.addresses.toLocaleString('en-US')}-address sandbox job, ${j.workers} worker(s), s`, fmt(j.wallMs / 1000, 1), j.addresses >= 1_000_000 ? '< 15 s' : undefined, j.addresses >= 1_000_000 ? j.wallMs < 15_000 : undefined);
+    row(`claims: another account's 50-address job during it, ${j.workers} worker(s), s`, fmt(j.otherJobMs / 1000, 2), '< 5 s', j.otherJobMs < 5_000);
+  }
 }
 
 async function soakBench() {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PgBoss, fromPrisma, type Db, type JobWithMetadata } from 'pg-boss';
+import { PgBoss, fromPrisma, type Clock, type Db, type JobWithMetadata } from 'pg-boss';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
@@ -75,7 +75,11 @@ function engine(database: Database): Promise<Engine> {
  * the transaction that fetched it. Stopped when the database is closed.
  */
 async function startEngine(database: Database): Promise<Engine> {
-  const boss = new PgBoss({ connectionString: database.url, max: 4, supervise: false, schedule: false, registerInstance: false });
+  // pg-boss's timers and idle connections do not hold the process open (its pool takes pg.Pool's
+  // `allowExitOnIdle` from these options): a worker or a server lives for reasons of its own, and a
+  // script or test that queued a job may end
+  const options = { connectionString: database.url, max: 4, supervise: false, schedule: false, registerInstance: false, clock: UNREF_CLOCK, allowExitOnIdle: true };
+  const boss = new PgBoss(options);
   boss.on('error', (error) => console.error('[pg-boss]', error instanceof Error ? error.message : error));
   await boss.start();
   const queues = new Map<string, Promise<void>>();
@@ -99,6 +103,14 @@ async function startEngine(database: Database): Promise<Engine> {
   };
   return { boss, ensure };
 }
+
+const UNREF_CLOCK: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  setInterval: (fn, ms) => setInterval(fn, ms).unref(),
+  clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
+};
 
 const parse = (data: unknown): Delivery => (typeof data === 'string' ? JSON.parse(data) : data) as Delivery;
 
