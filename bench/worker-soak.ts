@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { grantCredits } from '../lib/accounts/quota';
 import { ensureAccount } from '../lib/accounts/users';
-import { useDatabase, type Database } from '../lib/db/client';
+import { useDatabase } from '../lib/db/client';
 import { submitQueued } from '../lib/jobs/submit';
 import { freshDatabaseUrl } from '../test/databases';
 import { pacingSpec, providerMix, startMixPeers } from '../test/peers/provider-mix';
@@ -32,10 +32,6 @@ const PRODUCTION_JOB = 500;
 const SANDBOX_JOB = 20_000;
 const SANDBOX_EVERY_MS = 30_000;
 const PACING = { google: { concurrency: 8, perMinute: 6000 }, microsoft: { concurrency: 6, perMinute: 6000 }, yahoo: { concurrency: 4, perMinute: 6000 }, default: { concurrency: 2, perMinute: 6000 } };
-
-async function jobsLeft(database: Database, ids: string[]): Promise<number> {
-  return database.prisma.job.count({ where: { id: { in: ids }, status: { in: ['queued', 'processing'] } } });
-}
 
 export async function runWorkerSoak(ms: number, log: (line: string) => void = () => {}): Promise<WorkerSoakReport> {
   const mix = providerMix(2_000, { tag: 'soak' });
@@ -63,8 +59,10 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
     try {
       while (performance.now() - started < ms) {
         if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
-        // keep two production jobs in the queue, and a sandbox job every 30 s
-        if ((await jobsLeft(database, open)) < 2) {
+        const left = await database.prisma.job.findMany({ where: { id: { in: open }, status: { in: ['queued', 'processing'] } }, select: { id: true } });
+        open = left.map((job) => job.id);
+        // keep two jobs in the queue, and a sandbox job every 30 s
+        if (open.length < 2) {
           const emails = Array.from({ length: PRODUCTION_JOB }, (_, i) => mix.emails[(offset + i) % mix.emails.length]!);
           offset += PRODUCTION_JOB;
           open.push((await submitQueued(database, { userId: account.id, sandbox: false, emails })).job_id);
@@ -76,8 +74,6 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
           jobs.sandbox++;
           nextSandbox += SANDBOX_EVERY_MS;
         }
-        const left = await database.prisma.job.findMany({ where: { id: { in: open }, status: { in: ['queued', 'processing'] } }, select: { id: true } });
-        open = left.map((job) => job.id);
         await new Promise((r) => setTimeout(r, 500));
         const last = samples.at(-1);
         if (last && samples.length >= logged + 30) {

@@ -71,12 +71,13 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
   if (bulk && writeLock) {
     const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
     const progress = bulk.prepare(PROGRESS);
-    return writeLock.run(() => bulk.transaction(() => {
+    const saved = await writeLock.run(() => bulk.transaction(() => {
       if (!check.get(...args)) return false;
       sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-      if (rows.length > 0) progress.run(...args);
+      if (rows.length > 0 && chunk.stalledClaims > 0) progress.run(...args);
       return true;
     }).immediate());
+    return saved && progressed(chunk, rows);
   }
   const saved = await prisma.$transaction(async (tx) => {
     const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
@@ -85,8 +86,14 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
     return true;
   }, { timeout: 60_000, maxWait: 30_000 });
   // after the commit: inside, two saves of one claim holding FOR SHARE would deadlock on this UPDATE
-  if (saved && rows.length > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
-  return saved;
+  if (saved && rows.length > 0 && chunk.stalledClaims > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
+  return saved && progressed(chunk, rows);
+}
+
+/** After a save that stored rows, the claim's stalled count is none: its later saves skip the reset. */
+function progressed(chunk: ChunkClaim, rows: unknown[][]): true {
+  if (rows.length > 0) chunk.stalledClaims = 0;
+  return true;
 }
 
 /**
