@@ -1,36 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CORPUS, RECIPIENT_CLASSES as RECIPIENT, controlFor, pairedExpectation, type CorpusEntry } from '../../test/fixtures/rejections/corpus';
+import { CORPUS, DEV, HELD_OUT, RECIPIENT_CLASSES as RECIPIENT, partOf, sourceUnit } from '../../test/fixtures/rejections/corpus';
+import { ADDRESS, PROBE, scoreAlone, scorePaired, table, tally } from '../../test/fixtures/rejections/score';
 import { sameRejection, weighControl } from './control';
 import { readReply } from './reply';
-import { parseReply, type SmtpReply } from './smtp';
-import { decideVerdict, initialFacts } from './verdict';
+import { parseReply } from './smtp';
 
-/**
- * The classifier over the corpus of real rejection replies in test/fixtures/rejections, each read as
- * the answer to RCPT TO, alone and beside the made-up address's reply a server would send.
- */
-const ADDRESS = 'kijitora@example.org';
-const PROBE = '3f9a0c41d2e7b655@example.org';
-
-/** The verdict for one RCPT reply, weighed against the made-up address's reply when given. */
-function verdictOf(reply: SmtpReply, control: SmtpReply | null) {
-  const weighed = weighControl(readReply(reply, 'rcpt'), reply, control, [ADDRESS, PROBE]);
-  return decideVerdict({
-    ...initialFacts(ADDRESS), route: { kind: 'mx', hosts: [{ exchange: 'mx.example.org', priority: 10 }] }, mxHost: 'mx.example.org',
-    smtp: { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled, failure: null, reply, controlReply: control, stage: 'rcpt', catchAll: false, attempts: 1 },
-  });
-}
-
-function tally(pairs: { entry: CorpusEntry; got: { status: string; sub_reason: string | null }; want: CorpusEntry['expect'] }[]) {
-  const byClass: Record<string, { n: number; right: number; undeliverable: number }> = {};
-  for (const { entry, got, want } of pairs) {
-    const row = (byClass[entry.class] ??= { n: 0, right: 0, undeliverable: 0 });
-    row.n++;
-    if (got.status === want.status && got.sub_reason === want.sub_reason) row.right++;
-    if (got.status === 'undeliverable') row.undeliverable++;
-  }
-  return byClass;
-}
+// The classifier over the corpus of real rejection replies in test/fixtures/rejections, each read as
+// the answer to RCPT TO, alone and beside the made-up address's reply a server would send (score.ts).
 
 describe('the rejection corpus', () => {
   it('holds a few hundred real replies, each with its source and licence', () => {
@@ -42,14 +18,20 @@ describe('the rejection corpus', () => {
     }
   });
 
+  it('is split by source into a development part and a held-out part of at least a third', () => {
+    expect(DEV.length + HELD_OUT.length).toBe(CORPUS.length);
+    expect(HELD_OUT.length / CORPUS.length).toBeGreaterThanOrEqual(1 / 3);
+    // a source goes one way whole, whatever commit it was read at
+    const parts = new Map<string, string>();
+    for (const entry of CORPUS) expect(parts.get(sourceUnit(entry)) ?? partOf(entry), sourceUnit(entry)).toBe((parts.set(sourceUnit(entry), partOf(entry)), partOf(entry)));
+  });
+
   it('reads every reply about someone else than the recipient as not undeliverable, alone and beside the made-up address', () => {
-    const alone = CORPUS.map((entry) => ({ entry, got: verdictOf(parseReply(entry.reply), null), want: entry.expect }));
-    const paired = CORPUS.map((entry) => ({ entry, got: verdictOf(parseReply(entry.reply), parseReply(controlFor(entry))), want: pairedExpectation(entry) }));
-    const report = (name: string, rows: ReturnType<typeof tally>) => console.log(`${name}\n${Object.entries(rows).map(([c, r]) => `  ${c.padEnd(17)} ${String(r.n).padStart(3)} replies, ${String(r.right).padStart(3)} right, ${r.undeliverable} undeliverable`).join('\n')}`);
+    const alone = scoreAlone(CORPUS);
+    const paired = scorePaired(CORPUS);
+    console.log(`development part:\n${table(DEV)}\n\nheld-out part:\n${table(HELD_OUT)}`);
     const byClassAlone = tally(alone);
     const byClassPaired = tally(paired);
-    report('alone (no made-up address asked):', byClassAlone);
-    report('beside the made-up address:', byClassPaired);
     // the error the issue is about: never undeliverable when the reply is not about the recipient
     for (const { entry, got } of [...alone, ...paired]) {
       if (!RECIPIENT.has(entry.class) && entry.class !== 'bare') expect([entry.reply.join(' '), got.status]).not.toEqual([entry.reply.join(' '), 'undeliverable']);
