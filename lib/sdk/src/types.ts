@@ -32,6 +32,8 @@ export interface Evidence {
   control_code: number | null;
   control_enhanced_code: string | null;
   control_message: string | null;
+  postmaster_code: number | null;
+  postmaster_message: string | null;
 }
 
 export interface SingleResult {
