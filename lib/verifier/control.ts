@@ -23,29 +23,25 @@ export function postmasterAnswer(reply: SmtpReply, postmaster: SmtpReply | null 
  * Agreement with the made-up address proves nothing alone: a server that refuses us (our host,
  * sender, conversation, or everyone) refuses every recipient the same way. RFC 5321 4.5.1 makes
  * every domain take mail for postmaster@, which exists at that moment: it is the positive control.
- * - postmaster refused the same way as the address: the refusal is about us, whatever its words
- *   say: unknown, `postmaster_refused` (a "User unknown" that postmaster gets too is no answer)
  * - words that say the mailbox is missing (rejected): undeliverable when the made-up address got
  *   the same; otherwise unknown, `rejection_differs` (a disabled account, a per-user block), except
  *   a mailbox gone for good (moved, not our user, no longer on server: rejection.ts), which a
- *   server answers otherwise than a never-existing one
+ *   server answers otherwise than a never-existing one. Postmaster's reply does not change them: a
+ *   domain without a postmaster mailbox (Google Workspace creates none) answers it "no such user"
+ *   like any other, and a "User unknown" about our sender names it (rejection.ts).
  * - unclear ("550 Rejected", "550 5.1.1" alone): undeliverable, with less confidence, only when
- *   the made-up address got the same and postmaster was accepted; otherwise it stays unknown
- * Postmaster refused otherwise (a server that refuses postmaster by policy) or not answered
- * proves nothing: clear words still decide, unclear ones stay unknown. A made-up address
- * accepted, deferred or not asked proves nothing either way.
+ *   the made-up address got the same and postmaster was accepted; postmaster refused the same way:
+ *   the refusal is about us (unknown, `postmaster_refused`, a sign of an egress problem); else unknown
+ * Postmaster refused otherwise (a server that refuses postmaster by policy), deferred or not
+ * answered proves nothing. A made-up address accepted, deferred or not asked proves nothing either.
  */
 export function weighControl(reading: Reading, reply: SmtpReply, control: SmtpReply | null, addresses: string[], postmaster?: SmtpReply | null): Weighed {
-  if (reading.meaning !== 'rejected' && reading.meaning !== 'unclear' && reading.meaning !== 'blocked') return reading;
-  const answer = postmasterAnswer(reply, postmaster, addresses);
-  if (answer === 'refused_same') {
-    // a reply that already names us keeps its finer sub-reason (sender_rejected, ip_blocklisted, …)
-    return reading.meaning === 'blocked' ? { ...reading, postmasterRefused: true } : { meaning: 'blocked', subReason: 'postmaster_refused', postmasterRefused: true };
-  }
-  if (reading.meaning === 'blocked') return reading;
+  if (reading.meaning !== 'rejected' && reading.meaning !== 'unclear') return reading;
   const refused = !!control && control.code >= 500 && control.code <= 599;
   const same = refused && sameRejection(reply, control!, addresses);
   if (reading.meaning === 'rejected') return !refused || same || isGoneForGood(reply) ? reading : { meaning: 'unclear', subReason: 'rejection_differs' };
+  const answer = postmasterAnswer(reply, postmaster, addresses);
+  if (answer === 'refused_same') return { meaning: 'blocked', subReason: 'postmaster_refused', postmasterRefused: true };
   return same && answer === 'accepted' ? { meaning: 'rejected', subReason: null, settled: true } : reading;
 }
 

@@ -78,11 +78,12 @@ describe('the made-up address beside a rejection', () => {
     // agreement alone proves nothing: a server that refuses us refuses every recipient alike
     expect(weighControl(readReply(bare, 'rcpt'), bare, reply('550 Rejected'), [ADDRESS, PROBE])).toEqual({ meaning: 'unclear', subReason: 'unclear_rejection' });
     expect(weighControl(readReply(bare, 'rcpt'), bare, reply('550 Rejected'), [ADDRESS, PROBE, POSTMASTER], accepted)).toMatchObject({ meaning: 'rejected', settled: true });
-    // postmaster refused the same: about us, even in words that say "User unknown"
+    // postmaster refused the same: a bare refusal is about us; words that say "User unknown" still
+    // decide (a domain without a postmaster mailbox answers it like any other missing one)
     const sendmail = reply('550 5.1.1 <kijitora@example.org>... User unknown');
     const pm = reply(`550 5.1.1 <${POSTMASTER}>... User unknown`);
     expect(weighControl(readReply(bare, 'rcpt'), bare, bare, [ADDRESS, PROBE, POSTMASTER], reply('550 Rejected'))).toEqual({ meaning: 'blocked', subReason: 'postmaster_refused', postmasterRefused: true });
-    expect(weighControl(readReply(sendmail, 'rcpt'), sendmail, sendmail, [ADDRESS, PROBE, POSTMASTER], pm)).toEqual({ meaning: 'blocked', subReason: 'postmaster_refused', postmasterRefused: true });
+    expect(weighControl(readReply(sendmail, 'rcpt'), sendmail, sendmail, [ADDRESS, PROBE, POSTMASTER], pm)).toEqual({ meaning: 'rejected', subReason: null });
     // postmaster refused otherwise (by policy) or not answered: clear words decide, unclear ones stay unknown
     const policy = reply('550 5.7.1 Postmaster mail not accepted here');
     expect(weighControl(readReply(sendmail, 'rcpt'), sendmail, sendmail, [ADDRESS, PROBE, POSTMASTER], policy)).toEqual({ meaning: 'rejected', subReason: null });

@@ -89,6 +89,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   const controlByDomain = new Map<string, { reply: SmtpReply; probe: string }>();
   // postmaster@'s reply per domain, asked once a refusal needs it: the positive control (control.ts)
   const postmasterByDomain = new Map<string, { reply: SmtpReply; address: string }>();
+  // one conversation at a time may ask it: those started meanwhile do without (at most one ask per domain)
+  const postmasterAsking = new Set<string>();
 
   async function verify(email: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
     const { signal, rules } = options;
@@ -247,8 +249,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       }
       result.attempts++;
       const catchAllProbe = askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null;
-      const postmaster = postmasterByDomain.has(domain) ? null : `postmaster@${domain}`;
-      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe, postmaster });
+      const postmaster = postmasterByDomain.has(domain) || postmasterAsking.has(domain) ? null : `postmaster@${domain}`;
+      if (postmaster) postmasterAsking.add(domain);
+      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe, postmaster })
+        .finally(() => { if (postmaster) postmasterAsking.delete(domain); });
       if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
