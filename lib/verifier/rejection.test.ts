@@ -126,6 +126,10 @@ describe('what a rejection names', () => {
       else expect(reading.meaning).not.toBe('rejected');
     }
     expect(read('550 5.1.1 Rejected')).toEqual({ meaning: 'unclear', subReason: 'unclear_rejection' });
+    // the other families: the connection or transport refused, replayed at RCPT, is never the mailbox
+    for (const line of ['554 5.3.2 mx.example.org is not accepting connections', '550 5.7.1 unacceptable cipher TLS1.0', '550 5.7.1 Unauthorized interface', '554 5.7.1 Your IP is not a recognized source for this domain']) {
+      expect([line, read(line).meaning]).toEqual([line, 'blocked']);
+    }
     expect(read('550 5.1.1 Bad destination mailbox address')).toEqual({ meaning: 'rejected', subReason: null });
   });
 });
