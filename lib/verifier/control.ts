@@ -1,6 +1,7 @@
 import { isGoneForGood } from './rejection';
 import type { Reading } from './reply';
 import type { SmtpReply } from './smtp-session';
+import type { SubReason } from './vocabulary';
 
 /**
  * A reading weighed against the made-up address's reply and postmaster's; `settled`: the controls
@@ -32,10 +33,17 @@ export function postmasterAnswer(reply: SmtpReply, postmaster: SmtpReply | null 
  * - unclear ("550 Rejected", "550 5.1.1" alone): undeliverable, with less confidence, only when
  *   the made-up address got the same and postmaster was accepted; postmaster refused the same way:
  *   the refusal is about us (unknown, `postmaster_refused`, a sign of an egress problem); else unknown
+ * - a refusal of our host or sender (by its words) that postmaster got too keeps its sub-reason,
+ *   and also counts as a sign against the egress (`postmasterRefused`)
  * Postmaster refused otherwise (a server that refuses postmaster by policy), deferred or not
  * answered proves nothing. A made-up address accepted, deferred or not asked proves nothing either.
  */
 export function weighControl(reading: Reading, reply: SmtpReply, control: SmtpReply | null, addresses: string[], postmaster?: SmtpReply | null): Weighed {
+  // a refusal of our host or sender that postmaster got too keeps its words, and is a sign against the egress
+  if (reading.meaning === 'blocked') {
+    const ours = reading.subReason !== null && EGRESS_SIGNS.has(reading.subReason);
+    return ours && postmasterAnswer(reply, postmaster, addresses) === 'refused_same' ? { ...reading, postmasterRefused: true } : reading;
+  }
   if (reading.meaning !== 'rejected' && reading.meaning !== 'unclear') return reading;
   const refused = !!control && control.code >= 500 && control.code <= 599;
   const same = refused && sameRejection(reply, control!, addresses);
@@ -44,6 +52,9 @@ export function weighControl(reading: Reading, reply: SmtpReply, control: SmtpRe
   if (answer === 'refused_same') return { meaning: 'blocked', subReason: 'postmaster_refused', postmasterRefused: true };
   return same && answer === 'accepted' ? { meaning: 'rejected', subReason: null, settled: true } : reading;
 }
+
+/** Sub-reasons that name our egress (its IP, reverse DNS, HELO name, sender): with postmaster refused alike, a sign against it. */
+const EGRESS_SIGNS = new Set<SubReason>(['sender_rejected', 'host_rejected', 'ip_blocklisted', 'reverse_dns']);
 
 /** Two replies say the same thing: same codes and the same words once addresses and ids are gone. */
 export function sameRejection(a: SmtpReply, b: SmtpReply, addresses: string[]): boolean {

@@ -89,9 +89,13 @@ describe('the made-up address beside a rejection', () => {
     expect(weighControl(readReply(sendmail, 'rcpt'), sendmail, sendmail, [ADDRESS, PROBE, POSTMASTER], policy)).toEqual({ meaning: 'rejected', subReason: null });
     expect(weighControl(readReply(bare, 'rcpt'), bare, bare, [ADDRESS, PROBE, POSTMASTER], policy)).toEqual({ meaning: 'unclear', subReason: 'unclear_rejection' });
     expect(weighControl(readReply(bare, 'rcpt'), bare, bare, [ADDRESS, PROBE, POSTMASTER], null)).toEqual({ meaning: 'unclear', subReason: 'unclear_rejection' });
-    // a sender rejection the made-up address got too stays about the sender
+    // a sender rejection the made-up address got too stays about the sender; postmaster refused alike makes it a sign against the egress
     const sender = reply('553 5.1.8 <check@verifier.test>... Domain of sender address check@verifier.test does not exist');
     expect(weighControl(readReply(sender, 'rcpt'), sender, sender, [ADDRESS, PROBE])).toEqual({ meaning: 'blocked', subReason: 'sender_rejected' });
+    expect(weighControl(readReply(sender, 'rcpt'), sender, sender, [ADDRESS, PROBE, POSTMASTER], sender)).toEqual({ meaning: 'blocked', subReason: 'sender_rejected', postmasterRefused: true });
+    // not a relay refusal: the server does not take the domain, which says nothing about our egress
+    const relay = reply('554 5.7.1 <kijitora@example.org>: Relay access denied');
+    expect(weighControl(readReply(relay, 'rcpt'), relay, relay, [ADDRESS, PROBE, POSTMASTER], reply(`554 5.7.1 <${POSTMASTER}>: Relay access denied`))).toEqual({ meaning: 'blocked', subReason: 'blocked_by_policy' });
     // a made-up address accepted or deferred proves nothing
     expect(weighControl(readReply(bare, 'rcpt'), bare, reply('250 2.1.5 Ok'), [ADDRESS, PROBE], accepted).meaning).toBe('unclear');
   });
