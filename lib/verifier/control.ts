@@ -28,8 +28,8 @@ export function postmasterAnswer(reply: SmtpReply, postmaster: SmtpReply | null 
  *   the same; otherwise unknown, `rejection_differs` (a disabled account, a per-user block), except
  *   a mailbox gone for good (moved, not our user, no longer on server: rejection.ts), which a
  *   server answers otherwise than a never-existing one. Postmaster's reply does not change them: a
- *   domain without a postmaster mailbox (Google Workspace creates none) answers it "no such user"
- *   like any other, and a "User unknown" about our sender names it (rejection.ts).
+ *   domain without a postmaster mailbox (a misconfiguration RFC 5321 forbids) answers it "no such
+ *   user" like any other, and a "User unknown" about our sender names it (rejection.ts).
  * - unclear ("550 Rejected", "550 5.1.1" alone): undeliverable, with less confidence, only when
  *   the made-up address got the same and postmaster was accepted; postmaster refused the same way:
  *   the refusal is about us (unknown, `postmaster_refused`, a sign of an egress problem); else unknown

@@ -118,7 +118,7 @@ describe('real rejection replies through the SMTP session', () => {
 
     it('refused the same: a bare refusal is about us; words that say "User unknown" still decide', async () => {
       expect((await verifier().verify('bob@pm-same.test')).verdict).toMatchObject({ status: 'unknown', reason: 'unavailable_smtp', sub_reason: 'postmaster_refused', evidence: { smtp_code: 550, control_code: 550, postmaster_code: 550 } });
-      // a domain without a postmaster mailbox answers it as any missing one (Google Workspace creates none)
+      // a domain without a postmaster mailbox answers it as any missing one (a misconfiguration RFC 5321 forbids)
       expect((await verifier().verify('bob@pm-same-words.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', confidence: 95, evidence: { smtp_code: 550, control_code: 550, postmaster_code: 550 } });
     });
 
