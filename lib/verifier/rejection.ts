@@ -130,7 +130,7 @@ const CONTRADICTS_RECIPIENT = new Set<Subject>(['sender', 'host', 'message', 'po
  * was refused otherwise (control.ts): OpenSMTPD "550 5.1.6 Destination mailbox has moved, No
  * forwarding address", "551 not our user", "recipient no longer on server", and Microsoft 365's
  * directory-based edge blocking "550 5.4.1 Recipient address rejected: Access denied. AS(201806281)",
- * which Microsoft documents as "the recipient address isn't valid".
+ * which Microsoft documents as its reply when "the address doesn't exist".
  */
 export function isGoneForGood(reply: SmtpReply): boolean {
   return reply.enhanced?.endsWith('.1.6') === true || GONE.test(reply.message) ||
