@@ -13,6 +13,7 @@ const TITLES: Record<EgressCheck['name'], string> = {
   rdns: 'Reverse DNS',
   dnsbl: 'Blocklists',
   resolver: 'DNS resolver',
+  refusals: 'Refused by mail servers',
 };
 
 const LOOK: Record<CheckStatus, { mark: string; label: string; badge: string; mark_class: string }> = {

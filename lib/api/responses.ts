@@ -45,6 +45,8 @@ export const evidence = z
     control_code: z.number().int().nullable().describe('The reply to a made-up address of the same domain, asked beside the address (docs/verdicts.md).'),
     control_enhanced_code: z.string().nullable(),
     control_message: z.string().nullable(),
+    postmaster_code: z.number().int().nullable().describe('The reply to postmaster@ the domain, asked when the address was refused: a server that refuses postmaster too refuses us (docs/verdicts.md).'),
+    postmaster_message: z.string().nullable(),
   })
   .register(named, { id: 'Evidence', description: 'What the SMTP conversation showed (production); null fields were not reached.' });
 
@@ -216,7 +218,7 @@ const egressChecks = {
   egress: z.string().describe('The egress reported on: its politeness budget key (`ip:<address>`, `socks:<host>:<port>` or `default`).'),
   source_ip: z.string().nullable().describe('EV_SMTP_SOURCE_IP: the local address its SMTP connections bind to.'),
   egress_ip: z.string().nullable(), helo_name: z.string(),
-  checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
+  checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity', 'refusals']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
 };
 export const egressReport = z
   .object({

@@ -3,6 +3,7 @@ import { env, type Env } from '../config/env';
 import { createDnsResolver, parseDnsServers, type DnsResolver } from '../verifier/dns';
 import { egressOf } from '../egress/egress';
 import { countConversation, observedPoliteness } from '../metrics/observe';
+import { notePostmasterRefusal } from '../egress/refusals';
 import { createLocalPoliteness, forEgress, type Politeness } from '../verifier/politeness';
 import { DEFAULT_PER_MINUTE, pacingResolver } from '../verifier/profiles';
 import type { Verifier } from '../verifier/types';
@@ -94,7 +95,10 @@ export function newProductionVerifier(): Verifier {
     pacing: pacingResolver(config.EV_SMTP_PACING, { concurrency: config.EV_PER_DOMAIN_CONCURRENCY, perMinute: DEFAULT_PER_MINUTE }),
     // the shared store, as this process's egress sees it: budgets per (egress, target)
     politeness: observedPoliteness(forEgress(sharedPoliteness(), egress.key), egress.key),
-    onConversation: countConversation(egress.key),
+    onConversation: (event) => {
+      countConversation(egress.key)(event);
+      if (event.outcome === 'postmaster_refused') notePostmasterRefusal(egress.key, event.target);
+    },
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,
     greylistRetryMs: config.EV_GREYLIST_RETRY_MS,
     transientRetryMs: config.EV_TRANSIENT_RETRY_MS,

@@ -4,7 +4,7 @@ import type { SocksProxy } from '../verifier/proxy';
 /** What the egress check reports and what it is given (check.ts). */
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
-export type CheckName = 'identity' | 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver';
+export type CheckName = 'identity' | 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver' | 'refusals';
 
 export interface EgressCheck {
   name: CheckName;

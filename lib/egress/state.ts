@@ -5,6 +5,7 @@ import { fleetEgressReports, saveEgressReport } from './fleet';
 import { parseDnsServers } from '../verifier/dns';
 import { checkEgress, createEgressDns, IDENTITY_REMEDY, placeholderIdentity, type EgressDeps, type EgressReport } from './check';
 import { processSlot } from '../config/process-slots';
+import { withRefusals } from './refusals';
 
 /** The egress check as this process runs it: built from the environment, cached, refreshed. */
 
@@ -194,7 +195,8 @@ export interface EgressStatus extends EgressReport {
 /** GET /v1/egress: the cached report (checking when there is none, it is stale, or on refresh). */
 export async function egressStatus({ refresh = false } = {}): Promise<EgressStatus> {
   const config = env();
-  const report = await egressMonitor().get({ refresh });
+  // servers that refused postmaster@ too, as this process met them (refusals.ts)
+  const report = withRefusals(await egressMonitor().get({ refresh }));
   const paused = identityRefusal(config) !== null || (config.EV_EGRESS_POLICY === 'pause' && config.EV_PRODUCTION_ENGINE !== 'sandbox' && port25Failed(report));
   // the fleet's reports are a view beside this process's own: a database hiccup leaves just this one
   const egresses = await db().then(fleetEgressReports).catch(() => [report]);

@@ -200,7 +200,7 @@ export async function cachedVerdict(database: Database, userId: string, email: s
     free: bool(row.free),
     catch_all: bool(row.catch_all),
     did_you_mean: row.did_you_mean,
-    // rows stored before the made-up address's reply was kept have no control_* fields
-    evidence: evidence && Object.assign({ control_code: null, control_enhanced_code: null, control_message: null }, evidence),
+    // rows stored before the made-up address's (or postmaster's) reply was kept have no control_* (postmaster_*) fields
+    evidence: evidence && Object.assign({ control_code: null, control_enhanced_code: null, control_message: null, postmaster_code: null, postmaster_message: null }, evidence),
   };
 }

@@ -17,6 +17,11 @@ export interface ProbeOptions {
   recipient: string;
   /** a made-up address of the same domain, or null when the catch-all answer is already known */
   catchAllProbe: string | null;
+  /**
+   * postmaster@ the domain (RFC 5321 4.5.1: every domain takes its mail), asked after the made-up
+   * address when the recipient was refused: the positive control (control.ts); null: already known
+   */
+  postmaster?: string | null;
   signal?: AbortSignal;
   /** connect through this SOCKS5 proxy, asking it for `ip` (never a name); null/absent: directly */
   proxy?: SocksProxy | null;
@@ -41,6 +46,8 @@ export interface ProbeResult {
   reply: SmtpReply | null;
   /** the reply to the made-up address, when asked */
   catchAllReply: SmtpReply | null;
+  /** the reply to postmaster@, when asked (the recipient was refused) */
+  postmasterReply?: SmtpReply | null;
   /** for a failure, what went wrong when known, e.g. "proxy refused the connection: NotAllowed" */
   detail?: string;
   /** the conversation was upgraded with STARTTLS */
@@ -56,7 +63,8 @@ export interface ProbeResult {
  * One polite SMTP conversation: banner (however long the server pauses before it, up to the
  * command timeout, and however many lines it has), EHLO (HELO if refused), STARTTLS when offered
  * and EHLO again, MAIL FROM, RCPT TO the address, RCPT TO a made-up address for catch-all
- * detection, then QUIT. Never DATA.
+ * detection, RCPT TO postmaster@ when the address was refused (the positive control), then QUIT.
+ * Never DATA. All in one connection, so the politeness lease that covers it covers them all.
  * The caller passes an IP it has checked, never a name, so DNS cannot swap the target.
  * A failed TLS handshake is retried once in plain text on a new connection, as MTAs do; a server
  * that insists on TLS then says so ("530 5.7.0 Must issue a STARTTLS command first").
@@ -115,19 +123,26 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
     stage = 'rcpt';
     const rcpt = await session.command(`RCPT TO:<${options.recipient}>`);
     let catchAllReply: SmtpReply | null = null;
+    let postmasterReply: SmtpReply | null = null;
+    const ask = async (address: string): Promise<SmtpReply> => {
+      const reply = await session.command(`RCPT TO:<${address}>`);
+      // one recipient per transaction: ask again in a transaction of its own
+      if (isTooManyRecipients(reply) && (await session.command('RSET')).code === 250 && (await session.command(mailFrom)).code === 250) {
+        return session.command(`RCPT TO:<${address}>`);
+      }
+      return reply;
+    };
     // The made-up address is asked after any definite answer: a rejected address needs no
     // catch-all answer itself, but the other addresses of its domain (waiting in verify.ts) do.
-    if ((rcpt.code < 300 || rcpt.code >= 500) && options.catchAllProbe) {
-      catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
-      // one recipient per transaction: ask the made-up address in a transaction of its own
-      if (isTooManyRecipients(catchAllReply) && (await session.command('RSET')).code === 250 &&
-          (await session.command(mailFrom)).code === 250) {
-        catchAllReply = await session.command(`RCPT TO:<${options.catchAllProbe}>`);
-      }
+    if ((rcpt.code < 300 || rcpt.code >= 500) && options.catchAllProbe) catchAllReply = await ask(options.catchAllProbe);
+    // a refusal is weighed against an address that exists (control.ts): postmaster, after the made-up one
+    if (rcpt.code >= 500 && options.postmaster && options.postmaster.toLowerCase() !== options.recipient.toLowerCase()) {
+      // a server that hangs up or stalls on the third RCPT has answered the address already
+      postmasterReply = await ask(options.postmaster).catch(() => null);
     }
     session.goodbye();
     ended = true;
-    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply, tls: secure, closed };
+    return { failure: null, stage: 'rcpt', reply: rcpt, catchAllReply, postmasterReply, tls: secure, closed };
 
     function answered(at: ProbeStage, reply: SmtpReply): ProbeResult {
       session.goodbye();

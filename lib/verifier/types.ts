@@ -28,6 +28,9 @@ export interface Evidence {
   control_code: number | null;
   control_enhanced_code: string | null;
   control_message: string | null;
+  /** postmaster@'s reply, asked when the address was refused (RFC 5321 4.5.1, docs/verdicts.md) */
+  postmaster_code: number | null;
+  postmaster_message: string | null;
 }
 
 /** One verified address: everything the single, /v1/verify, bulk and CSV shapes are cut from. */

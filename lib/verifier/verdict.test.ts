@@ -21,7 +21,7 @@ describe('decideVerdict', () => {
     const v = decideVerdict(facts());
     expect(v).toMatchObject({ status: 'deliverable', reason: 'accepted_email', deliverable: true, valid: true, risk_level: 'low', provider: 'example.test' });
     expect(v.score).toBeGreaterThanOrEqual(80);
-    expect(v.evidence).toEqual({ mx_host: 'mx.example.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'Ok', smtp_failure: null, attempts: 1, tls: false, dns_failure: null, control_code: null, control_enhanced_code: null, control_message: null });
+    expect(v.evidence).toEqual({ mx_host: 'mx.example.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'Ok', smtp_failure: null, attempts: 1, tls: false, dns_failure: null, control_code: null, control_enhanced_code: null, control_message: null, postmaster_code: null, postmaster_message: null });
     expect(v.details).toEqual({ syntax_valid: true, domain_exists: true, mx_record: true, smtp_valid: true });
   });
 

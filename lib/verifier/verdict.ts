@@ -45,8 +45,12 @@ export interface SmtpFacts {
   subReason?: SubReason | null;
   /** the made-up address's reply the rejection was weighed against (control.ts) */
   controlReply?: SmtpReply | null;
-  /** an unclear rejection made undeliverable only by the made-up address's identical one */
+  /** an unclear rejection made undeliverable by the made-up address's identical one, postmaster accepted */
   settled?: boolean;
+  /** postmaster@'s reply the rejection was weighed against (control.ts) */
+  postmasterReply?: SmtpReply | null;
+  /** postmaster was refused as the address was: the refusal is about us */
+  postmasterRefused?: boolean;
   /** where the deciding reply came (or the conversation stopped); absent: 'rcpt' */
   stage?: ProbeStage;
   /** the conversation ran over STARTTLS */
@@ -110,6 +114,8 @@ export function decideVerdict(facts: Facts): Verdict {
       control_code: smtp?.controlReply?.code ?? null,
       control_enhanced_code: smtp?.controlReply?.enhanced ?? null,
       control_message: smtp?.controlReply?.message.slice(0, MAX_MESSAGE) ?? null,
+      postmaster_code: smtp?.postmasterReply?.code ?? null,
+      postmaster_message: smtp?.postmasterReply?.message.slice(0, MAX_MESSAGE) ?? null,
     },
   };
 }

@@ -87,6 +87,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
   const catchAllAsked = new Map<string, Promise<boolean | null>>();
   // the made-up address's reply per domain: what every rejection at that domain is weighed against
   const controlByDomain = new Map<string, { reply: SmtpReply; probe: string }>();
+  // postmaster@'s reply per domain, asked once a refusal needs it: the positive control (control.ts)
+  const postmasterByDomain = new Map<string, { reply: SmtpReply; address: string }>();
+  // one conversation at a time may ask it: those started meanwhile do without (at most one ask per domain)
+  const postmasterAsking = new Set<string>();
 
   async function verify(email: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
     const { signal, rules } = options;
@@ -137,10 +141,12 @@ export function createVerifier(deps: VerifierDeps): Verifier {
         }
       }), signal);
       if (typeof smtp === 'number') return backedOff(smtp);
-      if (smtp.attempts > 0) deps.onConversation?.({ target: key, provider: facts.mailboxProvider?.id ?? null, outcome: smtp.meaning ?? smtp.failure ?? 'unclassified' });
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilDeadline(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
+      const replied = smtp.meaning;
       weigh(smtp, syntax.address, syntax.asciiDomain);
+      // a refusal postmaster got too is about us: counted apart, a sign of an egress problem (lib/egress/refusals.ts)
+      if (smtp.attempts > 0) deps.onConversation?.({ target: key, provider: facts.mailboxProvider?.id ?? null, outcome: smtp.postmasterRefused ? 'postmaster_refused' : replied ?? smtp.failure ?? 'unclassified' });
       facts.smtp = smtp;
       if (smtp.mxUnresolvable) {
         facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
@@ -193,14 +199,17 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     }
   }
 
-  /** A rejection of RCPT read beside the made-up address's reply (control.ts), both kept as evidence. */
+  /** A rejection of RCPT read beside the made-up address's and postmaster's replies (control.ts), all kept as evidence. */
   function weigh(smtp: SmtpFacts, address: string, domain: string): void {
     const control = controlByDomain.get(domain);
-    if (!smtp.reply || (smtp.stage ?? 'rcpt') !== 'rcpt' || !control) return;
-    smtp.controlReply = control.reply;
+    const postmaster = postmasterByDomain.get(domain);
+    if (!smtp.reply || (smtp.stage ?? 'rcpt') !== 'rcpt' || (!control && !postmaster)) return;
+    smtp.controlReply = control?.reply ?? null;
     if (smtp.meaning === 'accepted') return;
-    const weighed = weighControl({ meaning: smtp.meaning ?? 'blocked', subReason: smtp.subReason ?? null }, smtp.reply, control.reply, [address, control.probe]);
-    Object.assign(smtp, { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled ?? false });
+    smtp.postmasterReply = postmaster?.reply ?? null;
+    const addresses = [address, ...(control ? [control.probe] : []), ...(postmaster ? [postmaster.address] : [])];
+    const weighed = weighControl({ meaning: smtp.meaning ?? 'blocked', subReason: smtp.subReason ?? null }, smtp.reply, control?.reply ?? null, addresses, postmaster?.reply);
+    Object.assign(smtp, { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled ?? false, postmasterRefused: weighed.postmasterRefused ?? false });
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
@@ -240,7 +249,10 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       }
       result.attempts++;
       const catchAllProbe = askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null;
-      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe });
+      const postmaster = postmasterByDomain.has(domain) || postmasterAsking.has(domain) ? null : `postmaster@${domain}`;
+      if (postmaster) postmasterAsking.add(domain);
+      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe, postmaster })
+        .finally(() => { if (postmaster) postmasterAsking.delete(domain); });
       if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
@@ -251,11 +263,13 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       result.reply = probe.reply;
       result.stage = probe.stage;
       result.tls = probe.tls;
-      const reading = probe.reply ? readReply(probe.reply, probe.stage, { sender: deps.smtp.mailFrom, recipient: address }) : null;
+      const parties = { sender: deps.smtp.mailFrom, recipient: address, helo: deps.smtp.heloName };
+      const reading = probe.reply ? readReply(probe.reply, probe.stage, parties) : null;
+      if (probe.postmasterReply && postmaster) postmasterByDomain.set(domain, { reply: probe.postmasterReply, address: postmaster });
       result.meaning = reading?.meaning ?? null;
       result.subReason = reading?.subReason ?? null;
       if (probe.catchAllReply && catchAllProbe) {
-        const meaning = readReply(probe.catchAllReply, 'rcpt', { sender: deps.smtp.mailFrom, recipient: catchAllProbe }).meaning;
+        const meaning = readReply(probe.catchAllReply, 'rcpt', { ...parties, recipient: catchAllProbe }).meaning;
         controlByDomain.set(domain, { reply: probe.catchAllReply, probe: catchAllProbe });
         // a made-up address refused as missing, or in words that name no one, is no catch-all
         result.catchAll = meaning === 'accepted' ? true : meaning === 'rejected' || meaning === 'unclear' ? false : null;

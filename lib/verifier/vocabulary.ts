@@ -62,6 +62,7 @@ export const SUB_REASONS = [
   'server_error', // the server's own trouble
   'unclear_rejection', // a rejection whose words say nothing about whom, or contradict its code
   'rejection_differs', // refused otherwise than the made-up address: probably not "no such user"
+  'postmaster_refused', // postmaster@ was refused as the address was (RFC 5321 4.5.1): the refusal is about us
   'unexpected_error',
 ] as const;
 export type SubReason = (typeof SUB_REASONS)[number];

@@ -3,6 +3,8 @@ import * as single from '@/app/v1/verify/single/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
+import * as egress from '@/app/v1/egress/route';
+import { metrics } from '@/lib/metrics/registry';
 import { JobWorker } from '@/lib/jobs/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { verifierFor } from '@/lib/checks/verifiers';
@@ -32,13 +34,15 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     smtp = await startScriptedSmtp({
       rcpt: (address) => {
         if (address.endsWith('@sender.test')) return SENDER_UNKNOWN;
+        // a server that refuses us: every recipient alike, postmaster too
+        if (address.endsWith('@refuses-us.test')) return '550 Rejected';
         if (address === 'busy@rate.test') return busyAsked++ === 0 ? GMAIL_RATE : '250 2.1.5 OK - gsmtp';
         return address.startsWith('alice') ? '250 2.1.5 OK - gsmtp' : GMAIL_UNKNOWN;
       },
     });
     // the fillers of the job each have an MX host of their own: conversations with one host are paced
     const fillers = FILLERS.flatMap((_, i) => [`mx-host=fill${i}.test,mx${i}.fill.test,10`, `host-record=mx${i}.fill.test,${smtp.host}`]);
-    dns = await startDnsmasq([`host-record=mx.reject.test,${smtp.host}`, 'mx-host=rate.test,mx.reject.test,10', 'mx-host=sender.test,mx.reject.test,10', 'host-record=canary.test,127.0.0.1', ...fillers]);
+    dns = await startDnsmasq([`host-record=mx.reject.test,${smtp.host}`, 'mx-host=rate.test,mx.reject.test,10', 'mx-host=sender.test,mx.reject.test,10', 'mx-host=refuses-us.test,mx.reject.test,10', 'host-record=canary.test,127.0.0.1', ...fillers]);
     Object.assign(process.env, {
       EV_DNS_SERVERS: dns.server, EV_DNS_CANARIES: 'canary.test', EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
       EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '2000', EV_GREYLIST_RETRY_MS: '300',
@@ -83,5 +87,20 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     } finally {
       await worker.stop();
     }
+  });
+
+  it('calls a bare refusal that postmaster got too unknown/postmaster_refused, and counts it as a sign against the egress', async () => {
+    const before = (await metrics().smtpReplies.get()).values.filter((v) => v.labels.class === 'postmaster_refused').reduce((sum, v) => sum + v.value, 0);
+    const res = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'bob@refuses-us.test' } });
+    expect(res.json).toMatchObject({ status: 'unknown', reason: 'unavailable_smtp', sub_reason: 'postmaster_refused', valid: true });
+    expect(res.json.evidence).toMatchObject({ smtp_code: 550, smtp_message: 'Rejected', control_code: 550, control_message: 'Rejected', postmaster_code: 550, postmaster_message: 'Rejected' });
+    expect(smtp.commands.filter((c) => c.line === 'RCPT TO:<postmaster@refuses-us.test>')).toHaveLength(1);
+    // the metrics count it apart, and GET /v1/egress warns about this egress, naming the server
+    const after = (await metrics().smtpReplies.get()).values.filter((v) => v.labels.class === 'postmaster_refused').reduce((sum, v) => sum + v.value, 0);
+    expect(after - before).toBe(1);
+    const report = await call(egress.GET, { key: ctx.key, sandbox: false, path: '/v1/egress' });
+    const refusals = report.json.data.checks.find((c: { name: string }) => c.name === 'refusals');
+    expect(refusals).toMatchObject({ status: 'warn', message: expect.stringMatching(/^\d+ refusals? in the last hour that postmaster@ got too \(mx:mx\.reject\.test\)/) });
+    expect(report.json.data.status).not.toBe('pass');
   });
 });

@@ -22,8 +22,8 @@ export interface SmtpScript {
   tls?: { key: Buffer; cert: Buffer; required?: boolean };
   /** offer STARTTLS, say 220, then answer the handshake with plain text (a broken TLS stack) */
   brokenTls?: boolean;
-  /** the reply to RCPT TO (the address; recipients already accepted in this transaction; connection) */
-  rcpt?: (address: string, inTransaction: number, connection: number) => string | string[];
+  /** the reply to RCPT TO (the address; recipients already accepted in this transaction; connection); null: hang up without a word */
+  rcpt?: (address: string, inTransaction: number, connection: number) => string | string[] | null;
 }
 
 export interface RecordedCommand { connection: number; tls: boolean; line: string }
@@ -98,7 +98,9 @@ export async function startScriptedSmtp(script: SmtpScript, options: { host?: st
       } else if (verb === 'RCPT') {
         if (inTransaction < 0) return send('503 5.5.1 Error: need MAIL command');
         const address = /<([^>]*)>/.exec(line)?.[1] ?? '';
-        const reply = script.rcpt?.(address, inTransaction, connection) ?? '250 2.1.5 Ok';
+        const answer = script.rcpt?.(address, inTransaction, connection);
+        if (answer === null) return void raw.destroy();
+        const reply = answer ?? '250 2.1.5 Ok';
         if ([reply].flat().at(-1)!.startsWith('2')) inTransaction++;
         send(reply);
       } else if (verb === 'RSET') { inTransaction = -1; send('250 2.0.0 Ok'); }

@@ -156,7 +156,7 @@ export interface PasswordChangeInput {
 export type EgressCheckStatus = 'pass' | 'warn' | 'fail';
 
 export interface EgressCheck {
-  name: 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver' | 'identity';
+  name: 'port25' | 'egress_ip' | 'rdns' | 'dnsbl' | 'resolver' | 'identity' | 'refusals';
   status: EgressCheckStatus;
   message: string;
   remedy: string | null;

@@ -9,7 +9,7 @@ export type SubReason =
   | 'greylisted' | 'try_again_later' | 'throttled' | 'timeout' | 'no_connect' | 'connection_dropped' | 'protocol_error' | 'tls_required'
   | 'tls_failed' | 'blocked_by_policy' | 'ip_blocklisted' | 'smtputf8_unsupported' | 'provider_unverifiable' | 'catch_all_unknown'
   | 'dns_failure' | 'resolver_unreliable' | 'mx_unresolvable' | 'mailbox_full' | 'private_address' | 'verifier_unavailable' | 'sender_rejected' | 'host_rejected'
-  | 'reverse_dns' | 'rate_limited' | 'auth_required' | 'message_rejected' | 'server_error' | 'unclear_rejection' | 'rejection_differs'
+  | 'reverse_dns' | 'rate_limited' | 'auth_required' | 'message_rejected' | 'server_error' | 'unclear_rejection' | 'rejection_differs' | 'postmaster_refused'
   | 'unexpected_error';
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
@@ -32,6 +32,8 @@ export interface Evidence {
   control_code: number | null;
   control_enhanced_code: string | null;
   control_message: string | null;
+  postmaster_code: number | null;
+  postmaster_message: string | null;
 }
 
 export interface SingleResult {
