@@ -64,3 +64,26 @@ export function normalizeOrigin(origin: string): string | null {
     return null;
   }
 }
+
+function parsedRule(rule: string): { address: string; prefix: number; family: 4 | 6 } | null {
+  const [address = '', prefix] = rule.split('/');
+  const family = isIP(address);
+  if (family !== 4 && family !== 6) return null;
+  return { address, family, prefix: prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix) };
+}
+
+/**
+ * Whether every rule of `inner` lies inside some rule of `outer` (both normalised by normalizeIpRule):
+ * a block is within another of its family when its prefix is at least as long and its address falls
+ * in the other (every address of a block shares its first `prefix` bits). A key may make or edit
+ * only keys at least as narrow as itself (lib/accounts/keys.ts, docs/security.md).
+ */
+export function ipRulesWithin(inner: readonly string[], outer: readonly string[]): boolean {
+  return inner.every((rule) => {
+    const a = parsedRule(rule);
+    return a !== null && outer.some((container) => {
+      const b = parsedRule(container);
+      return b !== null && a.family === b.family && a.prefix >= b.prefix && blockListOf([container]).check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
+    });
+  });
+}
