@@ -76,7 +76,7 @@ const keyRestrictions = {
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length)
     .describe('What the key may call (README, docs/integrations.md). Omitted: every scope, or the scopes of the key that makes it. A publishable key holds `verify` only. A key makes and edits only keys within its own scopes, allowed_ips and expiry (docs/security.md).'),
   allowed_ips: z.array(ipRule).min(1).max(50)
-    .describe('Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is the socket\'s peer only behind EV_TRUST_PROXY.'),
+    .describe('Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is found as EV_TRUST_PROXY says (docs/security.md, "The client address").'),
   allowed_origins: z.array(originRule).min(1).max(20)
     .describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
   expires_at: z.iso.datetime({ offset: true }).describe('After this instant the key answers 401.'),

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parsePacingSpec } from '../verifier/profiles';
 import { parseProxyUrl } from '../verifier/proxy';
+import { parseTrustProxy } from './trust-proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = z.coerce.number().int().nonnegative();
@@ -96,8 +97,13 @@ const schema = z.object({
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
   /** deliveries in flight per account and process: one account's silent receivers cannot take every slot */
   EV_WEBHOOK_PER_ACCOUNT: int.default(4),
-  /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (docs/security.md, "The client address") */
-  EV_TRUST_PROXY: bool.default(false),
+  /**
+   * behind reverse proxies you run: how many (`1`, `2`; `true` is 1), their networks (`10.0.0.0/8,…`), or
+   * `header:X-Real-IP` (the one header yours writes); X-Forwarded-Host/-Proto are read then too (docs/security.md, "The client address")
+   */
+  EV_TRUST_PROXY: z.string().default('false').transform((value, ctx) => parseTrustProxy(value) ?? (ctx.addIssue({
+    code: 'custom', message: 'false, true, a number of proxies, header:<Name> (not X-Forwarded-For: use 1), or a list of proxy addresses and CIDR blocks',
+  }), z.NEVER)),
   /** sign-in, sign-up and next-auth bodies: a few form fields */
   EV_AUTH_MAX_BODY_BYTES: int.default(8 * 1024),
   EV_LOGIN_MAX_FAILURES_PER_ACCOUNT: int.default(10),

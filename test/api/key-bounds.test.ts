@@ -32,7 +32,7 @@ describe.each(DIALECTS)('no key exceeds its maker, through the API (%s)', (diale
     createApiKey(ctx.database, ctx.account.id, { name: 'made', scopes: b.scopes, allowed_ips: b.allowedIps, expires_at: at(b.expiresAt) });
 
   beforeAll(async () => {
-    ctx = await setup(dialect, { EV_CREATE_RATE_PER_MINUTE: '100000', EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: '100000', EV_TRUST_PROXY: 'true' });
+    ctx = await setup(dialect, { EV_CREATE_RATE_PER_MINUTE: '100000', EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: '100000', EV_TRUST_PROXY: '1' });
   });
   afterAll(() => ctx?.teardown());
 
