@@ -5,6 +5,7 @@ import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
 import { AppError, invalidRequest } from '../errors/errors';
 import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } from './key-cache';
+import { checksToday } from './key-budget';
 import { ipRulesWithin } from './restrictions';
 import { SCOPES, type KeyType, type Scope } from './scopes';
 
@@ -24,7 +25,7 @@ export interface ApiKeyInfo {
   allowed_ips: string[] | null;
   allowed_origins: string[] | null;
   expires_at: string | null;
-  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number } | null;
+  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number; checks_per_day: number; checks_today: number } | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -33,6 +34,7 @@ export interface ApiKeyInfo {
 /** What authentication needs to know of a live key. */
 export interface KeyAccess {
   id: string;
+  name: string;
   userId: string;
   type: KeyType;
   /** null: every scope */
@@ -42,11 +44,13 @@ export interface KeyAccess {
   expiresAt: number | null;
   visitorRatePerMinute: number;
   keyRatePerMinute: number;
+  /** publishable keys: charged checks per UTC day (lib/accounts/key-budget.ts) */
+  checksPerDay: number;
 }
 
 type KeyRow = {
   id: string; userId: string; name: string; prefix: string; type: string; scopes: string | null; allowedIps: string | null; allowedOrigins: string | null;
-  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; checksPerDay: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
 };
 
 const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
@@ -54,14 +58,15 @@ const joined = (values: readonly string[] | null | undefined) => (values === und
 
 function access(row: KeyRow): KeyAccess {
   return {
-    id: row.id, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
+    id: row.id, name: row.name, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
     allowedIps: list(row.allowedIps), allowedOrigins: list(row.allowedOrigins), expiresAt: row.expiresAt?.getTime() ?? null,
     visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
     keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
+    checksPerDay: row.checksPerDay ?? env().EV_PUBLISHABLE_CHECKS_PER_DAY,
   };
 }
 
-function keyInfo(row: KeyRow): ApiKeyInfo {
+function keyInfo(row: KeyRow, checksToday = 0): ApiKeyInfo {
   const key = access(row);
   return {
     id: row.id,
@@ -72,7 +77,9 @@ function keyInfo(row: KeyRow): ApiKeyInfo {
     allowed_ips: key.allowedIps,
     allowed_origins: key.allowedOrigins,
     expires_at: row.expiresAt?.toISOString() ?? null,
-    rate_limits: key.type === 'publishable' ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute } : null,
+    rate_limits: key.type === 'publishable'
+      ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute, checks_per_day: key.checksPerDay, checks_today: checksToday }
+      : null,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,
@@ -86,7 +93,7 @@ export interface KeyOptions {
   allowed_ips?: string[] | null;
   allowed_origins?: string[];
   expires_at?: string | null;
-  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number } | null;
+  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number; checks_per_day?: number } | null;
 }
 
 /** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
@@ -108,6 +115,7 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     expiresAt,
     visitorRatePerMinute: rates === undefined ? undefined : rates?.per_visitor_per_minute ?? null,
     keyRatePerMinute: rates === undefined ? undefined : rates?.per_key_per_minute ?? null,
+    checksPerDay: rates === undefined ? undefined : rates?.checks_per_day ?? null,
   };
 }
 
@@ -180,9 +188,10 @@ export async function createApiKey(database: Database, userId: string, nameOrOpt
   return { key, info: keyInfo(row) };
 }
 
-export async function listApiKeys({ prisma }: Database, userId: string): Promise<ApiKeyInfo[]> {
-  const rows = await prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
-  return rows.map(keyInfo);
+export async function listApiKeys(database: Database, userId: string): Promise<ApiKeyInfo[]> {
+  const rows = await database.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+  const today = await checksToday(database, rows.filter((row) => row.type === 'publishable').map((row) => row.id));
+  return rows.map((row) => keyInfo(row, today.get(row.id) ?? 0));
 }
 
 /**
@@ -190,8 +199,9 @@ export async function listApiKeys({ prisma }: Database, userId: string): Promise
  * account. A key (`maker`) edits only keys within its bounds, and only into keys within them: it
  * never widens itself or another.
  */
-export async function updateApiKey({ prisma }: Database, userId: string, keyId: string, options: KeyOptions, maker: KeyMaker = null): Promise<ApiKeyInfo | null> {
+export async function updateApiKey(database: Database, userId: string, keyId: string, options: KeyOptions, maker: KeyMaker = null): Promise<ApiKeyInfo | null> {
   if (!isIdShaped(keyId)) return null;
+  const { prisma } = database;
   const row = await prisma.apiKey.findFirst({ where: { id: keyId, userId, revokedAt: null } });
   if (!row) return null;
   const data = columns(row.type as KeyType, options);
@@ -205,7 +215,7 @@ export async function updateApiKey({ prisma }: Database, userId: string, keyId: 
   }, 'edit');
   const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
   forgetKeyLookups();
-  return keyInfo(updated);
+  return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0);
 }
 
 /** Revokes a live key of the account; false when there is none. A key (`maker`) revokes only keys within its bounds (itself included). */

@@ -87,3 +87,23 @@ export function ipRulesWithin(inner: readonly string[], outer: readonly string[]
     });
   });
 }
+
+/**
+ * Whom a publishable key's per-visitor limit counts: an IPv4 address as it is, an IPv6 address by
+ * its /64 (one host is commonly given a whole /64, so per address it would have unlimited
+ * visitors), anything else (`shared`) as itself. docs/integrations.md, "Publishable keys".
+ */
+export function visitorOf(client: string): string {
+  const address = bareAddress(client);
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.replace(/%.*$/, '').split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':') : []).flatMap((group) => {
+    if (!group.includes('.')) return [group];
+    const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
+    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  });
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}

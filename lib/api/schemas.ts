@@ -80,8 +80,11 @@ const keyRestrictions = {
   allowed_origins: z.array(originRule).min(1).max(20)
     .describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
   expires_at: z.iso.datetime({ offset: true }).describe('After this instant the key answers 401.'),
-  rate_limits: z.object({ per_visitor_per_minute: perMinute.optional(), per_key_per_minute: perMinute.optional() })
-    .describe('Publishable keys: requests per minute per visitor address and per key (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE).'),
+  rate_limits: z.object({
+    per_visitor_per_minute: perMinute.optional(), per_key_per_minute: perMinute.optional(),
+    checks_per_day: z.number().int().min(1).max(10_000_000).optional(),
+  })
+    .describe('Publishable keys: requests per minute per visitor (an IPv4 address, an IPv6 /64) and per key, and charged checks per UTC day (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE, EV_PUBLISHABLE_CHECKS_PER_DAY).'),
 };
 export const keyBody = z
   .object({

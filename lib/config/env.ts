@@ -42,6 +42,8 @@ const schema = z.object({
   /** publishable keys (the form widget): requests per minute per visitor address and per key, unless the key sets its own (docs/integrations.md) */
   EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: int.default(20),
   EV_PUBLISHABLE_PER_KEY_PER_MINUTE: int.default(600),
+  /** publishable keys: charged checks per UTC day per key, unless the key sets its own (lib/accounts/key-budget.ts) */
+  EV_PUBLISHABLE_CHECKS_PER_DAY: int.min(1).default(1000),
   EV_FREE_DAILY: int.default(100),
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),
