@@ -113,9 +113,10 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     allowedIps: joined(options.allowed_ips),
     allowedOrigins: joined(options.allowed_origins),
     expiresAt,
-    visitorRatePerMinute: rates === undefined ? undefined : rates?.per_visitor_per_minute ?? null,
-    keyRatePerMinute: rates === undefined ? undefined : rates?.per_key_per_minute ?? null,
-    checksPerDay: rates === undefined ? undefined : rates?.checks_per_day ?? null,
+    // a field left out of rate_limits stays as it is; rate_limits: null gives every default back
+    visitorRatePerMinute: rates === null ? null : rates?.per_visitor_per_minute,
+    keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
+    checksPerDay: rates === null ? null : rates?.checks_per_day,
   };
 }
 

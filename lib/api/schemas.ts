@@ -107,7 +107,7 @@ export const keyUpdateBody = z
     allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('`null`: the defaults.'),
+    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('The limits sent change, the others stay; `null`: every default.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
 

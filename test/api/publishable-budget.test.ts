@@ -55,11 +55,14 @@ describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
   const listed = async (id: string) => (await call(keys.GET, { key: ctx.key, path: '/v1/keys' })).json.data.find((k: any) => k.id === id);
 
   it('has a modest default cap, listed with today\'s charged checks, and a cap set per key through the API', async () => {
-    const pub = await makeKey();
-    expect(pub.rate_limits).toEqual({ per_visitor_per_minute: 1000, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
+    const pub = await makeKey({ per_visitor_per_minute: 7 });
+    expect(pub.rate_limits).toEqual({ per_visitor_per_minute: 7, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
     const patched = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: { checks_per_day: 3 } } });
     expect(patched.status).toBe(200);
-    expect(patched.json.rate_limits).toMatchObject({ checks_per_day: 3, checks_today: 0 });
+    // only the limits sent change (the dashboard sends the cap alone)
+    expect(patched.json.rate_limits).toEqual({ per_visitor_per_minute: 7, per_key_per_minute: 600, checks_per_day: 3, checks_today: 0 });
+    const reset = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: null } });
+    expect(reset.json.rate_limits).toEqual({ per_visitor_per_minute: 1000, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
     const bad = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: { checks_per_day: 0 } } });
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'rate_limits.checks_per_day' });
   });
