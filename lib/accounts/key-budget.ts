@@ -29,8 +29,8 @@ function untilMidnightUtc(now: number): number {
   return Math.max(1, Math.ceil((next.getTime() - now) / 1000));
 }
 
-/** Takes one check of the key's day; 429 `rate_limit` when the day's cap is spent. */
-export async function takeBudget(database: Database, userId: string, budget: KeyBudget, now = Date.now()): Promise<void> {
+/** Takes one check of the key's day and returns the day; 429 `rate_limit` when the day's cap is spent. */
+export async function takeBudget(database: Database, userId: string, budget: KeyBudget, now = Date.now()): Promise<string> {
   const { prisma, dialect } = database;
   const day = utcDay(now);
   const rows = await prisma.$queryRawUnsafe<{ checks: number | bigint }[]>(q(dialect,
@@ -45,11 +45,12 @@ export async function takeBudget(database: Database, userId: string, budget: Key
   }
   const checks = Number(rows[0]!.checks);
   if (checks >= Math.ceil(budget.perDay * WARN_AT)) await safely(() => warnOnce(database, userId, budget, day, checks));
+  return day;
 }
 
-/** Gives a check back to its day: it was not charged. */
-export async function giveBackBudget({ prisma, dialect }: Database, budget: KeyBudget, now = Date.now()): Promise<void> {
-  await prisma.$executeRawUnsafe(q(dialect, 'UPDATE publishable_key_days SET checks = checks - 1 WHERE key_id = ? AND day = ? AND checks > 0'), budget.keyId, utcDay(now));
+/** Gives a check back to the day it was taken from: it was not charged. */
+export async function giveBackBudget({ prisma, dialect }: Database, budget: KeyBudget, day: string): Promise<void> {
+  await prisma.$executeRawUnsafe(q(dialect, 'UPDATE publishable_key_days SET checks = checks - 1 WHERE key_id = ? AND day = ? AND checks > 0'), budget.keyId, day);
 }
 
 /** `quota.warning` for the key, once a day: claimed by a conditional update, queued in its transaction. */

@@ -59,7 +59,7 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     return { verdict: cached, responseTimeMs: elapsed(), cached: true };
   }
   refuseWithoutIdentity();
-  if (budget) await takeBudget(database, userId, budget);
+  const budgetDay = budget ? await takeBudget(database, userId, budget) : null;
   let charged = false;
   try {
     // reserved before the work, settled (charged or refunded) in the transaction that stores the row
@@ -77,6 +77,6 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     charged = chargeable;
     return { verdict, responseTimeMs: elapsed(), cached: false };
   } finally {
-    if (budget && !charged) await giveBackBudget(database, budget);
+    if (budget && budgetDay && !charged) await giveBackBudget(database, budget, budgetDay);
   }
 }
