@@ -14,7 +14,7 @@ export async function startHostSite(sdkDir: string): Promise<{ port: number; clo
     const url = new URL(req.url ?? '/', 'http://host');
     if (url.pathname === '/signup.html') {
       const api = url.searchParams.get('api')!;
-      const attrs = ['key', 'sandbox', 'timeout', 'block', 'message-undeliverable']
+      const attrs = ['key', 'sandbox', 'timeout', 'block', 'message-undeliverable', 'fail']
         .filter((name) => url.searchParams.has(name))
         .map((name) => ` data-${name}="${url.searchParams.get(name)!.replace(/"/g, '&quot;')}"`).join('');
       res.writeHead(200, {

@@ -58,10 +58,18 @@ test('the dashboard makes a verify-only key by default, edits it, and makes a pu
   await page.getByLabel('Key name').fill('Sign-up form');
   await page.getByRole('radio', { name: 'Publishable (web page)' }).check();
   await page.getByLabel('Allowed origins').fill(shop());
+  await page.getByLabel('Charged checks a day (optional)').fill('500');
   await page.getByRole('button', { name: 'Create key' }).click();
   publishableKey = (await page.getByTestId('new-key').innerText()).trim();
   expect(publishableKey).toMatch(/^ev_pub_/);
-  await expect(page.getByTestId('keys-table').locator('tr', { hasText: 'Sign-up form' }).getByTestId('key-scopes')).toHaveText(`publishable · ${shop()}`);
+  const formRow = page.getByTestId('keys-table').locator('tr', { hasText: 'Sign-up form' });
+  await expect(formRow.getByTestId('key-scopes')).toHaveText(`publishable · ${shop()} · 0 of 500 charged checks today`);
+  await formRow.getByRole('button', { name: 'Edit key Sign-up form' }).click();
+  const editForm = page.getByRole('form', { name: 'Edit key Sign-up form' });
+  await expect(editForm.getByLabel('Charged checks a day (optional)')).toHaveValue('500');
+  await editForm.getByLabel('Charged checks a day (optional)').fill('2000');
+  await editForm.getByRole('button', { name: 'Save' }).click();
+  await expect(formRow.getByTestId('key-scopes')).toHaveText(`publishable · ${shop()} · 0 of 2000 charged checks today`);
 });
 
 test('serves /widget.js small, cacheable and loadable from any site', async ({ request }) => {
@@ -185,6 +193,30 @@ for (const outage of ['stopped', 'hanging'] as const) {
     }
   });
 }
+
+test('with data-fail="closed", holds the form back with a message while the service does not answer', async ({ page }) => {
+  const forwarder = await startForwarder(Number(process.env.E2E_PORT));
+  try {
+    await signupPage(page, { api: `http://127.0.0.1:${forwarder.port}`, extra: { timeout: '1500', fail: 'closed' } });
+    const email = page.getByLabel('Email', { exact: true });
+    await email.fill('valid@example.com');
+    await email.press('Tab');
+    await expect(email).toHaveAttribute('data-ev-state', 'ok');
+    await forwarder.close();
+    await email.fill('valid.other@example.com');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(email).toHaveAttribute('data-ev-state', 'unavailable');
+    await expect(page.getByText('We could not check this email address just now.')).toBeVisible();
+    await expect(email).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.locator('#thanks')).toHaveCount(0);
+    // an address it did check still goes through
+    await email.fill('valid@example.com');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.locator('#thanks')).toHaveText('Thanks valid@example.com');
+  } finally {
+    await forwarder.close().catch(() => {});
+  }
+});
 
 test('the SDK runs in a browser with the publishable key', async ({ page }) => {
   await page.goto(`${shop()}/sdk.html`);

@@ -11,6 +11,8 @@ export interface KeyDraft {
   origins: string;
   /** yyyy-mm-dd, or '' for never */
   expires: string;
+  /** publishable keys: charged checks a UTC day, or '' for the installation's default */
+  perDay: string;
 }
 
 const SCOPE_HELP: Record<Scope, string> = {
@@ -24,10 +26,13 @@ const SCOPE_HELP: Record<Scope, string> = {
 };
 
 /** A new secret key may verify, nothing more, unless the owner ticks more (a CRM integration's key). */
-export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', expires: '' };
+export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', expires: '', perDay: '' };
 
 export function draftOf(key: ApiKey): KeyDraft {
-  return { scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '' };
+  return {
+    scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '',
+    perDay: key.rate_limits ? String(key.rate_limits.checks_per_day) : '',
+  };
 }
 
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
@@ -36,6 +41,7 @@ const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 export function bodyOf(draft: KeyDraft, publishable: boolean): KeyInput {
   return {
     ...(publishable ? { allowed_origins: list(draft.origins) } : { scopes: draft.scopes }),
+    ...(publishable && Number(draft.perDay) >= 1 ? { rate_limits: { checks_per_day: Math.floor(Number(draft.perDay)) } } : {}),
     allowed_ips: list(draft.ips).length ? list(draft.ips) : undefined,
     expires_at: draft.expires ? `${draft.expires}T23:59:59Z` : undefined,
   };
@@ -71,6 +77,14 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
           </div>
         </fieldset>
       )}
+      {publishable && (
+        <div className="sm:col-span-2">
+          <label htmlFor={`${id}-per-day`} className={labelClass}>Charged checks a day (optional)</label>
+          <input id={`${id}-per-day`} type="number" min={1} step={1} value={draft.perDay} onChange={(e) => onChange({ ...draft, perDay: e.target.value })}
+            placeholder="the installation's default" className={inputClass} />
+          <p className="mt-1 text-xs text-slate-500">A page's key can be copied by any script: past this many charged checks in a UTC day it is refused until midnight UTC, and the widget lets forms through (or blocks them with data-fail=&quot;closed&quot;).</p>
+        </div>
+      )}
       <div>
         <label htmlFor={`${id}-ips`} className={labelClass}>Allowed IPs (optional)</label>
         <input id={`${id}-ips`} value={draft.ips} onChange={(e) => onChange({ ...draft, ips: e.target.value })} placeholder="203.0.113.0/24, 2001:db8::/32" className={inputClass} />
@@ -86,5 +100,6 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
 /** One line of what a key may do and where: shown in the keys table. */
 export function keySummary(key: ApiKey): string {
   const what = key.type === 'publishable' ? `publishable · ${key.allowed_origins?.join(', ')}` : key.scopes.length === SCOPES.length ? 'all scopes' : key.scopes.join(', ');
-  return [what, key.allowed_ips && `IPs ${key.allowed_ips.join(', ')}`].filter(Boolean).join(' · ');
+  const budget = key.rate_limits && `${key.rate_limits.checks_today} of ${key.rate_limits.checks_per_day} charged checks today`;
+  return [what, budget, key.allowed_ips && `IPs ${key.allowed_ips.join(', ')}`].filter(Boolean).join(' · ');
 }

@@ -3,8 +3,10 @@ import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
-import { invalidRequest } from '../errors/errors';
+import { AppError, invalidRequest } from '../errors/errors';
 import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } from './key-cache';
+import { checksToday } from './key-budget';
+import { ipRulesWithin } from './restrictions';
 import { SCOPES, type KeyType, type Scope } from './scopes';
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix. A key
@@ -23,7 +25,7 @@ export interface ApiKeyInfo {
   allowed_ips: string[] | null;
   allowed_origins: string[] | null;
   expires_at: string | null;
-  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number } | null;
+  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number; checks_per_day: number; checks_today: number } | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -32,6 +34,7 @@ export interface ApiKeyInfo {
 /** What authentication needs to know of a live key. */
 export interface KeyAccess {
   id: string;
+  name: string;
   userId: string;
   type: KeyType;
   /** null: every scope */
@@ -41,11 +44,13 @@ export interface KeyAccess {
   expiresAt: number | null;
   visitorRatePerMinute: number;
   keyRatePerMinute: number;
+  /** publishable keys: charged checks per UTC day (lib/accounts/key-budget.ts) */
+  checksPerDay: number;
 }
 
 type KeyRow = {
   id: string; userId: string; name: string; prefix: string; type: string; scopes: string | null; allowedIps: string | null; allowedOrigins: string | null;
-  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; checksPerDay: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
 };
 
 const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
@@ -53,14 +58,15 @@ const joined = (values: readonly string[] | null | undefined) => (values === und
 
 function access(row: KeyRow): KeyAccess {
   return {
-    id: row.id, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
+    id: row.id, name: row.name, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
     allowedIps: list(row.allowedIps), allowedOrigins: list(row.allowedOrigins), expiresAt: row.expiresAt?.getTime() ?? null,
     visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
     keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
+    checksPerDay: row.checksPerDay ?? env().EV_PUBLISHABLE_CHECKS_PER_DAY,
   };
 }
 
-function keyInfo(row: KeyRow): ApiKeyInfo {
+function keyInfo(row: KeyRow, checksToday = 0): ApiKeyInfo {
   const key = access(row);
   return {
     id: row.id,
@@ -71,7 +77,9 @@ function keyInfo(row: KeyRow): ApiKeyInfo {
     allowed_ips: key.allowedIps,
     allowed_origins: key.allowedOrigins,
     expires_at: row.expiresAt?.toISOString() ?? null,
-    rate_limits: key.type === 'publishable' ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute } : null,
+    rate_limits: key.type === 'publishable'
+      ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute, checks_per_day: key.checksPerDay, checks_today: checksToday }
+      : null,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,
@@ -85,7 +93,7 @@ export interface KeyOptions {
   allowed_ips?: string[] | null;
   allowed_origins?: string[];
   expires_at?: string | null;
-  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number } | null;
+  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number; checks_per_day?: number } | null;
 }
 
 /** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
@@ -105,17 +113,72 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     allowedIps: joined(options.allowed_ips),
     allowedOrigins: joined(options.allowed_origins),
     expiresAt,
-    visitorRatePerMinute: rates === undefined ? undefined : rates?.per_visitor_per_minute ?? null,
-    keyRatePerMinute: rates === undefined ? undefined : rates?.per_key_per_minute ?? null,
+    // a field left out of rate_limits stays as it is; rate_limits: null gives every default back
+    visitorRatePerMinute: rates === null ? null : rates?.per_visitor_per_minute,
+    keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
+    checksPerDay: rates === null ? null : rates?.checks_per_day,
   };
 }
 
-/** A new key; a bare string is its name (a secret key of every scope, as keys were before scopes). */
-export async function createApiKey(database: Database, userId: string, nameOrOptions: string | KeyOptions = {}): Promise<{ key: string; info: ApiKeyInfo }> {
-  const options = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : nameOrOptions;
+/** What a key may do, as far as making keys goes: its scopes (null: all), addresses (null: any), expiry (null: never). */
+export interface KeyBounds {
+  scopes: readonly Scope[] | null;
+  allowedIps: readonly string[] | null;
+  expiresAt: number | null;
+}
+
+/**
+ * Who makes, edits or revokes a key: null for the signed-in owner (the dashboard session), who may do
+ * anything; else the key that calls, which may touch only keys within its own bounds.
+ */
+export type KeyMaker = KeyBounds | null;
+
+/**
+ * The first field in which `wanted` goes beyond `maker`, or null when it stays within: its scopes a
+ * subset of the maker's, its addresses inside the maker's blocks (none when the maker has some: any
+ * address is wider), its expiry no later (never when the maker expires is later). docs/security.md,
+ * "Keys that make keys".
+ */
+export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowed_ips' | 'expires_at' | null {
+  if (maker.scopes !== null && (wanted.scopes === null || wanted.scopes.some((s) => !maker.scopes!.includes(s)))) return 'scopes';
+  if (maker.allowedIps !== null && (wanted.allowedIps === null || !ipRulesWithin(wanted.allowedIps, maker.allowedIps))) return 'allowed_ips';
+  if (maker.expiresAt !== null && (wanted.expiresAt === null || wanted.expiresAt > maker.expiresAt)) return 'expires_at';
+  return null;
+}
+
+const WIDER: Record<NonNullable<ReturnType<typeof exceeds>>, string> = {
+  scopes: 'a scope this key does not hold (a key made by a key holds at most its maker\'s scopes)',
+  allowed_ips: 'client addresses outside this key\'s allowed_ips',
+  expires_at: 'an expiry later than this key\'s own',
+};
+
+function assertWithin(maker: KeyMaker, wanted: KeyBounds, doing: string): void {
+  if (maker === null) return;
+  const field = exceeds(maker, wanted);
+  if (field) throw new AppError('insufficient_scope', `A key cannot ${doing} a key with ${WIDER[field]}; sign in to the dashboard, or use a key that holds it.`, { param: field });
+}
+
+function boundsOf(row: KeyRow): KeyBounds {
+  return { scopes: list(row.scopes) as Scope[] | null, allowedIps: list(row.allowedIps), expiresAt: row.expiresAt?.getTime() ?? null };
+}
+
+/**
+ * A new key; a bare string is its name (a secret key of every scope, as keys were before scopes).
+ * Made by a key (`maker`), what the request leaves out is the maker's own (scopes, allowed_ips,
+ * expires_at), and the result may not exceed it.
+ */
+export async function createApiKey(database: Database, userId: string, nameOrOptions: string | KeyOptions = {}, maker: KeyMaker = null): Promise<{ key: string; info: ApiKeyInfo }> {
+  const given = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : nameOrOptions;
+  const options: KeyOptions = maker === null ? given : {
+    ...given,
+    scopes: given.scopes === undefined && given.type !== 'publishable' ? (maker.scopes && [...maker.scopes]) : given.scopes,
+    allowed_ips: given.allowed_ips === undefined ? (maker.allowedIps && [...maker.allowedIps]) : given.allowed_ips,
+    expires_at: given.expires_at === undefined ? (maker.expiresAt === null ? null : new Date(maker.expiresAt).toISOString()) : given.expires_at,
+  };
   const type = options.type ?? 'secret';
   if (type === 'publishable' && !options.allowed_origins?.length) throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
   const data = columns(type, options);
+  assertWithin(maker, { scopes: type === 'publishable' ? ['verify'] : (options.scopes ?? null), allowedIps: options.allowed_ips ?? null, expiresAt: data.expiresAt?.getTime() ?? null }, 'make');
   const key = `${type === 'publishable' ? 'ev_pub_' : 'ev_live_'}${randomBytes(32).toString('base64url')}`;
   // an expired key is not active: it does not hold a place under the cap
   const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
@@ -126,25 +189,44 @@ export async function createApiKey(database: Database, userId: string, nameOrOpt
   return { key, info: keyInfo(row) };
 }
 
-export async function listApiKeys({ prisma }: Database, userId: string): Promise<ApiKeyInfo[]> {
-  const rows = await prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
-  return rows.map(keyInfo);
+export async function listApiKeys(database: Database, userId: string): Promise<ApiKeyInfo[]> {
+  const rows = await database.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
+  const today = await checksToday(database, rows.filter((row) => row.type === 'publishable').map((row) => row.id));
+  return rows.map((row) => keyInfo(row, today.get(row.id) ?? 0));
 }
 
-/** Changes a live key's name, scopes or restrictions; null when there is no such live key of the account. */
-export async function updateApiKey({ prisma }: Database, userId: string, keyId: string, options: KeyOptions): Promise<ApiKeyInfo | null> {
+/**
+ * Changes a live key's name, scopes or restrictions; null when there is no such live key of the
+ * account. A key (`maker`) edits only keys within its bounds, and only into keys within them: it
+ * never widens itself or another.
+ */
+export async function updateApiKey(database: Database, userId: string, keyId: string, options: KeyOptions, maker: KeyMaker = null): Promise<ApiKeyInfo | null> {
   if (!isIdShaped(keyId)) return null;
+  const { prisma } = database;
   const row = await prisma.apiKey.findFirst({ where: { id: keyId, userId, revokedAt: null } });
   if (!row) return null;
   const data = columns(row.type as KeyType, options);
   if (row.type === 'publishable') data.scopes = undefined;
+  const before = boundsOf(row);
+  assertWithin(maker, before, 'edit');
+  assertWithin(maker, {
+    scopes: data.scopes === undefined ? before.scopes : list(data.scopes) as Scope[] | null,
+    allowedIps: data.allowedIps === undefined ? before.allowedIps : list(data.allowedIps),
+    expiresAt: data.expiresAt === undefined ? before.expiresAt : data.expiresAt?.getTime() ?? null,
+  }, 'edit');
   const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
   forgetKeyLookups();
-  return keyInfo(updated);
+  return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0);
 }
 
-export async function revokeApiKey({ prisma }: Database, userId: string, keyId: string): Promise<boolean> {
+/** Revokes a live key of the account; false when there is none. A key (`maker`) revokes only keys within its bounds (itself included). */
+export async function revokeApiKey({ prisma }: Database, userId: string, keyId: string, maker: KeyMaker = null): Promise<boolean> {
   if (!isIdShaped(keyId)) return false;
+  if (maker !== null) {
+    const row = await prisma.apiKey.findFirst({ where: { id: keyId, userId, revokedAt: null } });
+    if (!row) return false;
+    assertWithin(maker, boundsOf(row), 'revoke');
+  }
   const result = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
   forgetKeyLookups();
   return result.count === 1;

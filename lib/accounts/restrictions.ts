@@ -64,3 +64,46 @@ export function normalizeOrigin(origin: string): string | null {
     return null;
   }
 }
+
+function parsedRule(rule: string): { address: string; prefix: number; family: 4 | 6 } | null {
+  const [address = '', prefix] = rule.split('/');
+  const family = isIP(address);
+  if (family !== 4 && family !== 6) return null;
+  return { address, family, prefix: prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix) };
+}
+
+/**
+ * Whether every rule of `inner` lies inside some rule of `outer` (both normalised by normalizeIpRule):
+ * a block is within another of its family when its prefix is at least as long and its address falls
+ * in the other (every address of a block shares its first `prefix` bits). A key may make or edit
+ * only keys at least as narrow as itself (lib/accounts/keys.ts, docs/security.md).
+ */
+export function ipRulesWithin(inner: readonly string[], outer: readonly string[]): boolean {
+  return inner.every((rule) => {
+    const a = parsedRule(rule);
+    return a !== null && outer.some((container) => {
+      const b = parsedRule(container);
+      return b !== null && a.family === b.family && a.prefix >= b.prefix && blockListOf([container]).check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
+    });
+  });
+}
+
+/**
+ * Whom a publishable key's per-visitor limit counts: an IPv4 address as it is, an IPv6 address by
+ * its /64 (one host is commonly given a whole /64, so per address it would have unlimited
+ * visitors), anything else (`shared`) as itself. docs/integrations.md, "Publishable keys".
+ */
+export function visitorOf(client: string): string {
+  const address = bareAddress(client);
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.replace(/%.*$/, '').split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':') : []).flatMap((group) => {
+    if (!group.includes('.')) return [group];
+    const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
+    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  });
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}

@@ -1,4 +1,4 @@
-import { bareAddress, ipAllowed } from '../accounts/restrictions';
+import { ipAllowed, visitorOf } from '../accounts/restrictions';
 import type { KeyAccess } from '../accounts/keys';
 import { clientAddress } from '../auth/origin';
 import { AppError } from '../errors/errors';
@@ -46,12 +46,13 @@ function assertScope(request: Request, key: KeyAccess, unscoped: boolean): void 
 }
 
 /**
- * Per visitor address (the trusted client address: one shared bucket without EV_TRUST_PROXY), then
+ * Per visitor (the trusted client address: an IPv4 address, an IPv6 /64; one shared bucket without
+ * EV_TRUST_PROXY; lib/accounts/restrictions.ts `visitorOf`), then
  * per key, so a visitor over their own limit does not spend the key's budget for everyone else.
  * The visitor's headers are sent.
  */
 async function takePublishableLimits(request: Request, key: KeyAccess): Promise<RateHeaders> {
-  const visitor = await takeRateLimit(`visitor:${key.id}:${bareAddress(clientAddress(request))}`, key.visitorRatePerMinute);
+  const visitor = await takeRateLimit(`visitor:${key.id}:${visitorOf(clientAddress(request))}`, key.visitorRatePerMinute);
   await takeRateLimit(`publishable:${key.id}`, key.keyRatePerMinute);
   return visitor;
 }

@@ -202,7 +202,7 @@ export function buildOpenApi(): Record<string, unknown> {
         },
         IdempotencyKey: {
           name: 'Idempotency-Key', in: 'header', required: false,
-          description: 'The first answer below 500 is stored for 24 hours per account and key and replayed to a retry of the same request (with `Idempotent-Replayed: true`); the same key with another request answers 422, a retry while the original runs 409. A 5xx is not stored.',
+          description: 'The first answer below 500 is stored for 24 hours per API key (the dashboard has its own) and Idempotency-Key, and replayed to a retry of the same request (with `Idempotent-Replayed: true`); the same key with another request answers 422, a retry while the original runs 409. A 5xx is not stored.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
       },

@@ -12,6 +12,8 @@ export const quotaWarningEvent = z
     data: z.object({
       remaining: count.describe('Credits plus today\'s free checks.'), credits: z.number().int(), free_remaining_today: count,
       warning_below: count.describe('The threshold it fell below.'),
+      publishable_key: z.object({ id: z.string(), name: z.string(), checks_today: count, checks_per_day: count }).optional()
+        .describe('Sent when a publishable key has used four fifths of its daily cap of charged checks (once a UTC day per key), with the account\'s balance beside it.'),
     }),
   })
   .register(named, { id: 'QuotaWarningEvent' });

@@ -197,8 +197,12 @@ export const apiKey = z
     allowed_ips: z.array(z.string()).nullable().describe('Addresses or CIDR blocks the key works from; null: any.'),
     allowed_origins: z.array(z.string()).nullable().describe('Publishable keys: the page origins allowed to use it.'),
     expires_at: timestamp.nullable(),
-    rate_limits: z.object({ per_visitor_per_minute: z.number().int().min(1), per_key_per_minute: z.number().int().min(1) }).nullable()
-      .describe('Publishable keys: the limits in force (the key\'s own or the installation\'s defaults).'),
+    rate_limits: z.object({
+      per_visitor_per_minute: z.number().int().min(1), per_key_per_minute: z.number().int().min(1),
+      checks_per_day: z.number().int().min(1).describe('Charged checks a UTC day; past it 429 `rate_limit` until midnight UTC.'),
+      checks_today: z.number().int().min(0).describe('Charged checks so far today (UTC).'),
+    }).nullable()
+      .describe('Publishable keys: the limits in force (the key\'s own or the installation\'s defaults) and today\'s charged checks.'),
     created_at: timestamp, last_used_at: timestamp.nullable(), revoked_at: timestamp.nullable(),
   })
   .register(named, { id: 'ApiKey' });

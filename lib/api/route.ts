@@ -68,7 +68,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
         const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
         const run = () => handler(request, { ...caller, sandbox, body }, params);
-        response = await withIdempotency(request, body, caller.userId, sandbox, run);
+        response = await withIdempotency(request, body, caller, sandbox, run);
       } catch (error) {
         slot?.release();
         throw error;

@@ -74,14 +74,17 @@ const originRule = z.string().max(300).transform((value, ctx) => normalizeOrigin
 const perMinute = z.number().int().min(1).max(100_000);
 const keyRestrictions = {
   scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length)
-    .describe('What the key may call (README, docs/integrations.md). Omitted: every scope. A publishable key holds `verify` only.'),
+    .describe('What the key may call (README, docs/integrations.md). Omitted: every scope, or the scopes of the key that makes it. A publishable key holds `verify` only. A key makes and edits only keys within its own scopes, allowed_ips and expiry (docs/security.md).'),
   allowed_ips: z.array(ipRule).min(1).max(50)
-    .describe('Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is the socket\'s peer only behind EV_TRUST_PROXY.'),
+    .describe('Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is found as EV_TRUST_PROXY says (docs/security.md, "The client address").'),
   allowed_origins: z.array(originRule).min(1).max(20)
     .describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
   expires_at: z.iso.datetime({ offset: true }).describe('After this instant the key answers 401.'),
-  rate_limits: z.object({ per_visitor_per_minute: perMinute.optional(), per_key_per_minute: perMinute.optional() })
-    .describe('Publishable keys: requests per minute per visitor address and per key (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE).'),
+  rate_limits: z.object({
+    per_visitor_per_minute: perMinute.optional(), per_key_per_minute: perMinute.optional(),
+    checks_per_day: z.number().int().min(1).max(10_000_000).optional(),
+  })
+    .describe('Publishable keys: requests per minute per visitor (an IPv4 address, an IPv6 /64) and per key, and charged checks per UTC day (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE, EV_PUBLISHABLE_CHECKS_PER_DAY).'),
 };
 export const keyBody = z
   .object({
@@ -104,7 +107,7 @@ export const keyUpdateBody = z
     allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('`null`: the defaults.'),
+    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('The limits sent change, the others stay; `null`: every default.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
 

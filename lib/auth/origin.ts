@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
+import { bareAddress, ipAllowed } from '../accounts/restrictions';
 import { env } from '../config/env';
+import type { ProxyTrust } from '../config/trust-proxy';
 import { AppError } from '../errors/errors';
 
 /**
@@ -11,7 +14,7 @@ import { AppError } from '../errors/errors';
  */
 export function requestOrigin(request: Request): { scheme: 'http' | 'https'; host: string } {
   const urlScheme = new URL(request.url).protocol === 'https:' ? 'https' : 'http';
-  if (env().EV_TRUST_PROXY) {
+  if (env().EV_TRUST_PROXY.kind !== 'none') {
     const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
     const host = firstValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host') ?? '';
     return { scheme: proto === 'https' || proto === 'http' ? proto : urlScheme, host: host.toLowerCase() };
@@ -44,14 +47,36 @@ export function assertSameOrigin(request: Request, { optional = false } = {}): v
 }
 
 /**
- * The client address throttles count by. Route handlers never see the socket, and without a proxy
- * of ours every X-Forwarded-For/X-Real-IP value is the client's own word (rotating it would dodge
- * any per-address limit). So: behind a trusted proxy (EV_TRUST_PROXY) the last X-Forwarded-For hop
- * (the one that proxy appended), else its X-Real-IP; without one, every client shares one bucket
- * (`shared`): the per-address limits then hold for all anonymous traffic together. docs/security.md, "The client address".
+ * The client address throttles, `allowed_ips` and a publishable key's visitors count by. Route
+ * handlers never see the socket, and Next.js fills X-Forwarded-For in only when a request lacks it,
+ * so every X-Forwarded-For entry the client wrote arrives as it wrote it, to the left of what our
+ * proxies appended. One trust model (EV_TRUST_PROXY, lib/config/trust-proxy.ts): past the trusted
+ * hops from the right of X-Forwarded-For (a count, or our proxies' networks), or the one header our
+ * proxy writes; nothing else is read, so no header the client adds can win. Without a proxy of ours,
+ * or when the place is empty or not an address, every client shares one bucket (`shared`): the
+ * per-address limits then hold for all anonymous traffic together. docs/security.md, "The client address".
  */
 export function clientAddress(request: { headers: Headers }): string {
-  if (!env().EV_TRUST_PROXY) return 'shared';
-  const hops = request.headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean) ?? [];
-  return hops[hops.length - 1] ?? request.headers.get('x-real-ip')?.trim() ?? 'shared';
+  return addressFrom(request.headers, env().EV_TRUST_PROXY);
+}
+
+export function addressFrom(headers: Headers, trust: ProxyTrust): string {
+  if (trust.kind === 'none') return 'shared';
+  if (trust.kind === 'header') return valid(headers.get(trust.header));
+  const hops = headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()) ?? [];
+  if (!hops.length) return 'shared';
+  if (trust.kind === 'hops') return valid(hops[Math.max(0, hops.length - trust.hops)]);
+  // the rightmost entry outside our proxies' networks; all inside: the leftmost (a client on our network)
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const address = bareAddress(hops[i]!);
+    if (!isIP(address)) return 'shared';
+    if (i === 0 || !ipAllowed(trust.networks, address)) return address;
+  }
+  return 'shared';
+}
+
+/** One address (bare: no port, IPv4 as IPv4), or `shared` for anything else: a list, a name, nothing. */
+function valid(value: string | null | undefined): string {
+  const address = value ? bareAddress(value) : '';
+  return isIP(address) ? address : 'shared';
 }

@@ -6,6 +6,7 @@ import { isChargeable } from '../results/chargeable';
 import { cachedVerdict, recordSingle } from '../results/history';
 import { refund, reserve } from '../accounts/quota';
 import { causeId } from '../accounts/causes';
+import { giveBackBudget, takeBudget, type KeyBudget } from '../accounts/key-budget';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { deadline } from '../verifier/verify';
@@ -26,8 +27,12 @@ export function refuseWithoutIdentity(): void {
   if (refusal) throw new AppError('service_unavailable', refusal);
 }
 
-/** One address, in the caller's mode, recorded in history. */
-export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string): Promise<SingleOutcome> {
+/**
+ * One address, in the caller's mode, recorded in history. `budget`: a publishable key's daily cap
+ * of charged checks (lib/accounts/key-budget.ts), taken where the check would be charged and given
+ * back when it is not.
+ */
+export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget): Promise<SingleOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (sandbox) {
@@ -54,16 +59,24 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     return { verdict: cached, responseTimeMs: elapsed(), cached: true };
   }
   refuseWithoutIdentity();
-  // reserved before the work, settled (charged or refunded) in the transaction that stores the row
-  const reservation = await reserve(database, userId, 1, causeId('chk'));
-  let verdict: Verdict;
+  const budgetDay = budget ? await takeBudget(database, userId, budget) : null;
+  let charged = false;
   try {
-    // The deadline answers with what is known (`timeout`) instead of hanging.
-    ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS), rules }));
-  } catch (error) {
-    await refund(database, userId, reservation, 1);
-    throw error;
+    // reserved before the work, settled (charged or refunded) in the transaction that stores the row
+    const reservation = await reserve(database, userId, 1, causeId('chk'));
+    let verdict: Verdict;
+    try {
+      // The deadline answers with what is known (`timeout`) instead of hanging.
+      ({ verdict } = await verifierFor(false).verify(email, { signal: deadline(env().EV_VERIFY_DEADLINE_MS), rules }));
+    } catch (error) {
+      await refund(database, userId, reservation, 1);
+      throw error;
+    }
+    const chargeable = isChargeable(verdict);
+    await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: chargeable ? 1 : 0 });
+    charged = chargeable;
+    return { verdict, responseTimeMs: elapsed(), cached: false };
+  } finally {
+    if (budget && budgetDay && !charged) await giveBackBudget(database, budget, budgetDay);
   }
-  await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: isChargeable(verdict) ? 1 : 0 });
-  return { verdict, responseTimeMs: elapsed(), cached: false };
 }

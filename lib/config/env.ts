@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parsePacingSpec } from '../verifier/profiles';
 import { parseProxyUrl } from '../verifier/proxy';
+import { parseTrustProxy } from './trust-proxy';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = z.coerce.number().int().nonnegative();
@@ -41,6 +42,8 @@ const schema = z.object({
   /** publishable keys (the form widget): requests per minute per visitor address and per key, unless the key sets its own (docs/integrations.md) */
   EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: int.default(20),
   EV_PUBLISHABLE_PER_KEY_PER_MINUTE: int.default(600),
+  /** publishable keys: charged checks per UTC day per key, unless the key sets its own (lib/accounts/key-budget.ts) */
+  EV_PUBLISHABLE_CHECKS_PER_DAY: int.min(1).default(1000),
   EV_FREE_DAILY: int.default(100),
   EV_VERIFY_DEADLINE_MS: int.default(15_000),
   EV_CACHE_TTL_MS: int.default(24 * 3600 * 1000),
@@ -96,8 +99,13 @@ const schema = z.object({
   EV_WEBHOOK_PER_ENDPOINT: int.default(2),
   /** deliveries in flight per account and process: one account's silent receivers cannot take every slot */
   EV_WEBHOOK_PER_ACCOUNT: int.default(4),
-  /** behind a reverse proxy you run: take scheme, host and client address from X-Forwarded-* (docs/security.md, "The client address") */
-  EV_TRUST_PROXY: bool.default(false),
+  /**
+   * behind reverse proxies you run: how many (`1`, `2`; `true` is 1), their networks (`10.0.0.0/8,…`), or
+   * `header:X-Real-IP` (the one header yours writes); X-Forwarded-Host/-Proto are read then too (docs/security.md, "The client address")
+   */
+  EV_TRUST_PROXY: z.string().default('false').transform((value, ctx) => parseTrustProxy(value) ?? (ctx.addIssue({
+    code: 'custom', message: 'false, true, a number of proxies, header:<Name> (not X-Forwarded-For: use 1), or a list of proxy addresses and CIDR blocks',
+  }), z.NEVER)),
   /** sign-in, sign-up and next-auth bodies: a few form fields */
   EV_AUTH_MAX_BODY_BYTES: int.default(8 * 1024),
   EV_LOGIN_MAX_FAILURES_PER_ACCOUNT: int.default(10),

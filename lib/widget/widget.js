@@ -2,7 +2,9 @@
  * The sign-up form widget, served as GET /widget.js (app/widget.js/route.ts; docs/integrations.md).
  * Plain browser JavaScript, no dependencies, no inline styles (a strict style-src CSP allows it):
  * messages carry the classes ev-message, ev-message--blocked, ev-suggestion, and fields a
- * data-ev-state, for the site to style. Whatever goes wrong on our side, the form is let through.
+ * data-ev-state, for the site to style. Whatever goes wrong on our side (down, slow, refused: a
+ * 429 when the key's rate or daily budget is spent), the form is let through, unless the page says
+ * data-fail="closed": then the form waits for a check that answers, with a message.
  */
 (function () {
   'use strict';
@@ -11,6 +13,7 @@
   var cfg = script.dataset;
   var api = (cfg.api || new URL(script.src, location.href).origin).replace(/\/+$/, '');
   var timeoutMs = Number(cfg.timeout) > 0 ? Number(cfg.timeout) : 3000;
+  var failClosed = cfg.fail === 'closed';
   var block = (cfg.block || 'undeliverable,disposable').split(',').map(function (s) { return s.trim(); }).filter(Boolean);
   var text = {
     undeliverable: cfg.messageUndeliverable || 'This email address cannot receive mail.',
@@ -21,7 +24,8 @@
     'role-based': cfg.messageRole || 'Please use a personal email address.',
     role: cfg.messageRole || 'Please use a personal email address.',
     free: cfg.messageFree || 'Please use a work email address.',
-    suggestion: cfg.messageSuggestion || 'Did you mean {suggestion}?'
+    suggestion: cfg.messageSuggestion || 'Did you mean {suggestion}?',
+    unavailable: cfg.messageUnavailable || 'We could not check this email address just now. Please try again in a moment.'
   };
   var SELECTOR = 'input[type=email]:not([data-ev-verify=false]), input[data-ev-verify]:not([data-ev-verify=false])';
   var results = {}; // email → { verdict, blocked }
@@ -81,7 +85,8 @@
   function show(input, result) {
     var message = messageFor(input);
     while (message.firstChild) message.removeChild(message.firstChild);
-    var blocked = result && result.blocked;
+    // no answer: with data-fail="closed" the field holds the form back, as a blocked one does
+    var blocked = result ? result.blocked : failClosed ? 'unavailable' : null;
     var suggestion = result && result.verdict.did_you_mean;
     input.setAttribute('data-ev-state', !result ? 'unavailable' : blocked ? 'blocked' : 'ok');
     if (blocked) input.setAttribute('aria-invalid', 'true');
@@ -151,7 +156,7 @@
     }
     var submitter = event.submitter;
     Promise.all(pending.map(check)).then(function (answers) {
-      for (var i = 0; i < answers.length; i++) if (answers[i] && answers[i].blocked) return void pending[i].focus();
+      for (var i = 0; i < answers.length; i++) if ((answers[i] && answers[i].blocked) || (!answers[i] && failClosed)) return void pending[i].focus();
       passing.add(form);
       if (form.requestSubmit) form.requestSubmit(submitter && submitter.form === form ? submitter : undefined);
       else form.submit();

@@ -3,7 +3,8 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import { withKeyToken } from '@/lib/accounts/causes';
 import { grantCredits } from '@/lib/accounts/quota';
 import { auditCredits } from '@/lib/accounts/audit';
-import { claimKey, requestHash, type Claim } from '@/lib/api/idempotency';
+import { keyAccess } from '@/lib/accounts/keys';
+import { callerOf, claimKey, requestHash, type Claim } from '@/lib/api/idempotency';
 import { submitQueued } from '@/lib/jobs/submit';
 import { DIALECTS } from '../databases';
 import { call, setup } from './harness';
@@ -30,7 +31,8 @@ describe.each(DIALECTS)('an Idempotency-Key whose request died (%s)', (dialect) 
 
   /** The first attempt: claims the key at `at`, queues the job under its token, and dies before answering. */
   async function diedAfterQueueing(idem: string, at: number): Promise<Claim> {
-    const claim = (await claimKey(ctx.database, ctx.account.id, idem, hash, at)) as Claim;
+    // the key's own namespace: the retry below comes with the same key (Idempotency-Keys are per caller)
+    const claim = (await claimKey(ctx.database, ctx.account.id, idem, hash, at, callerOf(await keyAccess(ctx.database, ctx.key)))) as Claim;
     expect(claim.takeover).toBe(false);
     await withKeyToken(claim.token, false, () => submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: EMAILS }));
     return claim;

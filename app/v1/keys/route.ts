@@ -4,8 +4,9 @@ import { keyBody } from '@/lib/api/schemas';
 import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
+// caller.key: a key makes keys within its own bounds only (lib/accounts/keys.ts); a session may make any
 export const POST = apiRoute(async (_request, caller) => {
-  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody));
+  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody), caller.key);
   return json({ ...info, key }, 201);
 }, { maxBodyBytes: 4096, creates: true });
 

@@ -94,6 +94,16 @@ export type Scope = 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys
 export interface KeyRateLimits {
   per_visitor_per_minute: number;
   per_key_per_minute: number;
+  /** charged checks a UTC day; past it 429 until midnight UTC */
+  checks_per_day: number;
+}
+
+/** A publishable key's limits as listed: its own or the defaults, and today's charged checks (UTC). */
+export interface KeyLimitsInForce {
+  per_visitor_per_minute: number;
+  per_key_per_minute: number;
+  checks_per_day: number;
+  checks_today: number;
 }
 
 export interface ApiKey {
@@ -106,7 +116,8 @@ export interface ApiKey {
   allowed_ips: string[] | null;
   allowed_origins: string[] | null;
   expires_at: string | null;
-  rate_limits: KeyRateLimits | null;
+  /** publishable keys: the limits in force, and today's charged checks (UTC) */
+  rate_limits: KeyLimitsInForce | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;

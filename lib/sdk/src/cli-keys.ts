@@ -5,7 +5,9 @@ import type { EmailVerifier, KeyInput, KeyUpdateInput, Scope } from './index.ts'
 export const KEYS_HELP = `  keys list                  the account's keys: id, type, scopes, restrictions, expiry
   keys create                a key: --name, --scopes verify,jobs, --allowed-ips 203.0.113.0/24,
                              --expires-at 2027-01-01T00:00:00Z; --publishable --origins https://shop.example
-  keys update <id>           change --name, --scopes (all), --allowed-ips (none), --expires-at (never), --origins
+                             --checks-per-day 500 (a publishable key's charged checks a UTC day)
+  keys update <id>           change --name, --scopes (all), --allowed-ips (none), --expires-at (never), --origins,
+                             --checks-per-day
   keys revoke <id>           revoke a key`;
 
 export type KeyFlags = Record<string, string | boolean | undefined>;
@@ -29,6 +31,8 @@ function keyBody(flags: KeyFlags, update: boolean): KeyInput & KeyUpdateInput {
   if (expires !== undefined) body.expires_at = update && expires === 'never' ? null : expires;
   const origins = text('origins');
   if (origins !== undefined) body.allowed_origins = csv(origins);
+  const perDay = text('checks-per-day');
+  if (perDay !== undefined) body.rate_limits = { checks_per_day: Number(perDay) };
   if (!update && flags.publishable) body.type = 'publishable';
   return body;
 }
@@ -38,7 +42,10 @@ export async function keysCommand(client: EmailVerifier, args: string[], flags: 
   const print = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value)}\n`);
   if (action === 'list') {
     for (const key of await client.keys.list()) {
-      const limits = [key.allowed_ips && `ips=${key.allowed_ips.join(',')}`, key.allowed_origins && `origins=${key.allowed_origins.join(',')}`].filter(Boolean).join(' ');
+      const limits = [
+        key.allowed_ips && `ips=${key.allowed_ips.join(',')}`, key.allowed_origins && `origins=${key.allowed_origins.join(',')}`,
+        key.rate_limits && `checks=${key.rate_limits.checks_today}/${key.rate_limits.checks_per_day}`,
+      ].filter(Boolean).join(' ');
       io.stdout.write(`${key.id}\t${key.type}\t${key.scopes.join(',')}\t${limits || '-'}\t${key.expires_at ?? 'never'}\t${key.revoked_at ? 'revoked' : 'live'}\t${key.name}\n`);
     }
     return;

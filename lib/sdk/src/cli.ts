@@ -169,6 +169,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         'allowed-ips': { type: 'string' },
         'expires-at': { type: 'string' },
         origins: { type: 'string' },
+        'checks-per-day': { type: 'string' },
         publishable: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },

@@ -75,7 +75,11 @@ interface EventBase {
 
 export interface QuotaWarningEvent extends EventBase {
   type: 'quota.warning';
-  data: { remaining: number; credits: number; free_remaining_today: number; warning_below: number };
+  data: {
+    remaining: number; credits: number; free_remaining_today: number; warning_below: number;
+    /** a publishable key past four fifths of its daily cap of charged checks (once a UTC day per key) */
+    publishable_key?: { id: string; name: string; checks_today: number; checks_per_day: number };
+  };
 }
 
 export interface QuotaExceededEvent extends EventBase {

@@ -67,8 +67,11 @@ describe('keys in the SDK and the CLI', () => {
     expect(JSON.parse(updated.out)).toMatchObject({ scopes: ['verify', 'jobs', 'history', 'webhooks', 'rules', 'keys', 'account'], allowed_ips: null });
     const listed = await cli(['keys', 'list']);
     expect(listed.out).toMatch(new RegExp(`^${key.id}\\tsecret\\tverify,jobs,history,webhooks,rules,keys,account\\t-\\tnever\\tlive\\tnightly$`, 'm'));
-    const publishable = await cli(['keys', 'create', '--publishable', '--origins', 'https://shop.example']);
-    expect(JSON.parse(publishable.out)).toMatchObject({ type: 'publishable', allowed_origins: ['https://shop.example'] });
+    const publishable = await cli(['keys', 'create', '--publishable', '--origins', 'https://shop.example', '--checks-per-day', '300']);
+    const pub = JSON.parse(publishable.out);
+    expect(pub).toMatchObject({ type: 'publishable', allowed_origins: ['https://shop.example'], rate_limits: { checks_per_day: 300, checks_today: 0 } });
+    expect(JSON.parse((await cli(['keys', 'update', pub.id, '--checks-per-day', '50'])).out)).toMatchObject({ rate_limits: { checks_per_day: 50 } });
+    expect((await cli(['keys', 'list'])).out).toMatch(new RegExp(`^${pub.id}\\tpublishable\\tverify\\torigins=https://shop.example checks=0/50\\t`, 'm'));
     expect((await cli(['keys', 'revoke', key.id])).code).toBe(0);
     expect((await cli(['keys', 'revoke'])).code).toBe(2);
     const bad = await cli(['keys', 'create', '--scopes', 'everything']);

@@ -5,13 +5,14 @@ import { notFound } from '@/lib/errors/errors';
 import { revokeApiKey, updateApiKey } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
+// caller.key: a key edits and revokes only keys within its own bounds (lib/accounts/keys.ts)
 export const PATCH = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
-  const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody));
+  const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody), caller.key);
   if (!updated) throw notFound('API key');
   return json(updated);
 }, { maxBodyBytes: 4096 });
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
-  if (!(await revokeApiKey(await db(), caller.userId, id))) throw notFound('API key');
+  if (!(await revokeApiKey(await db(), caller.userId, id, caller.key))) throw notFound('API key');
   return ok({ id, revoked: true });
 });
