@@ -10,6 +10,8 @@ import { AppError } from '../errors/errors';
 export const DAY_MS = 86_400_000;
 /** `list.expiring` is sent this many days before a list is deleted, and again a day before. */
 export const WARN_DAYS = [7, 1] as const;
+/** Only a list that has ended is expired (one still running is left until it ends). */
+export const ENDED_STATUSES = ['completed', 'cancelled', 'failed'];
 
 /** The days an account's data is kept: its own setting within the installation's, or null (kept). */
 export function effectiveDays(accountDays: number | null): number | null {
@@ -41,7 +43,7 @@ export async function retentionState(database: Database, userId: string, now = D
   if (days !== null) {
     const cutoff = now - days * DAY_MS;
     const rows = await database.prisma.job.findMany({
-      where: { userId, retentionHold: false, createdAt: { lt: new Date(cutoff + WARN_DAYS[0] * DAY_MS) } },
+      where: { userId, retentionHold: false, status: { in: ENDED_STATUSES }, createdAt: { lt: new Date(cutoff + WARN_DAYS[0] * DAY_MS) } },
       orderBy: { createdAt: 'asc' },
       take: 20,
       select: { id: true, uploadFilename: true, totalEmails: true, createdAt: true },

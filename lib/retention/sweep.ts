@@ -6,7 +6,7 @@ import { q } from '../db/sql';
 import { failpoint } from '../failpoints/failpoints';
 import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
 import { releaseLease, takeLease } from './lease';
-import { DAY_MS, WARN_DAYS, effectiveDays } from './policy';
+import { DAY_MS, ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
 import { deleteVerifications } from './usage-kept';
 
 /**
@@ -26,7 +26,7 @@ import { deleteVerifications } from './usage-kept';
  * of the database at a time, taken over when it dies.
  */
 
-const ENDED = ['completed', 'cancelled', 'failed'];
+const ENDED = ENDED_STATUSES;
 const LEASE = 'retention';
 
 export interface RetentionOptions {
