@@ -228,9 +228,11 @@ async function retentionBench() {
   results.retention = figures;
   for (const f of figures) {
     row(`retention: ${f.rows.toLocaleString('en-US')}-row list deleted (${f.dialect}), s`, fmt(f.deleteMs / 1000, 1));
-    row(`retention: another account's single check p50 / p99 before, during (${f.dialect}), ms`,
-      `${fmt(f.otherChecks.before.p50, 1)} / ${fmt(f.otherChecks.before.p99, 1)}, ${fmt(f.otherChecks.during.p50, 1)} / ${fmt(f.otherChecks.during.p99, 1)}`,
-      'p99 during < 1,000 ms', f.otherChecks.during.p99 < 1000);
+    // the noisy-neighbour bound of docs/limits.md: another account's checks under 300 ms at p99, 2 s at most
+    const { before, during } = f.otherChecks;
+    row(`retention: another account's single check p50 / p99 / max before, during (${f.dialect}), ms`,
+      `${fmt(before.p50, 1)} / ${fmt(before.p99, 1)} / ${fmt(before.max, 0)}, ${fmt(during.p50, 1)} / ${fmt(during.p99, 1)} / ${fmt(during.max, 0)}`,
+      'p99 < 300, max < 2,000', during.p99 < 300 && during.max < 2000);
   }
 }
 

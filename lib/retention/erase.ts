@@ -37,9 +37,9 @@ export async function eraseAddress(database: Database, userId: string | null, ra
   const removed: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
 
   for (;;) {
-    const n = await deleteVerifications(database, `lower(email) = lower(?)${own()}`, [email, ...ownParam], batch);
-    removed.results += n;
-    if (n < batch) break;
+    const { count } = await deleteVerifications(database, `lower(email) = lower(?)${own()}`, [email, ...ownParam], batch);
+    removed.results += count;
+    if (count < batch) break;
   }
   // another address's suggestion that named this one
   await prisma.$executeRawUnsafe(q(dialect, `UPDATE verifications SET did_you_mean = NULL WHERE lower(did_you_mean) = lower(?)${own()}`), email, ...ownParam);

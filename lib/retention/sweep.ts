@@ -106,10 +106,11 @@ async function accountPass(database: Database, userId: string, now: number, wind
       report.jobs++;
     }
   }
-  for (;;) {
-    const n = await step(() => deleteVerifications(database, 'user_id = ? AND job_id IS NULL AND created_at < ?', [userId, cutoff], batch));
-    report.history += n;
-    if (n < batch) break;
+  for (let after = -1; ;) {
+    const { count, lastId } = await step(() => deleteVerifications(database, 'user_id = ? AND job_id IS NULL AND created_at < ? AND id > ?', [userId, cutoff, after], batch, true));
+    report.history += count;
+    after = lastId;
+    if (count < batch) break;
   }
   report.idempotency_answers += await prisma.$executeRawUnsafe(q(dialect,
     `DELETE FROM idempotency_keys WHERE user_id = ? AND created_at < ? AND state <> 'running'`), userId, cutoff);
@@ -130,21 +131,28 @@ export async function deleteDeliveries({ prisma }: Database, ids: string[]): Pro
   });
 }
 
-/** A list past its retention: results first (their counts kept), then its uploaded rows, then the rest with the job row. */
+/**
+ * A list past its retention: results first (their counts kept), then its uploaded rows, then the rest
+ * with the job row. Both tables are walked by ranges of `idx` on their (job_id, idx) index, from the
+ * lowest left: each batch is an index range, however many rows before it are deleted and not yet
+ * vacuumed (a `LIMIT` from the start would step over all of those each time: quadratic on PostgreSQL).
+ */
 async function deleteJob(database: Database, jobId: string, batch: number, step: Step, report: RetentionReport): Promise<void> {
   const { prisma, dialect } = database;
-  for (;;) {
-    const n = await step(() => deleteVerifications(database, 'job_id = ?', [jobId], batch));
+  const span = async (table: string) => (await prisma.$queryRawUnsafe<{ lo: number | bigint | null; hi: number | bigint | null }[]>(
+    q(dialect, `SELECT MIN(idx) AS lo, MAX(idx) AS hi FROM ${table} WHERE job_id = ?`), jobId))[0];
+  const results = await span('verifications');
+  for (let from = Number(results?.lo ?? 0); results?.hi != null && from <= Number(results.hi); from += batch) {
+    const { count } = await step(() => deleteVerifications(database, 'job_id = ? AND idx >= ? AND idx < ?', [jobId, from, from + batch], batch));
     failpoint('retention.list-batch');
-    report.results += n;
-    if (n < batch) break;
+    report.results += count;
   }
-  for (;;) {
-    const n = await step(() => prisma.$executeRawUnsafe(q(dialect,
-      `DELETE FROM job_items WHERE job_id = ? AND idx IN (SELECT idx FROM job_items WHERE job_id = ? ORDER BY idx LIMIT ${Math.floor(batch)})`), jobId, jobId));
-    report.list_rows += n;
-    if (n < batch) break;
+  const items = await span('job_items');
+  for (let from = Number(items?.lo ?? 0); items?.hi != null && from <= Number(items.hi); from += batch) {
+    report.list_rows += await step(() => prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM job_items WHERE job_id = ? AND idx >= ? AND idx < ?'), jobId, from, from + batch));
   }
+  // a result without an index (none is written so; kept from being orphaned all the same)
+  for (;;) if ((await deleteVerifications(database, 'job_id = ? AND idx IS NULL', [jobId], batch)).count < batch) break;
   await prisma.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(q(dialect, 'DELETE FROM job_chunks WHERE job_id = ?'), jobId);
     await tx.$executeRawUnsafe(q(dialect, 'DELETE FROM job_progress WHERE job_id = ?'), jobId);

@@ -22,6 +22,7 @@ async function openingOf(tx: Tx, dialect: Dialect, userId: string): Promise<numb
  */
 
 interface Gone {
+  id: number | bigint;
   user_id: string;
   job_id: string | null;
   sandbox: boolean | number;
@@ -35,18 +36,23 @@ const truthy = (value: boolean | number) => value === true || Number(value) === 
 
 /**
  * Deletes at most `limit` verifications matching `where` (SQL written with `?`, the table aliased as
- * nothing: plain column names) and keeps their counts. Returns how many it deleted.
+ * nothing: plain column names), with `byId` the lowest ids first, and keeps their counts. Returns how
+ * many it deleted and the highest id among them (a caller walking by id goes on after it: the index
+ * entries of rows just deleted stay until vacuumed, and a scan from the start again would step over
+ * them all).
  */
-export async function deleteVerifications(database: Database, where: string, params: unknown[], limit: number): Promise<number> {
+export async function deleteVerifications(database: Database, where: string, params: unknown[], limit: number, byId = false): Promise<{ count: number; lastId: number }> {
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
     const gone = await tx.$queryRawUnsafe<Gone[]>(q(dialect,
-      `DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE ${where} LIMIT ${Math.floor(limit)})
-        RETURNING user_id, job_id, sandbox, cached, status, reason, created_at`), ...params);
+      `DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE ${where}${byId ? ' ORDER BY id' : ''} LIMIT ${Math.floor(limit)})
+        RETURNING id, user_id, job_id, sandbox, cached, status, reason, created_at`), ...params);
+    let lastId = -1;
     const counts = new Map<string, { userId: string; day: string; sandbox: boolean; checks: number; deliverable: number; undeliverable: number; unknown: number; chargedSingles: number }>();
     const keptPerJob = new Map<string, number>();
     const openings = new Map<string, number>();
     for (const row of gone) {
+      lastId = Math.max(lastId, Number(row.id));
       const sandbox = truthy(row.sandbox);
       const day = dayOf(Number(row.created_at));
       const key = `${row.user_id}/${day}/${sandbox}`;
@@ -77,7 +83,7 @@ export async function deleteVerifications(database: Database, where: string, par
     for (const [jobId, n] of keptPerJob) {
       await tx.$executeRawUnsafe(q(dialect, 'UPDATE jobs SET kept_chargeable = kept_chargeable + ? WHERE id = ?'), n, jobId);
     }
-    return gone.length;
+    return { count: gone.length, lastId };
   });
 }
 
