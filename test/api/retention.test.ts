@@ -207,6 +207,35 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(await auditCredits(ctx.database)).toMatchObject({ problems: [] });
   });
 
+  it('runs in the workers on their timer: two workers, one lease, the list deleted and counted once', async () => {
+    const h = await account();
+    await call(retention.POST, { key: h.key, body: { retention_days: 2 } });
+    const jobId = await list(h.key, 25);
+    const usageBefore = await usageChecks(h.key);
+    // three days old: the list and its results as they would stand after three days
+    const old = Date.now() - 3 * DAY_MS;
+    await ctx.database.prisma.job.update({ where: { id: jobId }, data: { createdAt: new Date(old) } });
+    await ctx.database.prisma.verification.updateMany({ where: { jobId }, data: { createdAt: BigInt(old) } });
+    process.env.EV_RETENTION_SWEEP_MS = '200';
+    const sweepers = [1, 2].map(() => new JobWorker(ctx.database, { concurrency: 1, leaseMs: 5000, pollMs: 50, verifierFor: () => sandboxVerifier }));
+    try {
+      for (const w of sweepers) w.start();
+      const left = await until(() => count('jobs', 'id = ?', jobId), (n) => n === 0, 30_000);
+      expect(left).toBe(0);
+    } finally {
+      await Promise.all(sweepers.map((w) => w.stop()));
+      delete process.env.EV_RETENTION_SWEEP_MS;
+    }
+    expect(await count('verifications', 'job_id = ?', jobId)).toBe(0);
+    expect(await count('job_items', 'job_id = ?', jobId)).toBe(0);
+    // counted once although two workers swept: usage is what it was, on the day the rows were made
+    const report = await call(usage.GET, { key: h.key, sandbox: false, path: `/v1/usage?from=${new Date(old).toISOString().slice(0, 10)}&to=${today}` });
+    const production = report.json.data.filter((r: any) => r.mode === 'production');
+    expect(production.reduce((sum: number, r: any) => sum + r.checks, 0)).toBe(usageBefore.find((r: any) => r.mode === 'production').checks);
+    expect(await count('maintenance_leases')).toBe(0); // released by the stopping workers
+    expect(await auditCredits(ctx.database)).toMatchObject({ problems: [] });
+  });
+
   it('erases an address from every store of the account, then of every account with npm run erase', async () => {
     const gone = `valid.erase.${dialect}@example.com`;
     const e = await account();
