@@ -28,6 +28,7 @@ import { deleteVerifications } from './usage-kept';
 
 const ENDED = ENDED_STATUSES;
 const LEASE = 'retention';
+const RENEW_EVERY_MS = 5000;
 
 export interface RetentionOptions {
   /** the clock the windows are measured on (tests move it); leases keep the real one */
@@ -56,12 +57,16 @@ export async function retentionPass(database: Database, options: RetentionOption
   const now = options.now ?? Date.now();
   const batch = options.batch ?? env().EV_RETENTION_BATCH;
   const report: RetentionReport = { accounts: 0, warned: 0, jobs: 0, results: 0, list_rows: 0, history: 0, idempotency_answers: 0, webhook_deliveries: 0 };
-  /** one batch: run it, then let the others have the database as long as it held it */
+  /** one batch: run it, then let the others have the database as long as it held it; the lease renewed every few seconds */
+  let renewedAt = performance.now();
   const step = async <T>(work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await work();
     if (options.pace ?? true) await sleep(Math.min(1000, performance.now() - started));
-    if (options.renew && !(await options.renew())) throw new LeaseLost();
+    if (options.renew && performance.now() - renewedAt > RENEW_EVERY_MS) {
+      if (!(await options.renew())) throw new LeaseLost();
+      renewedAt = performance.now();
+    }
     return result;
   };
   const { prisma } = database;
@@ -123,7 +128,7 @@ async function accountPass(database: Database, userId: string, now: number, wind
   }
 }
 
-/** Deletes deliveries and their attempts (the attempts' foreign key cascades on PostgreSQL only when SQLite enforces keys). */
+/** Deletes deliveries and their attempts (the attempts first: not left to the foreign key's cascade). */
 export async function deleteDeliveries({ prisma }: Database, ids: string[]): Promise<number> {
   return prisma.$transaction(async (tx) => {
     await tx.webhookAttempt.deleteMany({ where: { deliveryId: { in: ids } } });
@@ -193,6 +198,7 @@ async function warnExpiring({ prisma }: Database, userId: string, cutoff: number
  */
 export function startRetention(database: Database, holder = `retention-${randomUUID()}`): () => Promise<void> {
   const every = env().EV_RETENTION_SWEEP_MS;
+  // renewed every RENEW_EVERY_MS while a pass runs; a holder that died is replaced after it runs out
   const leaseMs = Math.max(30_000, every * 2);
   let stopped = false;
   let running: Promise<void> | null = null;
