@@ -3,6 +3,7 @@ import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
 import { Header } from '@/components/layout/Header';
 import { QuotaBanner } from '@/components/layout/QuotaBanner';
+import { RetentionBanner } from '@/components/layout/RetentionBanner';
 import { authOptions } from '@/lib/auth/options';
 
 /** Every page in this group needs a session; without one the visitor goes to sign in. */
@@ -13,6 +14,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
     <>
       <Header email={session.user.email} />
       <QuotaBanner />
+      <RetentionBanner />
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
         {children}
       </main>

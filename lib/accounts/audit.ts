@@ -51,7 +51,7 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
           OR c.user_id <> r.user_id OR COALESCE(f.user_id, r.user_id) <> r.user_id)`),
       orphans: await all(`SELECT x.user_id, x.cause, x.kind FROM credit_ledger x LEFT JOIN credit_ledger r ON r.cause = x.cause AND r.kind = 'reserve'
         WHERE x.kind IN ('charge', 'refund') AND r.id IS NULL AND x.cause NOT LIKE 'opening%'`),
-      jobs: await all(`SELECT j.id, j.user_id, j.status, COALESCE(v.n, 0) AS chargeable, COALESCE(v.latest, 0) AS latest,
+      jobs: await all(`SELECT j.id, j.user_id, j.status, COALESCE(v.n, 0) + j.kept_chargeable AS chargeable, COALESCE(v.latest, 0) AS latest,
           c.credits + c.free AS charged, r.credits + r.free AS reserved, COALESCE(o.created_at, 0) AS epoch
         FROM jobs j
         LEFT JOIN (SELECT job_id, COUNT(*) AS n, MAX(created_at) AS latest FROM verifications WHERE job_id IS NOT NULL AND ${CHARGEABLE_SQL} GROUP BY job_id) v ON v.job_id = j.id
@@ -63,6 +63,8 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
         LEFT JOIN credit_ledger o ON o.cause = 'opening_' || v.user_id AND o.kind = 'grant'
         WHERE v.job_id IS NULL AND v.sandbox = ${no} AND v.cached = ${no} AND ${CHARGEABLE_SQL.replace(/(status|reason)/g, 'v.$1')}
           AND v.created_at >= COALESCE(o.created_at, 0) GROUP BY v.user_id`),
+      // charged single checks deleted by retention or erasure (lib/retention/usage-kept.ts)
+      keptSingles: await all(`SELECT user_id, SUM(charged_singles) AS n FROM usage_kept WHERE sandbox = ${no} GROUP BY user_id`),
       singleCharges: await all(`SELECT user_id, SUM(credits + free) AS n FROM credit_ledger WHERE kind = 'charge' AND cause LIKE 'chk%' GROUP BY user_id`),
     };
   };
@@ -117,7 +119,7 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
     }
   }
   const singleCharges = byUser(data.singleCharges, (r) => n(r.n));
-  const singles = byUser(data.singles, (r) => n(r.n));
+  const singles = byUser([...data.singles, ...data.keptSingles], (r) => n(r.n));
   for (const userId of new Set([...singles.keys(), ...singleCharges.keys()])) {
     if ((singles.get(userId) ?? 0) !== (singleCharges.get(userId) ?? 0)) {
       note(userId, `single checks: ${singles.get(userId) ?? 0} chargeable results, ${singleCharges.get(userId) ?? 0} charged`);

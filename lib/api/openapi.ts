@@ -83,9 +83,11 @@ function operationObject(op: Operation) {
   const okHeaders = op.scope === 'public' ? undefined : op.method === 'post' ? { ...COMMON_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : COMMON_HEADERS;
   const responses: Record<string, unknown> = {
     [okStatus]: {
-      description: okSchema === 'csv' ? 'The results as CSV (the upload\'s delimiter, BOM and line ends by default) or as an Excel workbook.' : 'OK',
+      description: okSchema === 'csv' ? 'The results as CSV (the upload\'s delimiter, BOM and line ends by default) or as an Excel workbook.' : okSchema === 'zip' ? 'A zip archive.' : 'OK',
       ...(okHeaders ? { headers: okSchema === 'csv' ? { ...okHeaders, ...DOWNLOAD_HEADERS } : okHeaders } : {}),
-      content: okSchema === 'csv'
+      content: okSchema === 'zip'
+        ? { 'application/zip': { schema: { type: 'string', format: 'binary' } } }
+        : okSchema === 'csv'
         ? { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } } }
         : { 'application/json': { schema: schemaOf(okSchema, 'output') }, ...(op.csvToo ? { 'text/csv': { schema: { type: 'string' } } } : {}) },
     },
@@ -185,6 +187,7 @@ export function buildOpenApi(): Record<string, unknown> {
       'bulk.failed': webhookOperation('BulkFailedEvent', 'A job failed'),
       'quota.warning': webhookOperation('QuotaWarningEvent', 'Credits plus today\'s free checks fell below the account\'s threshold (once per crossing)'),
       'quota.exceeded': webhookOperation('QuotaExceededEvent', 'A request was refused for want of credits (at most once an hour)'),
+      'list.expiring': webhookOperation('ListExpiringEvent', 'A list is deleted by retention in 7 days, then in 1 day (docs/retention.md)'),
       'webhook.test': webhookOperation('WebhookTestEvent', 'A test event (POST /v1/webhooks/{id}/test)'),
     },
     components: {

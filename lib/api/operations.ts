@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as req from './schemas';
 import * as res from './responses';
 import * as rr from './responses-rules';
+import * as rd from './responses-data';
 import type { Scope } from '../accounts/scopes';
 import { downloadColumnsText } from '../jobs/columns';
 
@@ -23,8 +24,8 @@ export interface Operation {
   publishable?: true;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** status and schema of the success answer; `csv` for the download */
-  ok: [number, z.ZodType | 'csv'];
+  /** status and schema of the success answer; `csv` for the download, `zip` for the export */
+  ok: [number, z.ZodType | 'csv' | 'zip'];
   /** the same answer is also offered as text/csv (`?format=csv`) */
   csvToo?: boolean;
   /** error statuses beyond those every call can get (401, 429, 500; and 400, 403, 409, 413, 422 for POST) */
@@ -61,6 +62,29 @@ const RULE_AND_USAGE_OPERATIONS: Operation[] = [
     method: 'post', path: '/v1/account/quota', operationId: 'setQuotaWarning', tag: 'Account', scope: 'account', summary: 'Set the quota warning threshold',
     description: '`quota.warning` is sent once each time credits plus today\'s free checks fall below it (checked after each production reservation).',
     body: req.quotaWarningBody, ok: [200, rr.quotaState],
+  },
+];
+
+/** Retention, erasure and export (docs/retention.md). */
+const DATA_OPERATIONS: Operation[] = [
+  {
+    method: 'get', path: '/v1/account/retention', operationId: 'getRetention', tag: 'Account', scope: 'account', summary: 'How long data is kept, and the lists about to go',
+    ok: [200, rd.retentionState],
+  },
+  {
+    method: 'post', path: '/v1/account/retention', operationId: 'setRetention', tag: 'Account', scope: 'account', summary: 'Keep data fewer days',
+    description: 'Lists, results, history, stored idempotent answers and webhook deliveries older than this are deleted (usage counts and the credit ledger are kept); `list.expiring` warns 7 and 1 days before. At most EV_RETENTION_DAYS when the installation sets it (400 above). A shorter setting applies at the next sweep.',
+    body: req.retentionBody, ok: [200, rd.retentionState],
+  },
+  {
+    method: 'delete', path: '/v1/addresses/{email}', operationId: 'eraseAddress', tag: 'Account', scope: 'account', summary: 'Erase one address from every store of the account',
+    description: 'Results and history, uploaded list rows, rules of the address, stored idempotent answers and webhook deliveries that hold it (compared ignoring case). Usage counts and charges are kept. Answers what it removed (all zeros when it held nothing).',
+    ok: [200, rd.addressErased], errors: [400],
+  },
+  {
+    method: 'get', path: '/v1/export', operationId: 'exportData', tag: 'Account', scope: 'account', summary: 'All the account\'s data as a zip',
+    description: 'CSV and JSON files: `account.json`, `lists.csv` and `lists.json` (every job), `results.csv` (every result and history row, both modes), `list-rows.csv` (the uploaded rows), `rules.csv`, `keys.json` (no secrets or hashes), `webhooks.json` (no signing secrets). Streamed.',
+    ok: [200, 'zip'],
   },
 ];
 
@@ -142,6 +166,7 @@ export const OPERATIONS: Operation[] = [
     body: req.passwordChangeBody, ok: [200, res.accountMessage],
   },
   ...RULE_AND_USAGE_OPERATIONS,
+  ...DATA_OPERATIONS,
   {
     method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', scope: 'account', summary: 'Egress health of the installation',
     description: 'Port 25, reverse DNS and blocklists, from this server process\'s cached check; the first call runs it.',

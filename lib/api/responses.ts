@@ -174,7 +174,7 @@ export const webhookList = z.object({ success, data: z.array(webhook) }).registe
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'webhook.test']).register(named, { id: 'EventType' });
+export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'webhook.test']).register(named, { id: 'EventType' });
 export const delivery = z
   .object({
     id: z.string(), event_type: eventType, event_id: z.string(), state: deliveryState, attempts: count,

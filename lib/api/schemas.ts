@@ -59,11 +59,11 @@ export const downloadQuery = z.object({
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
-export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded']);
+export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring']);
 export const webhookBody = z
   .object({
     url: z.string().url('must be an absolute http(s) URL').max(2048).describe('Where events are POSTed; it must resolve to a public address.'),
-    events: z.array(webhookEvent).min(1).optional().describe('Default `bulk.completed` and `bulk.failed`; the quota events are sent only to endpoints that list them.'),
+    events: z.array(webhookEvent).min(1).optional().describe('Default `bulk.completed` and `bulk.failed`; the quota events and `list.expiring` are sent only to endpoints that list them.'),
     description: z.string().max(500).optional(),
   })
   .register(requestSchemas, { id: 'WebhookRequest', examples: [{ url: 'https://hooks.example.com/ev', events: ['bulk.completed'] }] });
@@ -138,3 +138,9 @@ export const usageQuery = z.object({
 export const quotaWarningBody = z
   .object({ warning_below: z.number().int().min(0).max(1_000_000_000).nullable().describe('Send `quota.warning` when credits plus today\'s free checks fall below this; null: the installation\'s default (EV_QUOTA_WARNING_BELOW).') })
   .register(requestSchemas, { id: 'QuotaWarningRequest', examples: [{ warning_below: 500 }] });
+export const retentionBody = z
+  .object({
+    retention_days: z.number().int().min(1).max(36_500).nullable()
+      .describe('Keep the account\'s lists, results and history this many days (at most EV_RETENTION_DAYS when the installation sets it); null: the installation\'s default.'),
+  })
+  .register(requestSchemas, { id: 'RetentionRequest', examples: [{ retention_days: 30 }] });

@@ -39,6 +39,11 @@ const schema = z.object({
   EV_MAX_RULES_PER_ACCOUNT: int.default(10_000),
   // quota.warning when credits plus today's free checks fall below this, unless the account set its own
   EV_QUOTA_WARNING_BELOW: int.default(50),
+  // retention (docs/retention.md): days lists, results and history are kept, the default and the most an account may set; 0 keeps them
+  EV_RETENTION_DAYS: int.default(0),
+  // how often a worker looks for data past its retention, and the rows one deletion statement removes
+  EV_RETENTION_SWEEP_MS: int.default(60_000),
+  EV_RETENTION_BATCH: int.min(1).default(2000),
   /** publishable keys (the form widget): requests per minute per visitor address and per key, unless the key sets its own (docs/integrations.md) */
   EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: int.default(20),
   EV_PUBLISHABLE_PER_KEY_PER_MINUTE: int.default(600),

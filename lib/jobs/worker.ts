@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { startRetention } from '../retention/sweep';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import type { Verifier } from '../verifier/types';
@@ -32,6 +33,8 @@ export interface WorkerOptions {
    */
   egress?: string;
   greylistPinMs?: number;
+  /** runs the retention sweep (lib/retention/sweep.ts) beside the chunks, one worker of the database at a time (default true) */
+  retention?: boolean;
 }
 
 /** production chunks a worker holds at once (a sandbox chunk is always alone) */
@@ -50,6 +53,7 @@ export class JobWorker {
   /** the chunks being verified, each removed when its run ends */
   private readonly inHand = new Set<Promise<void>>();
   private nextSweep = 0;
+  private stopRetention: (() => Promise<void>) | null = null;
 
   constructor(private readonly database: Database, private readonly options: WorkerOptions) {}
 
@@ -57,12 +61,15 @@ export class JobWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    if (this.options.retention ?? true) this.stopRetention = startRetention(this.database, this.id);
   }
 
   /** Stops claiming; the chunks in hand are finished (or released), then the loop ends. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    await this.stopRetention?.();
+    this.stopRetention = null;
     await this.loop;
   }
 

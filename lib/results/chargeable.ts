@@ -17,11 +17,12 @@ export const NOT_RULED = `reason NOT IN (${RULED_REASONS.map((r) => `'${r}'`).jo
 /** The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit and the usage report use it too). */
 export const CHARGEABLE_SQL = `status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
 
-/** A job's stored results that are charged. */
+/** A job's results that are charged: those stored and those erased since (lib/retention/usage-kept.ts). */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL}`),
-    jobId,
+    q(dialect, `SELECT (SELECT COUNT(*) FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL})
+      + COALESCE((SELECT kept_chargeable FROM jobs WHERE id = ?), 0) AS n`),
+    jobId, jobId,
   );
   return Number(rows[0]?.n ?? 0);
 }

@@ -5,6 +5,7 @@ import { selectRows } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { daySql, daysOf, dayOf, msRange, type DayRange } from './days';
 import { ledgerByDay } from './ledger';
+import { keptUsage } from '../retention/usage-kept';
 
 /** GET /v1/usage: per UTC day and mode, checks by verdict bucket and the quota's movements. */
 
@@ -44,6 +45,15 @@ export async function usageReport(database: Database, userId: string, range: Day
     [userId, start, end]);
   const key = (day: string, sandbox: boolean) => `${day}/${sandbox ? 'sandbox' : 'production'}`;
   const byKey = new Map(counted.map((row) => [key(row.day, row.sandbox === true || Number(row.sandbox) === 1), row]));
+  // verifications deleted by retention or erasure still count (lib/retention/usage-kept.ts)
+  for (const kept of await keptUsage(database, userId, range.from, range.to)) {
+    const row = byKey.get(key(kept.day, kept.sandbox));
+    const add = (a: number | bigint | undefined, b: number) => Number(a ?? 0) + Number(b);
+    byKey.set(key(kept.day, kept.sandbox), {
+      day: kept.day, sandbox: kept.sandbox, checks: add(row?.checks, kept.checks), deliverable: add(row?.deliverable, kept.deliverable),
+      undeliverable: add(row?.undeliverable, kept.undeliverable), unknown: add(row?.unknown, kept.unknown),
+    });
+  }
   const ledger = await ledgerByDay(database, userId, range);
   return daysOf(range).flatMap((day) => MODES.map((mode): UsageRow => {
     const row = byKey.get(key(day, mode === 'sandbox'));

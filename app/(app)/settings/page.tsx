@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { ApiKeys } from '@/components/settings/ApiKeys';
+import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
 import { UsageCard } from '@/components/settings/Usage';
@@ -13,13 +14,14 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageTitle title="Settings" subtitle="Usage, rules, API keys, webhooks and sign-in security for your account; the installation's mail server reachability." />
+      <PageTitle title="Settings" subtitle="Usage, rules, API keys, webhooks, your data and sign-in security for your account; the installation's mail server reachability." />
       <div className="space-y-6">
         <UsageCard />
         <UsageHistory />
         <RulesLink />
         <ApiKeys />
         <Webhooks />
+        <DataCard />
         <Security />
         <EgressCard />
       </div>

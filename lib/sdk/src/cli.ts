@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { KEYS_HELP, keysCommand } from './cli-keys.ts';
 import { listFromCsv, parseCsv } from './csv.ts';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
+import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
@@ -34,6 +35,7 @@ Commands:
                              a line), with a progress bar on stderr; writes the result CSV
 ${RULES_HELP}
 ${KEYS_HELP}
+${DATA_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -216,6 +218,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
     if (command === 'usage') return await usageCommand(client, values, io);
+    if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
+    if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
+    if (command === 'export') return await exportCommand(client, values.out, io);
     if (command === 'keys') {
       await keysCommand(client, rest, values, io, (message) => new UsageError(message));
       return EXIT.ok;

@@ -2,6 +2,8 @@ import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from
 import { changePassword, egress, signOutEverywhere } from './account.ts';
 import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.ts';
 import type { QuotaState, UsageReport } from './rules-types.ts';
+import { eraseAddress, exportData, retention, setRetention } from './data.ts';
+import type { AddressErased, RetentionState } from './data-types.ts';
 import type {
   Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -10,6 +12,7 @@ import type {
 export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
+export * from './data-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
@@ -219,6 +222,26 @@ export class EmailVerifier {
   /** Sets the quota.warning threshold (null: the installation's default). */
   setQuotaWarning(warningBelow: number | null, options?: RequestOptions): Promise<QuotaState> {
     return setQuotaWarning(this.transport, warningBelow, options);
+  }
+
+  /** How long the account's data is kept, the installation's bounds and the lists deleted within 7 days. */
+  retention(options?: RequestOptions): Promise<RetentionState> {
+    return retention(this.transport, options);
+  }
+
+  /** Keeps data this many days (at most the installation's maximum); null: the installation's default. */
+  setRetention(days: number | null, options?: RequestOptions): Promise<RetentionState> {
+    return setRetention(this.transport, days, options);
+  }
+
+  /** Erases one address from every store of the account; answers what was removed. */
+  eraseAddress(email: string, options?: RequestOptions): Promise<AddressErased> {
+    return eraseAddress(this.transport, email, options);
+  }
+
+  /** All the account's data as a zip of CSV and JSON files, streamed. */
+  exportData(options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return exportData(this.transport, options);
   }
 
   /** The installation's egress health: port 25, reverse DNS, blocklists, sender identity. */

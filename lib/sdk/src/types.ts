@@ -14,7 +14,7 @@ export type SubReason =
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
-export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded';
+export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring';
 export type EventType = WebhookEvent | 'webhook.test';
 
 export interface Evidence {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { strFromU8, unzipSync } from 'fflate';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobWorker } from '@/lib/jobs/worker';
@@ -110,6 +111,26 @@ describe('the CLI against the real API over HTTP', () => {
     const csv = await cli(['usage', '--csv', '--from', today, '--to', today]);
     expect(csv.out.split('\r\n')[0]).toBe('day,mode,checks,deliverable,undeliverable,risky,unknown,charged,refunded,credits_granted');
     expect((await cli(['usage', '--from', 'yesterday'])).code).toBe(6);
+  });
+
+  it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file', async () => {
+    const set = await cli(['retention', '5']);
+    expect(set.code).toBe(0);
+    // the lists the tests above made are deleted within 7 days now: named after the setting
+    expect(set.out).toMatch(/^retention\t5 days\n(expiring\tjob_\S+\t[^\t]*\t\d{4}-\S+Z\n)+$/);
+    expect((await cli(['retention', 'soon'])).code).toBe(2);
+    expect((await cli(['retention', 'default'])).out).toBe('retention\tkept until deleted (the installation\'s default)\n');
+    await cli(['verify', '--sandbox', 'valid.erase+me@example.com']);
+    const erased = await cli(['erase', 'Valid.Erase+Me@example.com']);
+    expect(erased.code).toBe(0);
+    // the SDK sent the check with an Idempotency-Key: its stored answer held the address too
+    expect(erased.out).toBe('Valid.Erase+Me@example.com\t1 results\t0 list rows\t0 rules\t1 idempotency answers\t0 webhook deliveries\n');
+    const file = join(dir, 'data.zip');
+    expect((await cli(['export', '-o', file])).code).toBe(0);
+    const files = unzipSync(new Uint8Array(readFileSync(file)));
+    expect(Object.keys(files)).toContain('results.csv');
+    expect(strFromU8(files['results.csv']!)).not.toContain('erase+me');
+    expect(JSON.parse(strFromU8(files['account.json']!))).toMatchObject({ id: ctx.account.id });
   });
 });
 

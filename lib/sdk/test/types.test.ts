@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as res from '@/lib/api/responses';
 import type * as rr from '@/lib/api/responses-rules';
+import type * as rd from '@/lib/api/responses-data';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -29,12 +30,14 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.ApiKeyCreated>().toEqualTypeOf<z.infer<typeof res.apiKeyCreated>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
       z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof rr.quotaWarningEvent>
-      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof res.webhookTestEvent>
+      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof rd.listExpiringEvent> | z.infer<typeof res.webhookTestEvent>
     >();
     expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof rr.ruleCreated>>();
     expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof rr.ruleImported>>();
     expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof rr.quotaState>>();
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
+    expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
+    expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 

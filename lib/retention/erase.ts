@@ -1,0 +1,68 @@
+import type { Database } from '../db/client';
+import { env } from '../config/env';
+import { byDialect, q } from '../db/sql';
+import { invalidRequest } from '../errors/errors';
+import { deleteDeliveries } from './sweep';
+import { deleteVerifications } from './usage-kept';
+
+/**
+ * Erasure (docs/retention.md): one address out of every store of an account, or of every account
+ * (`npm run erase`, the operator's answer to an erasure request). Compared ignoring case; a list row
+ * holding it in any column goes, as do stored answers and webhook bodies that contain it. Results
+ * leave their usage counts and charges behind (lib/retention/usage-kept.ts), so the usage report
+ * and `npm run audit-credits` still hold. Deleted in batches like retention, each its own transaction.
+ */
+
+export interface Erased {
+  email: string;
+  removed: { results: number; list_rows: number; rules: number; idempotency_answers: number; webhook_deliveries: number };
+}
+
+/** The address as asked: trimmed, 400 when it cannot be one. */
+export function erasableAddress(raw: string): string {
+  const email = raw.trim();
+  if (email.length < 3 || email.length > 320 || !email.includes('@') || /[\s\u0000]/.test(email)) {
+    throw invalidRequest('email', 'Not an email address.');
+  }
+  return email;
+}
+
+/** `userId` null: every account. */
+export async function eraseAddress(database: Database, userId: string | null, raw: string, batch = env().EV_RETENTION_BATCH): Promise<Erased> {
+  const email = erasableAddress(raw);
+  const { prisma, dialect } = database;
+  const contains = (column: string) => byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
+  const own = (column = 'user_id') => (userId === null ? '' : ` AND ${column} = ?`);
+  const ownParam = userId === null ? [] : [userId];
+  const removed: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
+
+  for (;;) {
+    const { count } = await deleteVerifications(database, `lower(email) = lower(?)${own()}`, [email, ...ownParam], batch);
+    removed.results += count;
+    if (count < batch) break;
+  }
+  // another address's suggestion that named this one
+  await prisma.$executeRawUnsafe(q(dialect, `UPDATE verifications SET did_you_mean = NULL WHERE lower(did_you_mean) = lower(?)${own()}`), email, ...ownParam);
+  const ownJobs = userId === null ? '' : ' AND job_id IN (SELECT id FROM jobs WHERE user_id = ?)';
+  for (;;) {
+    const n = await prisma.$executeRawUnsafe(q(dialect,
+      `DELETE FROM job_items WHERE (job_id, idx) IN (SELECT job_id, idx FROM job_items
+        WHERE (lower(email) = lower(?) OR ${contains('"row"')})${ownJobs} LIMIT ${Math.floor(batch)})`), email, email, ...ownParam);
+    removed.list_rows += n;
+    if (n < batch) break;
+  }
+  removed.rules = await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)${own()}`), email, ...ownParam);
+  removed.idempotency_answers = await prisma.$executeRawUnsafe(q(dialect,
+    `DELETE FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}${own()}`), email, ...ownParam);
+  const ownHooks = userId === null ? '' : ' AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)';
+  for (;;) {
+    const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(q(dialect,
+      `SELECT id FROM webhook_deliveries WHERE ${contains('payload')}${ownHooks} LIMIT ${Math.floor(batch)}`), email, ...ownParam);
+    if (rows.length === 0) break;
+    removed.webhook_deliveries += await deleteDeliveries(database, rows.map((row) => row.id));
+  }
+  // sign-in throttle counters keyed by the address (lib/auth/throttle.ts): minutes of state, gone now
+  await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM auth_throttles WHERE ${contains('"key"')}`), email);
+  return { email, removed };
+}
+

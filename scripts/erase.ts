@@ -1,0 +1,23 @@
+// npm run erase -- --email <address> [--json]: erases one address from every store of every account
+// (lib/retention/erase.ts, docs/retention.md): the operator's answer to an erasure request. Prints
+// what went; an account whose own sign-in address it is is named, not deleted (delete the account).
+import { parseArgs } from 'node:util';
+import { db } from '../lib/db/client';
+import { eraseAddress } from '../lib/retention/erase';
+
+const { values } = parseArgs({ options: { email: { type: 'string' }, json: { type: 'boolean' } } });
+if (!values.email) {
+  console.error('usage: npm run erase -- --email <address> [--json]');
+  process.exit(2);
+}
+const database = await db();
+const erased = await eraseAddress(database, null, values.email);
+const accounts = await database.prisma.user.findMany({ where: { email: { equals: erased.email.toLowerCase() } }, select: { id: true } });
+if (values.json) {
+  console.log(JSON.stringify({ ...erased, account_ids: accounts.map((a) => a.id) }, null, 2));
+} else {
+  console.log(`Erased ${erased.email} from every account:`);
+  for (const [what, n] of Object.entries(erased.removed)) console.log(`  ${String(n).padStart(8)} ${what.replaceAll('_', ' ')}`);
+  for (const account of accounts) console.log(`  an account signs in with this address (${account.id}): delete the account to erase it too`);
+}
+process.exit(0);
