@@ -19,6 +19,7 @@ const SHOP = 'https://shop.example';
 const EVIDENCE = {
   mx_host: 'mx.shop.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: '2.1.5 OK', smtp_failure: null, attempts: 1, tls: false,
   dns_failure: null, control_code: 550, control_enhanced_code: '5.1.1', control_message: '5.1.1 No such user',
+  postmaster_code: null, postmaster_message: null,
 };
 
 describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
