@@ -21,6 +21,9 @@ import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './queue';
  * or pinned to another egress is put back for that time, never lost. A delivery whose chunk is
  * done or cancelled, or whose job is gone, is deleted: a cancel leaves its job's deliveries to be
  * dropped by whoever fetches them. Completion deletes the claim's delivery in its own transaction.
+ * Every transaction that touches both takes the delivery first, then the chunk (a claim fetches
+ * before it updates; completion and hand-back delete before they update), so a lease running out
+ * during a finish makes one wait for the other, never a deadlock.
  *
  * Fairness: pg-boss fetches by priority, then age. A delivery's priority is minus its rank in its
  * account: the chunks the account's unfinished jobs have had served, then its position among the
@@ -126,10 +129,11 @@ export function pgBossQueue(database: Database): ChunkQueue {
       const pinned = egress ? egressQueue(egress) : null;
       if (pinned) await ensure(pinned);
       await database.prisma.$transaction(async (tx) => {
-        const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
-        if (notBefore === null) return;
+        // the delivery before the chunk: the one lock order (completeChunkAndFinish, lib/jobs/lifecycle.ts)
         const db = fromPrisma(tx);
         if (chunk.delivery) await boss.deleteJob(chunk.delivery.queue, chunk.delivery.id, { db });
+        const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
+        if (notBefore === null) return;
         const p = chunk.delivery?.priority ?? -chunk.no;
         const delivery = { data: { job: chunk.jobId, no: chunk.no, user: chunk.userId, sandbox: chunk.sandbox, p }, priority: p, startAfter: new Date(notBefore) };
         // the egress that saw greylisting asks first; the fallback in the mode's queue is put back
