@@ -3,6 +3,7 @@ import { env } from '../config/env';
 import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
 import { causeId, retriedKey } from '../accounts/causes';
 import { failpoint } from '../failpoints/failpoints';
+import { AppError } from '../errors/errors';
 import { refuseWithoutIdentity } from '../checks/single';
 import { isChargeable } from '../results/chargeable';
 import type { Verdict } from '../verifier/types';
@@ -91,12 +92,19 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const jobId = causeId('job');
   // reserved before the work, settled in the transaction that writes the completed job and its rows
   const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve, jobId);
+  // what is settled is what was reserved: a retry of an Idempotency-Key took over its first attempt's
+  // reservation, made when the rules or DNS may have said otherwise (issue 29, item 7)
+  const reserved = reservation ? reservation.free + reservation.credits : 0;
+  if (reservation?.adopted && reserved < toReserve) {
+    await refund(database, request.userId, reservation, reserved);
+    throw new AppError('conflict', `The first attempt of this Idempotency-Key reserved ${reserved} verifications and this list now needs ${toReserve} (its rules or domains changed since); nothing was stored or charged. Retry it: the key is free again (docs/guarantees.md).`);
+  }
   const verifier = verifierFor(request.sandbox, jobId);
   let verdicts: Verdict[] = [];
   try {
     verdicts = await Promise.all(firsts.map(async ({ email }, i) => byRule[i] ?? (await verifier.verify(email, { rules })).verdict));
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, toReserve);
+    if (reservation) await refund(database, request.userId, reservation, reserved);
     throw error;
   }
   failpoint('instant.mid-bulk');
@@ -111,7 +119,8 @@ async function submitInstant(database: Database, request: BulkRequest) {
       verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
     );
     await saveVerifications(tx, dialect, rows);
-    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, toReserve - verdicts.filter(isChargeable).length))) throw reservationSwept();
+    // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
+    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - verdicts.filter(isChargeable).length))) throw reservationSwept();
     const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
