@@ -136,5 +136,10 @@ export async function markProcessing({ prisma }: Database, jobId: string): Promi
  * charged results, whatever the list's duplicates.
  */
 async function refundUnused(tx: Tx, dialect: Database['dialect'], userId: string, reservation: Reservation, jobId: string): Promise<void> {
-  await refundIn(tx, dialect, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
+  const settled = await refundIn(tx, dialect, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
+  // Never ignored: the job's end rolls back and is tried again (the chunk's next claim, the stranded
+  // sweep). A job's reservation is settled only here, once the job ends (the sweeper leaves it alone
+  // once the job row exists, and its owner beats until then: lib/accounts/sweeper.ts), so this
+  // means the books are wrong, which `npm run audit-credits` names.
+  if (!settled) throw new Error(`job ${jobId}: its reservation was settled before the job ended; the job's end is rolled back and tried again`);
 }

@@ -2,7 +2,7 @@ import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
 import { causeId, retriedKey } from '../accounts/causes';
-import { failpoint } from '../failpoints/failpoints';
+import { failpoint, pausepoint } from '../failpoints/failpoints';
 import { AppError } from '../errors/errors';
 import { refuseWithoutIdentity } from '../checks/single';
 import { isChargeable } from '../results/chargeable';
@@ -156,6 +156,8 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
+  // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
+  await pausepoint('job.before-insert');
   try {
     if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
   } catch (error) {
