@@ -5,7 +5,8 @@ import { grantCredits, reserve } from '@/lib/accounts/quota';
 import { auditCredits } from '@/lib/accounts/audit';
 import { withKeyToken } from '@/lib/accounts/causes';
 import { claimKey, requestHash, settleKey, type Claim } from '@/lib/api/idempotency';
-import { saveChunkResults } from '@/lib/jobs/chunks';
+import { dbNow, saveChunkResults, type ChunkClaim } from '@/lib/jobs/chunks';
+import { q } from '@/lib/db/sql';
 import { claimChunk } from '@/lib/jobs/queue';
 import { tableQueue } from '@/lib/jobs/queue-table';
 import { completeChunkAndFinish, markProcessing } from '@/lib/jobs/lifecycle';
@@ -15,12 +16,13 @@ import { verifierFor } from '@/lib/checks/verifiers';
 import { verificationRow } from '@/lib/results/rows';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { beatNow } from '@/lib/accounts/owners';
-import { freshDatabaseUrl } from '../databases';
+import { DIALECTS, freshDatabaseUrl } from '../databases';
 import { startWorkerProcess, subscribe, waitFor, type WorkerProcess } from './processes';
 
 /**
- * Issue 29, item 5: upgrades lose nothing. A PostgreSQL database as the release before pg-boss left
- * it (its migrations: every migration up to LAST_OF_PREVIOUS_RELEASE, no `pgboss` schema), holding a
+ * Issue 29, item 5: upgrades lose nothing. A database as the previous release left it (its
+ * migrations: every migration up to LAST_OF_PREVIOUS_RELEASE; on PostgreSQL the release before
+ * pg-boss, so no `pgboss` schema and no deliveries), holding a
  * queued job, a processing job (one chunk done, one held by a worker that died), a sandbox job, an
  * instant list and a queued job answered under Idempotency-Keys, a single check whose request died
  * holding its reservation and its key, and webhook outbox rows. Then the rolling restart: two new
@@ -33,13 +35,15 @@ import { startWorkerProcess, subscribe, waitFor, type WorkerProcess } from './pr
  * The old state is written with this release's code and then the database is taken back to the
  * previous release's schema (its later migrations undone, the pg-boss schema dropped): exactly
  * what the previous release's code wrote, since queued jobs then had chunks and no delivery.
+ * PostgreSQL is where an upgrade stranded jobs (their chunks had no delivery); SQLite, one machine,
+ * claims the ledger itself, and checks here that its upgrade keeps the jobs, credits and answers too.
  */
 const LAST_OF_PREVIOUS_RELEASE = '20261125165000_chunk_stalled_claims';
 const ENV = { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '10', EV_EMBEDDED_WORKER: 'false', EV_RESERVATION_TIMEOUT_MS: '2000' };
 const CREDITS = 1000;
 const emails = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `valid${i}@${tag}.test`);
 
-describe('an upgrade from the release before pg-boss, during a rolling restart (postgres)', () => {
+describe.each(DIALECTS)('an upgrade from the previous release, during a rolling restart (%s)', (dialect) => {
   let url: string;
   let drop: () => Promise<void>;
   const saved = Object.fromEntries(Object.keys(ENV).map((name) => [name, process.env[name]]));
@@ -48,7 +52,7 @@ describe('an upgrade from the release before pg-boss, during a rolling restart (
 
   beforeAll(async () => {
     Object.assign(process.env, ENV);
-    ({ url, drop } = await freshDatabaseUrl('postgres'));
+    ({ url, drop } = await freshDatabaseUrl(dialect));
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill('SIGKILL');
@@ -78,17 +82,22 @@ describe('an upgrade from the release before pg-boss, during a rolling restart (
     await markProcessing(old, processingId);
     const rowsOf = (jobId: string, list: string[], from: number, to: number) => list.slice(from, to).map((email, i) =>
       verificationRow(sandboxVerdict(email), { userId: user.id, jobId, idx: from + i, sandbox: false, source: 'bulk', cached: false, at: Date.now() }));
-    const done = await claimChunk(old, 'old-worker-1', 60_000);
-    expect(done?.jobId).toBe(queuedAnswer.job_id); // the first job's chunk 0: fair claiming goes by chunk number
-    expect(await saveChunkResults(old, done!, rowsOf(done!.jobId, queued, 0, 10))).toBe(true);
-    expect(await completeChunkAndFinish(old, done!)).toBe('open');
+    /** A chunk of `jobId` claimed by `worker`; the chunks of other jobs claimed on the way are put back. */
+    const claimOf = async (jobId: string, worker: string): Promise<ChunkClaim> => {
+      let chunk = await claimChunk(old, worker, 60_000);
+      while (chunk && chunk.jobId !== jobId) chunk = await claimChunk(old, worker, 60_000);
+      expect(chunk?.jobId).toBe(jobId);
+      await old.prisma.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0 WHERE state = 'leased' AND claim_token <> ?`), chunk!.token);
+      return chunk!;
+    };
+    // a chunk of the queued job done by an old worker
+    const done = await claimOf(queuedAnswer.job_id, 'old-worker-1');
+    expect(await saveChunkResults(old, done, rowsOf(done.jobId, queued, done.startIdx, done.endIdx))).toBe(true);
+    expect(await completeChunkAndFinish(old, done)).toBe('open');
     // a worker of the old release died holding a chunk of the processing job, after saving 4 results
-    let held = await claimChunk(old, 'old-worker-2', 60_000);
-    while (held && held.jobId !== processingId) held = await claimChunk(old, 'old-worker-2', 60_000);
-    expect(held?.jobId).toBe(processingId);
-    expect(await saveChunkResults(old, held!, rowsOf(processingId, processing, held!.startIdx, held!.startIdx + 4))).toBe(true);
-    await old.prisma.$executeRawUnsafe(`UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0 WHERE state = 'leased' AND claim_token <> $1`, held!.token);
-    await old.prisma.$executeRawUnsafe(`UPDATE job_chunks SET lease_until = (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint + 1000 WHERE claim_token = $1`, held!.token);
+    const held = await claimOf(processingId, 'old-worker-2');
+    expect(await saveChunkResults(old, held, rowsOf(processingId, processing, held.startIdx, held.startIdx + 4))).toBe(true);
+    await old.prisma.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET lease_until = ${dbNow(dialect)} + 1000 WHERE claim_token = ?`), held.token);
 
     const { job_id: sandboxId } = await submitQueued(old, { userId: user.id, sandbox: true, emails: emails('sandbox', 25) });
     const instant = emails('instant', 4);
@@ -98,19 +107,19 @@ describe('an upgrade from the release before pg-boss, during a rolling restart (
     // a single check whose request died holding its key and its reservation, two minutes ago
     const deadKey = (await claimKey(old, user.id, 'upgrade-dead-check', hashOf({ email: 'valid@dead.test' }), Date.now() - 120_000)) as Claim;
     await withKeyToken(deadKey.token, false, () => reserve(old, user.id, 1, `chk_${deadKey.token}`));
-    await old.prisma.$executeRawUnsafe(`UPDATE credit_ledger SET created_at = created_at - 120000 WHERE cause = $1`, `chk_${deadKey.token}`);
+    await old.prisma.$executeRawUnsafe(q(dialect, `UPDATE credit_ledger SET created_at = created_at - 120000 WHERE cause = ?`), `chk_${deadKey.token}`);
     const outbox = await old.prisma.webhookDelivery.count();
     expect(outbox).toBe(1); // the instant list's bulk.completed, not yet sent
     await old.prisma.$disconnect();
 
     // ---- back to the previous release's schema: its later migrations undone, no pg-boss ----
     const admin = await openDatabase(url);
-    const later = await admin.prisma.$queryRawUnsafe<{ migration_name: string }[]>(`SELECT migration_name FROM _prisma_migrations WHERE migration_name > $1`, LAST_OF_PREVIOUS_RELEASE);
+    const later = await admin.prisma.$queryRawUnsafe<{ migration_name: string }[]>(q(dialect, `SELECT migration_name FROM _prisma_migrations WHERE migration_name > ?`), LAST_OF_PREVIOUS_RELEASE);
     expect(later.map((m) => m.migration_name)).toEqual(['20261127130000_reservation_owners']);
-    await admin.prisma.$executeRawUnsafe('DROP SCHEMA pgboss CASCADE');
+    if (dialect === 'postgres') await admin.prisma.$executeRawUnsafe('DROP SCHEMA pgboss CASCADE');
     await admin.prisma.$executeRawUnsafe('DROP TABLE ledger_owners');
     await admin.prisma.$executeRawUnsafe('ALTER TABLE credit_ledger DROP COLUMN owner');
-    await admin.prisma.$executeRawUnsafe(`DELETE FROM _prisma_migrations WHERE migration_name > $1`, LAST_OF_PREVIOUS_RELEASE);
+    await admin.prisma.$executeRawUnsafe(q(dialect, `DELETE FROM _prisma_migrations WHERE migration_name > ?`), LAST_OF_PREVIOUS_RELEASE);
     await admin.prisma.$disconnect();
 
     // ---- the rolling restart: new workers beside an old one, an old and a new web server ----
@@ -136,7 +145,8 @@ describe('an upgrade from the release before pg-boss, during a rolling restart (
     })();
     // an old web server accepts a job (no delivery), a new one another
     const { job_id: oldServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('oldserver', 25) });
-    await database.prisma.$executeRawUnsafe(`DELETE FROM pgboss.job WHERE data->>'job' = $1`, oldServerId);
+    // (SQLite's queue is the ledger itself: nothing to take away)
+    if (dialect === 'postgres') await database.prisma.$executeRawUnsafe(`DELETE FROM pgboss.job WHERE data->>'job' = $1`, oldServerId);
     const { job_id: newServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('newserver', 25) });
     workers.push(await startWorkerProcess(workerEnv));
     await new Promise((r) => setTimeout(r, 1000));
@@ -148,7 +158,7 @@ describe('an upgrade from the release before pg-boss, during a rolling restart (
     const statuses = () => Promise.all(jobs.map(async (id) => (await database!.prisma.job.findUniqueOrThrow({ where: { id } })).status));
     await waitFor(statuses, (s) => s.every((status) => status === 'completed'), 90_000, 'job statuses');
     for (const [jobId, count] of [[queuedAnswer.job_id, 30], [processingId, 30], [sandboxId, 25], [oldServerId, 25], [newServerId, 25]] as const) {
-      const [row] = await database.prisma.$queryRawUnsafe<{ n: bigint; d: bigint }[]>('SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = $1', jobId);
+      const [row] = await database.prisma.$queryRawUnsafe<{ n: bigint; d: bigint }[]>(q(dialect, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'), jobId);
       expect({ jobId, stored: Number(row!.n), distinct: Number(row!.d) }).toEqual({ jobId, stored: count, distinct: count });
     }
     // the dead check's reservation came back (a row from before owners: after EV_RESERVATION_TIMEOUT_MS) and its key is free
