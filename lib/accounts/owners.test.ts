@@ -6,6 +6,7 @@ import { JobWorker } from '@/lib/jobs/worker';
 import { finishJobIfDone } from '@/lib/jobs/lifecycle';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { newId } from '@/lib/db/ids';
+import { withKeyToken } from './causes';
 import { q } from '@/lib/db/sql';
 import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
@@ -88,6 +89,31 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
       process.env.EV_RESERVATION_TIMEOUT_MS = '1';
     }
   }, 60_000);
+
+  it('a retry that takes a dead attempt\'s reservation over keeps it from the sweeper; one the sweeper took first is not taken over', async () => {
+    process.env.EV_RESERVATION_TIMEOUT_MS = '600000';
+    try {
+      // two reservations of a process that died a minute ago
+      await ctx.database.prisma.$executeRawUnsafe(q(dialect, 'INSERT INTO ledger_owners (owner, heartbeat_at) VALUES (?, ?)'), 'own_gone', Date.now() - 60_000);
+      const [adopted, swept] = [newId('tok'), newId('tok')];
+      for (const token of [adopted, swept]) {
+        await withKeyToken(token, false, () => reserve(ctx.database, ctx.account.id, 1, `chk_${token}`));
+        await ctx.database.prisma.$executeRawUnsafe(q(dialect, `UPDATE credit_ledger SET owner = 'own_gone' WHERE cause = ?`), `chk_${token}`);
+      }
+      // a retry of the first key takes its reservation over, then the sweeper runs: it is not given back
+      const taken = await withKeyToken(adopted, true, () => reserve(ctx.database, ctx.account.id, 1, `chk_${adopted}`));
+      expect(taken.adopted).toBe(true);
+      expect(await sweepReservations(ctx.database)).toBe(1);
+      expect(await kinds(`chk_${adopted}`)).toEqual(['reserve 1+0']);
+      // the second was swept first: its retry does not take a settled reservation over
+      expect(await kinds(`chk_${swept}`)).toEqual(['reserve 1+0', 'charge 0+0', 'refund 1+0']);
+      await expect(withKeyToken(swept, true, () => reserve(ctx.database, ctx.account.id, 1, `chk_${swept}`))).rejects.toMatchObject({ code: 'conflict' });
+      await refund(ctx.database, ctx.account.id, taken, 1);
+      expect((await auditCredits(ctx.database)).problems).toEqual([]);
+    } finally {
+      process.env.EV_RESERVATION_TIMEOUT_MS = '1';
+    }
+  });
 
   it('retries a refund that failed until it is written', async () => {
     const before = await credits();
