@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pauseAt } from '@/lib/failpoints/failpoints';
-import { submitQueued } from '@/lib/jobs/submit';
+import { submitBulk, submitQueued } from '@/lib/jobs/submit';
 import { JobWorker } from '@/lib/jobs/worker';
 import { finishJobIfDone } from '@/lib/jobs/lifecycle';
 import { verifierFor } from '@/lib/checks/verifiers';
@@ -113,6 +113,18 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     } finally {
       process.env.EV_RESERVATION_TIMEOUT_MS = '1';
     }
+  });
+
+  it('an instant list whose storing fails gives its reservation back at once (a live owner\'s are never swept)', async () => {
+    const before = await credits();
+    const token = newId('tok');
+    // a job row already holds the id the list's job would get: its storing transaction fails
+    await ctx.database.prisma.job.create({ data: { id: `job_${token}`, userId: ctx.account.id, sandbox: true, status: 'completed', totalEmails: 0, validEmails: 0, invalidEmails: 0, duplicateEmails: 0 } });
+    const emails = Array.from({ length: 3 }, (_, i) => `valid${i}@storefails.test`);
+    await expect(withKeyToken(token, false, () => submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false, emails }, async () => {}))).rejects.toThrow();
+    expect(await kinds(`job_${token}`)).toEqual(['reserve 3+0', 'charge 0+0', 'refund 3+0']);
+    expect(await credits()).toBe(before);
+    expect((await auditCredits(ctx.database)).problems).toEqual([]);
   });
 
   it('retries a refund that failed until it is written', async () => {

@@ -64,6 +64,13 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
     await refund(database, userId, reservation, 1);
     throw error;
   }
-  await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: isChargeable(verdict) ? 1 : 0 });
+  try {
+    await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: isChargeable(verdict) ? 1 : 0 });
+  } catch (error) {
+    // nothing stored: all of it back (a no-op when it was settled; kept and retried if the refund
+    // fails too), since this process's reservations are never swept while it lives (docs/guarantees.md)
+    await refund(database, userId, reservation, 1).catch(() => undefined);
+    throw error;
+  }
   return { verdict, responseTimeMs: elapsed(), cached: false };
 }

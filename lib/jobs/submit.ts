@@ -110,7 +110,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
   failpoint('instant.mid-bulk');
   const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
   const at = Date.now();
-  const summary = await prisma.$transaction(async (tx) => {
+  const summary = await storeInstant(database, request.userId, reservation, () => prisma.$transaction(async (tx) => {
     await tx.job.create({
       data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
     });
@@ -126,7 +126,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
     await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
     return summary;
-  });
+  }));
   // one result per row, in order: a duplicate repeats its first row's verdict
   const results = request.emails.map((_email, idx) => {
     const first = shape.duplicateOf[idx]!;
@@ -145,6 +145,20 @@ async function submitInstant(database: Database, request: BulkRequest) {
   };
 }
 
+/**
+ * Runs the transaction that stores an instant list and settles its reservation; if it fails,
+ * nothing was stored and the reservation goes back whole (a no-op when it was settled; kept and
+ * retried if the refund fails too): this process's reservations are never swept while it lives.
+ */
+async function storeInstant<T>(database: Database, userId: string, reservation: Reservation | null, store: () => Promise<T>): Promise<T> {
+  try {
+    return await store();
+  } catch (error) {
+    if (reservation) await refund(database, userId, reservation, reservation.free + reservation.credits).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
@@ -155,13 +169,15 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
-  const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
-  // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
-  await pausepoint('job.before-insert');
   try {
+    const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
+    // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
+    await pausepoint('job.before-insert');
     if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
+    // no job was written: the reservation goes back whole (this process's are never swept while it
+    // lives; a refund that fails too is kept and retried, lib/accounts/owners.ts)
+    if (reservation) await refund(database, request.userId, reservation, reservation.free + reservation.credits).catch(() => undefined);
     throw error;
   }
   return {
