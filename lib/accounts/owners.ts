@@ -3,10 +3,10 @@ import { newId } from '../db/ids';
 import { q } from '../db/sql';
 import { env } from '../config/env';
 
-/**
+/*
  * Reservations with a live owner (docs/guarantees.md). Each process that reserves credits is an
- * owner: a `ledger_owners` row whose heartbeat it renews three times in `ownerStaleMs()` with one upsert, and its
- * reservations' `reserve` rows name it (`credit_ledger.owner`). The sweeper (sweeper.ts) never takes
+ * owner: a `ledger_owners` row whose heartbeat it renews three times in `ownerStaleMs()` with one
+ * upsert, and its reservations' `reserve` rows name it (`credit_ledger.owner`). The sweeper (sweeper.ts) never takes
  * back a reservation whose owner is beating, however old it is: its work is still being done (a job
  * being inserted, a check being verified) and the owner settles it. Once an owner stops beating for
  * `ownerStaleMs()` (a kill -9, a lost machine) its open reservations are given back at the next sweep.
@@ -16,6 +16,7 @@ import { env } from '../config/env';
  * settled), while the owner's heartbeat keeps the sweeper away from it; if the process dies first,
  * the sweeper gives the reservation back.
  */
+
 /**
  * How long an owner may go without a beat before its reservations are given back: the reservation
  * bound (EV_RESERVATION_TIMEOUT_MS), at most 30 s (a dead owner's credits come back within a
