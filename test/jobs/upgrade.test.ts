@@ -20,25 +20,25 @@ import { DIALECTS, freshDatabaseUrl } from '../databases';
 import { startWorkerProcess, subscribe, waitFor, type WorkerProcess } from './processes';
 
 /**
- * Issue 29, item 5: upgrades lose nothing. A database as the previous release left it (its
- * migrations: every migration up to LAST_OF_PREVIOUS_RELEASE; on PostgreSQL the release before
- * pg-boss, so no `pgboss` schema and no deliveries), holding a
- * queued job, a processing job (one chunk done, one held by a worker that died), a sandbox job, an
- * instant list and a queued job answered under Idempotency-Keys, a single check whose request died
- * holding its reservation and its key, and webhook outbox rows. Then the rolling restart: two new
- * workers (real processes, which migrate the database and start pg-boss), an old worker beside them
- * (the previous release's claim: the conditional UPDATE of `job_chunks`, no delivery), an old web
- * server accepting a job (written with no delivery) and a new one accepting another. Every job must
- * finish with each address stored once, the dead check's credits come back, the idempotent answers
- * still replay, and `audit-credits` must hold.
+ * Issue 29, item 5: upgrades lose nothing. A database as the previous release left it: on
+ * PostgreSQL the release before pg-boss, so no `pgboss` schema and open chunks without a delivery,
+ * holding a queued job, a processing job (one chunk done, one held by a worker that died), a sandbox
+ * job, an instant list and a queued job answered under Idempotency-Keys, a single check whose
+ * request died holding its reservation and its key, and webhook outbox rows. Then the rolling
+ * restart: two new workers (real processes, which migrate the database and start pg-boss), an old
+ * worker beside them (the previous release's claim: the conditional UPDATE of `job_chunks`, no
+ * delivery), an old web server accepting a job (written with no delivery) and a new one accepting
+ * another. Every job must finish with each address stored once, the dead check's credits come back,
+ * the idempotent answers still replay, and `audit-credits` must hold.
  *
- * The old state is written with this release's code and then the database is taken back to the
- * previous release's schema (its later migrations undone, the pg-boss schema dropped): exactly
- * what the previous release's code wrote, since queued jobs then had chunks and no delivery.
- * PostgreSQL is where an upgrade stranded jobs (their chunks had no delivery); SQLite, one machine,
+ * The old state is written with this release's code minus the deliveries (the issue's own recipe):
+ * the database is then taken back to the schema before this change (its migration undone, the
+ * pg-boss schema dropped), which is what the previous release's code wrote, since queued jobs then
+ * had chunks and no delivery. PostgreSQL is where an upgrade stranded jobs; SQLite, one machine,
  * claims the ledger itself, and checks here that its upgrade keeps the jobs, credits and answers too.
  */
-const LAST_OF_PREVIOUS_RELEASE = '20261125165000_chunk_stalled_claims';
+/** the migration of this change (reservation owners), undone to make the previous release's schema */
+const UNDONE_MIGRATION = '20261127130000_reservation_owners';
 const ENV = { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '10', EV_EMBEDDED_WORKER: 'false', EV_RESERVATION_TIMEOUT_MS: '2000' };
 const CREDITS = 1000;
 const emails = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `valid${i}@${tag}.test`);
@@ -112,14 +112,12 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     expect(outbox).toBe(1); // the instant list's bulk.completed, not yet sent
     await old.prisma.$disconnect();
 
-    // ---- back to the previous release's schema: its later migrations undone, no pg-boss ----
+    // ---- back to the schema before this change: its migration undone, no pg-boss ----
     const admin = await openDatabase(url);
-    const later = await admin.prisma.$queryRawUnsafe<{ migration_name: string }[]>(q(dialect, `SELECT migration_name FROM _prisma_migrations WHERE migration_name > ?`), LAST_OF_PREVIOUS_RELEASE);
-    expect(later.map((m) => m.migration_name)).toEqual(['20261127130000_reservation_owners']);
     if (dialect === 'postgres') await admin.prisma.$executeRawUnsafe('DROP SCHEMA pgboss CASCADE');
     await admin.prisma.$executeRawUnsafe('DROP TABLE ledger_owners');
     await admin.prisma.$executeRawUnsafe('ALTER TABLE credit_ledger DROP COLUMN owner');
-    await admin.prisma.$executeRawUnsafe(q(dialect, `DELETE FROM _prisma_migrations WHERE migration_name > ?`), LAST_OF_PREVIOUS_RELEASE);
+    expect(await admin.prisma.$executeRawUnsafe(q(dialect, `DELETE FROM _prisma_migrations WHERE migration_name = ?`), UNDONE_MIGRATION)).toBe(1);
     await admin.prisma.$disconnect();
 
     // ---- the rolling restart: new workers beside an old one, an old and a new web server ----
