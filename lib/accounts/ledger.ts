@@ -21,12 +21,14 @@ export interface Movement {
   credits: number;
   free: number;
   day: string | null;
+  /** a reserve row: the process holding it (lib/accounts/owners.ts) */
+  owner?: string | null;
 }
 
 export type LedgerTx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
 
-const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at'];
-const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at];
+const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner'];
+const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at, m.owner ?? null];
 
 /** Appends movements; a duplicate (cause, kind) fails the caller's transaction. */
 export async function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
@@ -77,7 +79,7 @@ function plan(settlements: Settlement[], at: number) {
     const unused = unusedOf(s);
     return values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day }, at);
   });
-  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
+  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
   const after = (won: Set<string>) => {
     const refunds: unknown[][] = [];
     const updates: [string, unknown[]][] = [];
@@ -123,10 +125,22 @@ export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settle
 
 /** The reserve row of a cause and whether it is settled: how a retry finds what its first attempt took. */
 export async function reservationOf(tx: LedgerTx, dialect: Database['dialect'], cause: string) {
-  const rows = await tx.$queryRawUnsafe<{ kind: string; credits: number; free: number; day: string | null }[]>(
-    q(dialect, `SELECT kind, credits, free, day FROM credit_ledger WHERE cause = ? AND kind IN ('reserve', 'charge')`), cause,
+  const rows = await tx.$queryRawUnsafe<{ kind: string; credits: number; free: number; day: string | null; owner: string | null }[]>(
+    q(dialect, `SELECT kind, credits, free, day, owner FROM credit_ledger WHERE cause = ? AND kind IN ('reserve', 'charge')`), cause,
   );
   const reserve = rows.find((r) => r.kind === 'reserve');
   if (!reserve) return null;
-  return { credits: Number(reserve.credits), free: Number(reserve.free), day: reserve.day, settled: rows.some((r) => r.kind === 'charge') };
+  return { credits: Number(reserve.credits), free: Number(reserve.free), day: reserve.day, owner: reserve.owner, settled: rows.some((r) => r.kind === 'charge') };
+}
+
+/**
+ * Moves a reserve row from the owner read to `to`, only if it still has that owner: an
+ * Idempotency-Key retry taking over its dead first attempt's reservation, or the sweeper taking it
+ * back; of the two (PostgreSQL re-checks the condition on the row it waited for) one wins.
+ */
+export async function moveOwner(tx: LedgerTx, dialect: Database['dialect'], cause: string, from: string | null, to: string): Promise<boolean> {
+  const moved = await tx.$executeRawUnsafe(
+    q(dialect, `UPDATE credit_ledger SET owner = ? WHERE cause = ? AND kind = 'reserve' AND COALESCE(owner, '') = ?`), to, cause, from ?? '',
+  );
+  return moved === 1;
 }

@@ -6,7 +6,8 @@ import { AppError } from '../errors/errors';
 import { env } from '../config/env';
 import { failpoint } from '../failpoints/failpoints';
 import { retriedKey } from './causes';
-import { appendMovements, reservationOf, settleIn, type LedgerTx } from './ledger';
+import { appendMovements, moveOwner, reservationOf, settleIn, type LedgerTx } from './ledger';
+import { ownerId, settleOrRetry } from './owners';
 import { noteQuotaExceeded, noteQuotaLevel, safely } from './quota-events';
 
 /**
@@ -45,15 +46,20 @@ const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.
 export async function reserve(database: Database, userId: string, count: number, cause: string): Promise<Reservation> {
   const day = utcDay();
   if (count <= 0) return { cause, day, free: 0, credits: 0 };
+  const owner = await ownerId(database);
   if (retriedKey()) {
     const earlier = await reservationOf(database.prisma, database.dialect, cause);
-    if (earlier?.settled) {
+    // taken over from the dead attempt's owner, unless the sweeper got to it first (then it is settled)
+    if (earlier && !earlier.settled && (await moveOwner(database.prisma, database.dialect, cause, earlier.owner, owner))) {
+      const now = await reservationOf(database.prisma, database.dialect, cause);
+      if (now && !now.settled) return { cause, day: earlier.day ?? day, free: earlier.free, credits: earlier.credits, adopted: true };
+    }
+    if (earlier) {
       throw new AppError('conflict', 'The original request with this Idempotency-Key completed, but its answer was lost; its result is in the history and the job list.');
     }
-    if (earlier) return { cause, day: earlier.day ?? day, free: earlier.free, credits: earlier.credits, adopted: true };
   }
   try {
-    const taken = await takeWithLedger(database, userId, day, count, cause);
+    const taken = await takeWithLedger(database, userId, day, count, cause, owner);
     failpoint('quota.after-reserve');
     await safely(() => noteQuotaLevel(database, userId)); // quota events: lib/accounts/quota-events.ts
     return taken;
@@ -64,14 +70,14 @@ export async function reserve(database: Database, userId: string, count: number,
 }
 
 /** The reservation and its ledger row in one transaction, on either database. */
-async function takeWithLedger(database: Database, userId: string, day: string, count: number, cause: string): Promise<Reservation> {
+async function takeWithLedger(database: Database, userId: string, day: string, count: number, cause: string, owner: string): Promise<Reservation> {
   const { bulk, writeLock } = database;
-  if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause));
+  if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause, owner));
   for (let attempt = 1; ; attempt++) {
     try {
       return await database.prisma.$transaction(async (tx) => {
         const reservation = await takeReservation(tx, userId, day, count);
-        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day }]);
+        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner }]);
         return { cause, ...reservation };
       });
     } catch (error) {
@@ -86,7 +92,7 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
  * IMMEDIATE transaction on the direct connection (the write lock taken first, so nothing moves
  * between the read and the updates, and none of Prisma's per-statement cost on the hot path).
  */
-function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string): Reservation {
+function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string, owner: string): Reservation {
   return bulk.transaction(() => {
     bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
     const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
@@ -97,7 +103,7 @@ function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: stri
       throw insufficient(count, free, user?.credits ?? 0);
     }
     if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
-    sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at'], [[userId, 'reserve', cause, credits, free, day, Date.now()]]);
+    sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner'], [[userId, 'reserve', cause, credits, free, day, Date.now(), owner]]);
     return { cause, day, free, credits };
   }).immediate();
 }
@@ -149,10 +155,14 @@ export function reservationSwept(): AppError {
   return new AppError('service_unavailable', 'This request outlived its reservation, which was given back: nothing was stored or charged. Please retry.');
 }
 
-/** refundIn in a transaction of its own: work that failed before storing anything gives all of it back. */
+/**
+ * refundIn in a transaction of its own: work that failed before storing anything gives all of it
+ * back. A refund that cannot be written is thrown and also kept by this process's owner, which
+ * writes it at its next heartbeats (lib/accounts/owners.ts): it is never dropped.
+ */
 export async function refund(database: Database, userId: string, reservation: Reservation, unused: number): Promise<boolean> {
   if (reservation.free + reservation.credits === 0) return true;
-  return database.prisma.$transaction(async (tx) => refundIn(tx, database.dialect, userId, reservation, unused));
+  return settleOrRetry(database, () => database.prisma.$transaction(async (tx) => refundIn(tx, database.dialect, userId, reservation, unused)));
 }
 
 /** A job's reservation as stored on its row; its cause is the job. */

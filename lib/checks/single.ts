@@ -73,7 +73,14 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
       throw error;
     }
     const chargeable = isChargeable(verdict);
-    await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: chargeable ? 1 : 0 });
+    try {
+      await recordSingle(database, userId, verdict, false, false, { userId, ...reservation, charged: chargeable ? 1 : 0 });
+    } catch (error) {
+      // nothing stored: all of it back (a no-op when it was settled; kept and retried if the refund
+      // fails too), since this process's reservations are never swept while it lives (docs/guarantees.md)
+      await refund(database, userId, reservation, 1).catch(() => undefined);
+      throw error;
+    }
     charged = chargeable;
     return { verdict, responseTimeMs: elapsed(), cached: false };
   } finally {

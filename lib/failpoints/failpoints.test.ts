@@ -31,3 +31,20 @@ describe('failpoints', () => {
     expect(out.stdout.trim().split('\n')).toEqual(['passed 1', 'passed 2', 'passed 3']);
   });
 });
+
+describe('pausepoints', () => {
+  it('holds an armed step until resumed, once', async () => {
+    const { pauseAt, pausepoint } = await import('./failpoints');
+    const steps: string[] = [];
+    const pause = pauseAt('demo.pause');
+    const running = pausepoint('demo.pause').then(() => steps.push('passed'));
+    await pause.reached;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(steps).toEqual([]);
+    pause.resume();
+    await running;
+    expect(steps).toEqual(['passed']);
+    // disarmed after one pass
+    await pausepoint('demo.pause');
+  });
+});

@@ -42,3 +42,38 @@ export function failpoint(name: string): void {
   process.stderr.write(`failpoint ${name}: killing process ${process.pid}\n`);
   process.kill(process.pid, 'SIGKILL');
 }
+
+/**
+ * In-process pauses for tests that interleave two transactions at a named step (a lease running out
+ * while a chunk is being finished, a sweep while a job is being written). `pauseAt(name)` arms the
+ * step once: the next `await pausepoint(name)` resolves `reached` and waits until `resume()` is
+ * called. Unarmed (production), `pausepoint()` is one Map lookup on an empty map.
+ */
+const pauses = new Map<string, { reached: () => void; released: Promise<void> }>();
+
+export interface Pause {
+  /** resolves when the code arrives at the step (and is waiting there) */
+  reached: Promise<void>;
+  /** lets the code go on */
+  resume(): void;
+}
+
+export function pauseAt(name: string): Pause {
+  let reached!: () => void;
+  let resume!: () => void;
+  const arrived = new Promise<void>((resolve) => { reached = resolve; });
+  const released = new Promise<void>((resolve) => { resume = resolve; });
+  pauses.set(name, { reached, released });
+  return { reached: arrived, resume: () => { pauses.delete(name); resume(); } };
+}
+
+/** A step an in-process test may hold (see pauseAt); it also acts as `failpoint(name)`. */
+export async function pausepoint(name: string): Promise<void> {
+  failpoint(name);
+  if (pauses.size === 0) return;
+  const pause = pauses.get(name);
+  if (!pause) return;
+  pauses.delete(name);
+  pause.reached();
+  await pause.released;
+}

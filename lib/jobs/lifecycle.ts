@@ -5,7 +5,7 @@ import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
 import { chargeableCount } from '../results/chargeable';
 import { summarize } from '../results/summary';
 import { AppError } from '../errors/errors';
-import { failpoint } from '../failpoints/failpoints';
+import { failpoint, pausepoint } from '../failpoints/failpoints';
 import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
 import { getOwnJob } from './status';
 import { chunkQueue } from './queue';
@@ -55,15 +55,23 @@ async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Pro
 /**
  * Marks the claim's chunk done and, when it was the last open one, finishes the job, in one
  * transaction: no crash can leave every chunk done and the job unfinished. 'lost' when the claim
- * no longer held the chunk (cancelled, failed, taken over): nothing changes.
+ * no longer held the chunk (cancelled, failed, taken over): nothing else changes.
+ *
+ * Lock order, the same everywhere (claim, completion, hand-back: lib/jobs/queue-pgboss.ts): the job,
+ * then the chunk's delivery, then the chunk. A claim fetches the delivery before it updates the
+ * chunk, so the completion lets go of the delivery first too: when the lease runs out while the
+ * chunk is being finished, the claim that fetched the delivery waits or skips, it never deadlocks.
+ * The delivery this claim holds is its own (a claim that took the chunk over put a new one back),
+ * so deleting it for a lost claim takes nothing from anyone.
  */
 export async function completeChunkAndFinish(database: Database, chunk: ChunkClaim): Promise<'lost' | 'open' | 'finished'> {
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
-    // SQLite: the chunk's UPDATE comes first, so this transaction holds the write lock before it reads
     await lockJob(tx, dialect, chunk.jobId);
-    if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
     await chunkQueue(database).completed(tx, chunk);
+    // SQLite: the chunk's UPDATE is the first write, so this transaction holds the write lock before it reads
+    if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
+    await pausepoint('chunk.finishing');
     failpoint('chunk.after-complete');
     return (await finishIn(tx, dialect, chunk.jobId)) ? 'finished' : 'open';
   });
@@ -128,5 +136,10 @@ export async function markProcessing({ prisma }: Database, jobId: string): Promi
  * charged results, whatever the list's duplicates.
  */
 async function refundUnused(tx: Tx, dialect: Database['dialect'], userId: string, reservation: Reservation, jobId: string): Promise<void> {
-  await refundIn(tx, dialect, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
+  const settled = await refundIn(tx, dialect, userId, reservation, reservation.free + reservation.credits - (await chargeableCount(tx, dialect, jobId)));
+  // Never ignored: the job's end rolls back and is tried again (the chunk's next claim, the stranded
+  // sweep). A job's reservation is settled only here, once the job ends (the sweeper leaves it alone
+  // once the job row exists, and its owner beats until then: lib/accounts/sweeper.ts), so this
+  // means the books are wrong, which `npm run audit-credits` names.
+  if (!settled) throw new Error(`job ${jobId}: its reservation was settled before the job ended; the job's end is rolled back and tried again`);
 }

@@ -21,6 +21,9 @@ import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './queue';
  * or pinned to another egress is put back for that time, never lost. A delivery whose chunk is
  * done or cancelled, or whose job is gone, is deleted: a cancel leaves its job's deliveries to be
  * dropped by whoever fetches them. Completion deletes the claim's delivery in its own transaction.
+ * Every transaction that touches both takes the delivery first, then the chunk (a claim fetches
+ * before it updates; completion and hand-back delete before they update), so a lease running out
+ * during a finish makes one wait for the other, never a deadlock.
  *
  * Fairness: pg-boss fetches by priority, then age. A delivery's priority is minus its rank in its
  * account: the chunks the account's unfinished jobs have had served, then its position among the
@@ -126,10 +129,11 @@ export function pgBossQueue(database: Database): ChunkQueue {
       const pinned = egress ? egressQueue(egress) : null;
       if (pinned) await ensure(pinned);
       await database.prisma.$transaction(async (tx) => {
-        const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
-        if (notBefore === null) return;
+        // the delivery before the chunk: the one lock order (completeChunkAndFinish, lib/jobs/lifecycle.ts)
         const db = fromPrisma(tx);
         if (chunk.delivery) await boss.deleteJob(chunk.delivery.queue, chunk.delivery.id, { db });
+        const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
+        if (notBefore === null) return;
         const p = chunk.delivery?.priority ?? -chunk.no;
         const delivery = { data: { job: chunk.jobId, no: chunk.no, user: chunk.userId, sandbox: chunk.sandbox, p }, priority: p, startAfter: new Date(notBefore) };
         // the egress that saw greylisting asks first; the fallback in the mode's queue is put back
@@ -143,7 +147,57 @@ export function pgBossQueue(database: Database): ChunkQueue {
       const { boss } = await engine(database);
       await boss.deleteJob(chunk.delivery.queue, chunk.delivery.id, { db: fromPrisma(tx) });
     },
+    redeliver: () => redeliver(database),
   };
+}
+
+/** open chunks given a delivery per transaction of `redeliver` */
+const REDELIVER_BATCH = 5_000;
+
+/**
+ * Upgrades lose nothing (docs/operations.md): a chunk of an unfinished job that is open (pending, or
+ * leased) and has no delivery in any of our queues gets one in its mode's queue, due when it may be
+ * claimed (its retry time, or the end of its lease). Such chunks were written before the move to
+ * pg-boss, or by a web server of that release during a rolling restart; nothing this release writes
+ * is ever without one, since a chunk and its delivery change in one transaction (enqueue, claim,
+ * hand-back, completion). The transaction takes an advisory lock so two workers doing this at once
+ * give a chunk one delivery, not two. A delivery given to a chunk an old worker holds is put back
+ * until its lease ends, and dropped once the chunk is done (`takeIn`).
+ */
+async function redeliver(database: Database): Promise<number> {
+  const { boss } = await engine(database);
+  let given = 0;
+  for (;;) {
+    const batch = await database.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(7265437)`);
+      await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
+      const orphans = await tx.$queryRawUnsafe<{ job_id: string; no: number; state: string; lease_until: bigint; not_before: bigint; user_id: string; sandbox: boolean }[]>(
+        // NOT IN: the deliveries are read once into a hash, 10-20 ms for 2,000 open chunks (a NOT
+        // EXISTS became a nested loop over them for every chunk on tables not yet analyzed: 0.6 s);
+        // work_mem above lets the hash hold about a million deliveries
+        `SELECT c.job_id, c.no, c.state, c.lease_until, c.not_before, j.user_id, j.sandbox FROM job_chunks c JOIN jobs j ON j.id = c.job_id
+          WHERE j.status IN ('queued', 'processing') AND c.state IN ('pending', 'leased')
+            AND (c.job_id, c.no) NOT IN (SELECT d.data->>'job', (d.data->>'no')::int FROM pgboss.job d WHERE d.name LIKE 'ev-chunks-%')
+          ORDER BY c.job_id, c.no LIMIT ${REDELIVER_BATCH}`,
+      );
+      const byQueue = new Map<string, { data: Delivery; priority: number; startAfter: Date }[]>();
+      for (const row of orphans) {
+        const p = -Number(row.no);
+        const due = row.state === 'leased' ? Number(row.lease_until) : Number(row.not_before);
+        const queue = modeQueue(row.sandbox);
+        const list = byQueue.get(queue) ?? [];
+        list.push({ data: { job: row.job_id, no: Number(row.no), user: row.user_id, sandbox: row.sandbox, p }, priority: p, startAfter: new Date(due) });
+        byQueue.set(queue, list);
+      }
+      const db = fromPrisma(tx);
+      for (const [queue, deliveries] of byQueue) await boss.insert(queue, deliveries, { db });
+      return orphans.length;
+    }, TX);
+    given += batch;
+    if (batch < REDELIVER_BATCH) break;
+  }
+  if (given > 0) console.log(`[queue] gave ${given} open chunk${given === 1 ? '' : 's'} without a delivery one (written before pg-boss, or by an older server)`);
+  return given;
 }
 
 async function enqueue(database: Database, tx: Tx, job: QueuedJob, chunks: number): Promise<void> {

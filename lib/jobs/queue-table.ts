@@ -18,6 +18,7 @@ export function tableQueue(database: Database): ChunkQueue {
       await releaseRow(database.prisma, database.dialect, chunk, delayMs, countAttempt, egress);
     },
     completed: async () => {},
+    redeliver: async () => 0, // every open `job_chunks` row is claimable as it is
   };
 }
 

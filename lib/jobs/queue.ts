@@ -25,6 +25,13 @@ export interface ChunkQueue {
   release(claim: ChunkClaim, delayMs: number, options?: ReleaseOptions): Promise<void>;
   /** In the transaction that marks the claim's chunk done: what the queue keeps for that claim goes. */
   completed(tx: Tx, claim: ChunkClaim): Promise<void>;
+  /**
+   * Gives every open chunk of an unfinished job that the queue cannot hand out a way to be handed
+   * out (pg-boss: a delivery), so nothing written before the queue existed, or by an older web server
+   * during a rolling restart, is stranded. Returns how many it gave one; workers call it at start and
+   * periodically (lib/jobs/worker.ts).
+   */
+  redeliver(): Promise<number>;
 }
 
 export type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;

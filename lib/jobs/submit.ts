@@ -2,7 +2,8 @@ import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
 import { causeId, retriedKey } from '../accounts/causes';
-import { failpoint } from '../failpoints/failpoints';
+import { failpoint, pausepoint } from '../failpoints/failpoints';
+import { AppError } from '../errors/errors';
 import { refuseWithoutIdentity } from '../checks/single';
 import { isChargeable } from '../results/chargeable';
 import type { Verdict } from '../verifier/types';
@@ -91,18 +92,25 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const jobId = causeId('job');
   // reserved before the work, settled in the transaction that writes the completed job and its rows
   const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve, jobId);
+  // what is settled is what was reserved: a retry of an Idempotency-Key took over its first attempt's
+  // reservation, made when the rules or DNS may have said otherwise (issue 29, item 7)
+  const reserved = reservation ? reservation.free + reservation.credits : 0;
+  if (reservation?.adopted && reserved < toReserve) {
+    await refund(database, request.userId, reservation, reserved);
+    throw new AppError('conflict', `The first attempt of this Idempotency-Key reserved ${reserved} verifications and this list now needs ${toReserve} (its rules or domains changed since); nothing was stored or charged. Retry it: the key is free again (docs/guarantees.md).`);
+  }
   const verifier = verifierFor(request.sandbox, jobId);
   let verdicts: Verdict[] = [];
   try {
     verdicts = await Promise.all(firsts.map(async ({ email }, i) => byRule[i] ?? (await verifier.verify(email, { rules })).verdict));
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, toReserve);
+    if (reservation) await refund(database, request.userId, reservation, reserved);
     throw error;
   }
   failpoint('instant.mid-bulk');
   const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
   const at = Date.now();
-  const summary = await prisma.$transaction(async (tx) => {
+  const summary = await storeInstant(database, request.userId, reservation, () => prisma.$transaction(async (tx) => {
     await tx.job.create({
       data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
     });
@@ -111,13 +119,14 @@ async function submitInstant(database: Database, request: BulkRequest) {
       verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
     );
     await saveVerifications(tx, dialect, rows);
-    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, toReserve - verdicts.filter(isChargeable).length))) throw reservationSwept();
+    // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
+    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - verdicts.filter(isChargeable).length))) throw reservationSwept();
     const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
     await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
     return summary;
-  });
+  }));
   // one result per row, in order: a duplicate repeats its first row's verdict
   const results = request.emails.map((_email, idx) => {
     const first = shape.duplicateOf[idx]!;
@@ -136,6 +145,20 @@ async function submitInstant(database: Database, request: BulkRequest) {
   };
 }
 
+/**
+ * Runs the transaction that stores an instant list and settles its reservation; if it fails,
+ * nothing was stored and the reservation goes back whole (a no-op when it was settled; kept and
+ * retried if the refund fails too): this process's reservations are never swept while it lives.
+ */
+async function storeInstant<T>(database: Database, userId: string, reservation: Reservation | null, store: () => Promise<T>): Promise<T> {
+  try {
+    return await store();
+  } catch (error) {
+    if (reservation) await refund(database, userId, reservation, reservation.free + reservation.credits).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** More than 10: a queued job with its items and chunks, written in one transaction. */
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
@@ -146,11 +169,15 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
-  const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
   try {
+    const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
+    // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
+    await pausepoint('job.before-insert');
     if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
+    // no job was written: the reservation goes back whole (this process's are never swept while it
+    // lives; a refund that fails too is kept and retried, lib/accounts/owners.ts)
+    if (reservation) await refund(database, request.userId, reservation, reservation.free + reservation.credits).catch(() => undefined);
     throw error;
   }
   return {

@@ -5,7 +5,7 @@ import { newId } from '../db/ids';
 import type { Verifier } from '../verifier/types';
 import { finishStranded } from './lifecycle';
 import type { ChunkClaim } from './chunks';
-import { claimChunk } from './queue';
+import { chunkQueue, claimChunk } from './queue';
 import { ChunkRun, yieldToEventLoop } from './chunk-run';
 
 export interface WorkerOptions {
@@ -23,6 +23,8 @@ export interface WorkerOptions {
   errorRetryMs?: number;
   /** How often the worker looks for jobs whose chunks are all done but that were never finished (default 10 s). */
   sweepMs?: number;
+  /** How often the worker gives open chunks without a delivery one (ChunkQueue.redeliver; default 30 s, and at start). */
+  redeliverMs?: number;
   verifierFor(sandbox: boolean, jobId: string): Verifier;
   /** True while production chunks must wait (egress check failing under EV_EGRESS_POLICY=pause); sandbox chunks still run. */
   productionPaused?(): boolean;
@@ -54,6 +56,7 @@ export class JobWorker {
   private readonly inHand = new Set<Promise<void>>();
   private nextSweep = 0;
   private stopRetention: (() => Promise<void>) | null = null;
+  private nextRedeliver = 0;
 
   constructor(private readonly database: Database, private readonly options: WorkerOptions) {}
 
@@ -121,8 +124,15 @@ export class JobWorker {
     return chunk !== null;
   }
 
-  /** Finishes jobs whose chunks are all done but that were never finished (their finisher died). */
+  /**
+   * Finishes jobs whose chunks are all done but that were never finished (their finisher died), and,
+   * at start and every `redeliverMs`, gives open chunks the queue cannot hand out a delivery (upgrades).
+   */
   private async sweepIfDue(): Promise<void> {
+    if (Date.now() >= this.nextRedeliver) {
+      this.nextRedeliver = Date.now() + (this.options.redeliverMs ?? 30_000);
+      await chunkQueue(this.database).redeliver();
+    }
     if (Date.now() < this.nextSweep) return;
     this.nextSweep = Date.now() + (this.options.sweepMs ?? 10_000);
     await finishStranded(this.database);
