@@ -11,16 +11,18 @@ export function Webhooks() {
   const create = useCreateWebhook();
   const [url, setUrl] = useState('');
   const [quotaEvents, setQuotaEvents] = useState(false);
+  const [listEvents, setListEvents] = useState(false);
 
   function onAdd(event: FormEvent) {
     event.preventDefault();
     // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
-    const events: WebhookEvent[] | undefined = quotaEvents ? ['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded'] : undefined;
+    const chosen: WebhookEvent[] = ['bulk.completed', 'bulk.failed', ...(quotaEvents ? ['quota.warning', 'quota.exceeded'] as const : []), ...(listEvents ? ['list.changed'] as const : [])];
+    const events: WebhookEvent[] | undefined = quotaEvents || listEvents ? chosen : undefined;
     create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }
 
   return (
-    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out). Deliveries are signed (Standard Webhooks) and retried for a day.">
+    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out, or a monitored list's verdicts change). Deliveries are signed (Standard Webhooks) and retried for a day.">
       <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
           <label htmlFor="webhook-url" className={labelClass}>
@@ -31,6 +33,10 @@ export function Webhooks() {
         <label className="flex items-center gap-2 py-2 text-sm text-slate-700">
           <input type="checkbox" checked={quotaEvents} onChange={(e) => setQuotaEvents(e.target.checked)} />
           Quota events too
+        </label>
+        <label className="flex items-center gap-2 py-2 text-sm text-slate-700">
+          <input type="checkbox" checked={listEvents} onChange={(e) => setListEvents(e.target.checked)} />
+          Monitored list changes
         </label>
         <Button type="submit" disabled={create.isPending}>
           Add webhook

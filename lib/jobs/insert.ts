@@ -3,13 +3,14 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, sqliteInsert } from '../db/sql';
 import type { StoredUpload } from './formats';
 import { chunkQueue } from './queue';
+import { REUSED_COLUMNS } from './reuse';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
 type Tx = Pick<Db, '$executeRawUnsafe'>;
 
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
-const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
+export const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
@@ -34,7 +35,7 @@ const ITEM_SLICE = 10_000;
 // about 10 ms of synchronous writing each on SQLite (lib/jobs/slices.ts)
 const SQLITE_ITEM_SLICE = 2_000;
 
-function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
+export function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
   const values: unknown[][] = [];
   for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
   return values;
@@ -79,7 +80,7 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number) {
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: unknown[][] = []) {
   const { emails } = items;
   const chunks = chunkRows(job.id, emails.length, chunkSize);
   const { bulk, writeLock } = database;
@@ -90,6 +91,11 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, to)))());
         await turn();
       }
+      // results reused from the account's fresh ones (lib/jobs/reuse.ts), stored before any worker can see the job
+      for (let from = 0; from < reused.length; from += SQLITE_ITEM_SLICE) {
+        await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, 'verifications', REUSED_COLUMNS, reused.slice(from, from + SQLITE_ITEM_SLICE)))());
+        await turn();
+      }
       await writeLock.run(() => bulk.transaction(() => {
         sqliteInsert(bulk, 'jobs', [...JOB_FIELDS.map((field) => JOB_COLUMNS[field]), 'status', 'created_at'], [
           [...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()],
@@ -98,6 +104,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       })());
     } catch (error) {
       await writeLock.run(() => bulk.prepare('DELETE FROM job_items WHERE job_id = ?').run(job.id));
+      if (reused.length) await writeLock.run(() => bulk.prepare('DELETE FROM verifications WHERE job_id = ?').run(job.id));
       throw error;
     }
     return;
@@ -107,6 +114,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       await tx.job.create({ data: { ...job, status: 'queued' } });
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
+      for (let from = 0; from < reused.length; from += 2_000) {
+        await insertRows(tx, database.dialect, 'verifications', REUSED_COLUMNS, reused.slice(from, from + 2_000));
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
       // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)

@@ -11,7 +11,8 @@ import { verifierFor } from '../checks/verifiers';
 import { verdictOfRules } from '../checks/rules';
 import { ruleBookFor } from '../rules/store';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
-import { listShape, type ListShape } from './duplicates';
+import { listShape, mailboxKey, type ListShape } from './duplicates';
+import { reusedRows } from './reuse';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
 import { storedUpload, type UploadFormat } from './formats';
@@ -32,6 +33,8 @@ export interface BulkRequest {
   format?: UploadFormat;
   /** the request body's size: the download's cap is relative to it (lib/jobs/csv.ts downloadCap) */
   uploadBytes?: number;
+  /** never answer from the account's fresh results (lib/jobs/reuse.ts) */
+  noReuse?: boolean;
 }
 
 /** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
@@ -56,7 +59,7 @@ function listCounts(request: BulkRequest, shape: ListShape) {
   };
 }
 
-function chunkSize(sandbox: boolean): number {
+export function chunkSize(sandbox: boolean): number {
   return sandbox ? Math.max(env().EV_CHUNK_SIZE, 1) : Math.max(1, Math.min(env().EV_CHUNK_SIZE, 100));
 }
 
@@ -140,23 +143,28 @@ async function submitInstant(database: Database, request: BulkRequest) {
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
   const jobId = causeId('job');
-  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
+  // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/reuse.ts)
+  const reused = request.sandbox || request.noReuse ? new Map<number, unknown[]>()
+    : await reusedRows(database, request.userId, jobId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
+  const toVerify = shape.distinctValid - reused.size;
+  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.size);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, toVerify, jobId);
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
   try {
-    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
+    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), [...reused.values()]);
   } catch (error) {
-    if (reservation) await refund(database, request.userId, reservation, shape.distinctValid);
+    if (reservation) await refund(database, request.userId, reservation, toVerify);
     throw error;
   }
   return {
     job_id: jobId,
     status: 'queued',
     ...listCounts(request, shape),
+    reused_emails: reused.size,
     estimated_time: estimated,
     message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
   };

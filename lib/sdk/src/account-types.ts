@@ -1,6 +1,7 @@
 // Webhooks, deliveries, the account and the error body, as the OpenAPI document states them (types.ts has the rest).
 import type { EventType, JobSummary, WebhookEvent } from './types.ts';
 import type { QuotaExceededEvent, QuotaWarningEvent } from './rules-types.ts';
+import type { ListChangedEvent } from './monitor-types.ts';
 
 export interface Webhook {
   id: string;
@@ -73,7 +74,7 @@ export interface WebhookTestEvent extends EventBase {
   data: { message: string };
 }
 
-export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | WebhookTestEvent;
+export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | ListChangedEvent | WebhookTestEvent;
 
 export interface ErrorBody {
   error: string;

@@ -14,7 +14,7 @@ export type SubReason =
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
-export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded';
+export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.changed';
 export type EventType = WebhookEvent | 'webhook.test';
 
 export interface Evidence {
@@ -81,6 +81,10 @@ export interface BulkItem {
   sub_reason: SubReason | null;
   mailbox_provider: string | null;
   rule_id: string | null;
+  /** when the address was last checked (ISO 8601): the time of the result it repeats when it was reused */
+  checked_at: string;
+  /** answered from an earlier result of the account, not charged */
+  reused: boolean;
 }
 
 export interface JobSummary {
@@ -126,6 +130,8 @@ export interface BulkQueued extends FormatCounts {
   success: true;
   job_id: string;
   status: 'queued';
+  /** addresses answered from the account's fresh results (reuse on): not reserved, not charged */
+  reused_emails: number;
   estimated_time: string;
   message: string;
 }
@@ -219,3 +225,5 @@ export interface HistoryPage {
 }
 
 export * from './account-types.ts';
+
+export * from './monitor-types.ts';
