@@ -8,6 +8,7 @@ import { CHUNK_COLUMNS, chunkRows } from '../jobs/insert';
 import { chunkSize } from '../jobs/submit';
 import { chunkQueue } from '../jobs/queue';
 import { failpoint } from '../failpoints/failpoints';
+import { env } from '../config/env';
 
 /**
  * A monitor's runs (docs/lists.md, "Monitors"). Every worker process looks for due monitors on its
@@ -23,8 +24,8 @@ import { failpoint } from '../failpoints/failpoints';
  */
 
 export const DAY_MS = 24 * 3600 * 1000;
-/** how long a worker may hold a due monitor while it reserves and writes its run */
-const HOLD_MS = 60_000;
+/** how long a worker may hold a due monitor while it reserves and writes its run: a chunk's lease (EV_LEASE_MS) */
+const holdMs = () => env().EV_LEASE_MS;
 /** due monitors taken per look */
 const BATCH = 20;
 
@@ -58,9 +59,10 @@ export async function startRun(database: Database, monitor: MonitorRow, now: num
   const { prisma, dialect } = database;
   const held = await prisma.monitor.updateMany({
     where: { id: monitor.id, periods: monitor.periods, paused: false, nextRunAt: { lte: BigInt(now) }, leaseUntil: { lt: BigInt(now) } },
-    data: { leaseUntil: BigInt(now + HOLD_MS) },
+    data: { leaseUntil: BigInt(now + holdMs()) },
   });
   if (held.count !== 1) return 'lost';
+  failpoint('monitor.after-hold');
   const source = await prisma.job.findUnique({ where: { id: monitor.latestJobId ?? monitor.listId } });
   if (!source || source.userId !== monitor.userId) return (await skipPeriod(database, monitor, now, 'list_gone')) ? 'skipped' : 'lost';
   const jobId = newId('job');
@@ -75,7 +77,7 @@ export async function startRun(database: Database, monitor: MonitorRow, now: num
       return (await skipPeriod(database, monitor, now, 'insufficient_credits', error.extra as Record<string, unknown>)) ? 'skipped' : 'lost';
     }
   }
-  failpoint('monitor.after-reserve');
+  failpoint('monitor.before-run');
   const chunks = chunkRows(jobId, source.totalEmails, chunkSize(source.sandbox));
   let started = false;
   try {
