@@ -5,6 +5,8 @@ import type { StoredUpload } from './formats';
 import { chunkQueue } from './queue';
 import { REUSED_COLUMNS } from './reuse';
 
+const REUSED_IDX = REUSED_COLUMNS.indexOf('idx');
+
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
 type Tx = Pick<Db, '$executeRawUnsafe'>;
@@ -35,9 +37,25 @@ const ITEM_SLICE = 10_000;
 // about 10 ms of synchronous writing each on SQLite (lib/jobs/slices.ts)
 const SQLITE_ITEM_SLICE = 2_000;
 
-export function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
+export function chunkRows(jobId: string, total: number, chunkSize: number, needsWork?: (idx: number) => boolean): unknown[][] {
   const values: unknown[][] = [];
-  for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  if (!needsWork) {
+    for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+    return values;
+  }
+  // Rows answered already (reused results, lib/jobs/reuse.ts) cost a chunk nothing: each chunk spans
+  // the rows that hold `chunkSize` to verify, so the chunks a job has follow its work, not its length.
+  // They still cover every row, end to end; a job with nothing left to verify has one.
+  let start = 0;
+  let work = 0;
+  for (let idx = 0; idx < total; idx++) {
+    if (needsWork(idx) && ++work === chunkSize) {
+      values.push([jobId, values.length, start, idx + 1]);
+      start = idx + 1;
+      work = 0;
+    }
+  }
+  if (start < total || values.length === 0) values.push([jobId, values.length, start, total]);
   return values;
 }
 
@@ -82,7 +100,8 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  */
 export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: unknown[][] = []) {
   const { emails } = items;
-  const chunks = chunkRows(job.id, emails.length, chunkSize);
+  const answered = new Set(reused.map((row) => row[REUSED_IDX] as number));
+  const chunks = chunkRows(job.id, emails.length, chunkSize, answered.size ? (idx) => !answered.has(idx) : undefined);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {
     try {
