@@ -130,6 +130,8 @@ export const jobStatus = z
       next_try_at: timestamp.describe('When the first of them is asked again.'),
     }).nullable().optional().describe('Only while `queued` or `processing`: what the job waits for, or null.'),
     sandbox: z.boolean(), filename: z.string().nullable(), created_at: timestamp,
+    monitor_id: z.string().nullable().describe('A monitor\'s run: its monitor (GET /v1/monitors/{id}); null for a list submitted by hand.'),
+    previous_job_id: z.string().nullable().describe('A monitor\'s run: the run (or list) it is compared with; `?changed=true` on the download gives the rows that changed.'),
     error: z.string().nullable().optional().describe('Why the job failed (only when `failed`).'),
     data: z
       .object({

@@ -167,6 +167,10 @@ export interface JobStatus {
   sandbox: boolean;
   filename: string | null;
   created_at: string;
+  /** a monitor's run: its monitor; null for a list submitted by hand */
+  monitor_id: string | null;
+  /** a monitor's run: the run (or list) it is compared with */
+  previous_job_id: string | null;
   error?: string | null;
   data?: {
     results: BulkItem[];
