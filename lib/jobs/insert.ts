@@ -1,11 +1,9 @@
 import type { Database, Db } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
-import { insertRows, sqliteInsert } from '../db/sql';
+import { insertRows, q, sqliteInsert } from '../db/sql';
 import type { StoredUpload } from './formats';
 import { chunkQueue } from './queue';
-import { REUSED_COLUMNS } from './reuse';
-
-const REUSED_IDX = REUSED_COLUMNS.indexOf('idx');
+import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
@@ -98,9 +96,10 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: unknown[][] = []) {
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: Reused[] = []) {
   const { emails } = items;
-  const answered = new Set(reused.map((row) => row[REUSED_IDX] as number));
+  const answered = new Set(reused.map((row) => row.idx));
+  const now = Date.now();
   const chunks = chunkRows(job.id, emails.length, chunkSize, answered.size ? (idx) => !answered.has(idx) : undefined);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {
@@ -111,8 +110,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await turn();
       }
       // results reused from the account's fresh ones (lib/jobs/reuse.ts), stored before any worker can see the job
-      for (let from = 0; from < reused.length; from += SQLITE_ITEM_SLICE) {
-        await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, 'verifications', REUSED_COLUMNS, reused.slice(from, from + SQLITE_ITEM_SLICE)))());
+      for (let from = 0; from < reused.length; from += COPY_BATCH) {
+        const params = copyParams('sqlite', job.id, now, reused.slice(from, from + COPY_BATCH), emails);
+        await writeLock.run(() => bulk.prepare(copyReusedSql('sqlite')).run(...params));
         await turn();
       }
       await writeLock.run(() => bulk.transaction(() => {
@@ -134,8 +134,8 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }
-      for (let from = 0; from < reused.length; from += 2_000) {
-        await insertRows(tx, database.dialect, 'verifications', REUSED_COLUMNS, reused.slice(from, from + 2_000));
+      for (let from = 0; from < reused.length; from += COPY_BATCH) {
+        await tx.$executeRawUnsafe(q(database.dialect, copyReusedSql(database.dialect)), ...copyParams(database.dialect, job.id, now, reused.slice(from, from + COPY_BATCH), emails));
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
       // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)

@@ -3,7 +3,7 @@ import { byDialect, selectRows, sqlBoolean } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { NOT_RULED } from '../results/chargeable';
 import { emailCase, mailboxCase } from '../results/history';
-import { VERIFICATION_COLUMNS, type StoredVerification } from '../results/rows';
+import { VERIFICATION_COLUMNS } from '../results/rows';
 
 /**
  * Fresh results reused (opt-in per account, `users.reuse_days`): an address of a production list that
@@ -18,9 +18,6 @@ const DAY_MS = 24 * 3600 * 1000;
 /** addresses per lookup: one IN list on the (user_id, lower(email)) index */
 const LOOKUP_BATCH = 5_000;
 
-/** The columns a reused row is written with: every stored column, then `reused_at`. */
-export const REUSED_COLUMNS = [...VERIFICATION_COLUMNS, 'reused_at'] as const;
-
 export async function reuseSettings({ prisma }: Database, userId: string) {
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { reuseDays: true } });
   if (!user) throw new AppError('not_found', 'Account not found.');
@@ -33,14 +30,18 @@ export async function setReuse(database: Database, userId: string, days: number 
   return reuseSettings(database, userId);
 }
 
+/** A row of the list answered from an earlier result: the row, and the id of that result. */
+export interface Reused { idx: number; id: number }
+
 /**
- * For a production list of an account that opted in: per first occurrence of a valid address, the
- * row to store for it now (REUSED_COLUMNS order) when a fresh result exists. Empty when reuse is off.
+ * For a production list of an account that opted in: the first occurrences of valid addresses that
+ * have a fresh result, with the id of the latest one. Empty when reuse is off. Only ids are read here;
+ * the rows are copied inside the database when the job is written (`copyReused`).
  */
-export async function reusedRows(
-  database: Database, userId: string, jobId: string, emails: readonly string[], firsts: (idx: number) => boolean, now = Date.now(),
-): Promise<Map<number, unknown[]>> {
-  const out = new Map<number, unknown[]>();
+export async function freshResults(
+  database: Database, userId: string, emails: readonly string[], firsts: (idx: number) => boolean, now = Date.now(),
+): Promise<Reused[]> {
+  const out: Reused[] = [];
   const user = await database.prisma.user.findUnique({ where: { id: userId }, select: { reuseDays: true } });
   if (!user || user.reuseDays === null) return out;
   const since = now - user.reuseDays * DAY_MS;
@@ -55,38 +56,54 @@ export async function reusedRows(
   }
   const keys = [...byKey.keys()];
   const from = byDialect(database.dialect, { sqlite: 'verifications INDEXED BY verifications_user_id_email_idx', postgres: 'verifications' });
+  // the batch as one parameter (an array): thousands of bound values cost more than the lookups
+  const keysIn = byDialect(database.dialect, { postgres: '= ANY(?::text[])', sqlite: 'IN (SELECT value FROM json_each(?))' });
   for (let at = 0; at < keys.length; at += LOOKUP_BATCH) {
     const batch = keys.slice(at, at + LOOKUP_BATCH);
-    // the batch as one parameter (a JSON array): thousands of bound values cost more than the lookups
-    const keysIn = byDialect(database.dialect, { postgres: 'ANY(?::text[])', sqlite: 'IN (SELECT value FROM json_each(?))' });
-    const rows = await selectRows<StoredVerification & { k: string }>(database,
-      `SELECT ${VERIFICATION_COLUMNS.join(', ')}, ${emailCase(database)} AS k FROM ${from}
-        WHERE user_id = ? AND ${emailCase(database)} ${database.dialect === 'postgres' ? '= ' : ''}${keysIn} AND sandbox = ${sqlBoolean(database.dialect, false)}
+    const rows = await selectRows<{ id: number | bigint; k: string }>(database,
+      `SELECT id, ${emailCase(database)} AS k FROM ${from}
+        WHERE user_id = ? AND ${emailCase(database)} ${keysIn} AND sandbox = ${sqlBoolean(database.dialect, false)}
           AND cached = ? AND reused_at IS NULL AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ?`,
       [userId, byDialect<unknown>(database.dialect, { postgres: batch, sqlite: JSON.stringify(batch) }), false, since]);
-    // the latest result of each address
-    const latest = new Map<string, StoredVerification>();
-    for (const row of rows) {
-      const seen = latest.get(row.k);
-      if (!seen || Number(row.created_at) > Number(seen.created_at)) latest.set(row.k, row);
-    }
-    for (const [key, row] of latest) {
-      for (const idx of byKey.get(key)!) {
-        const record = row as unknown as Record<string, unknown>;
-        const values = VERIFICATION_COLUMNS.map((column) => {
-          switch (column) {
-            case 'job_id': return jobId;
-            case 'idx': return idx;
-            case 'email': return emails[idx];
-            case 'source': return 'bulk';
-            case 'cached': return true;
-            case 'created_at': return now;
-            default: return record[column];
-          }
-        });
-        out.set(idx, [...values, Number(row.created_at)]);
-      }
-    }
+    // the latest result of each address (ids grow with time)
+    const latest = new Map<string, number>();
+    for (const row of rows) latest.set(row.k, Math.max(latest.get(row.k) ?? 0, Number(row.id)));
+    for (const [key, id] of latest) for (const idx of byKey.get(key)!) out.push({ idx, id });
   }
   return out;
+}
+
+/** Rows copied per statement. */
+export const COPY_BATCH = 5_000;
+
+/**
+ * The statement that stores reused rows for a job: each result copied inside the database as the
+ * list's row (its index, the address as the list spells it), `cached`, `reused_at` its time.
+ * Parameters: the job's id, now, then the rows as the dialect takes them (`copyParams`).
+ */
+export function copyReusedSql(dialect: Database['dialect']): string {
+  const select = VERIFICATION_COLUMNS.map((column) => {
+    switch (column) {
+      case 'job_id': return '?';
+      case 'idx': return 'm.idx';
+      case 'email': return 'm.email';
+      case 'source': return `'bulk'`;
+      case 'cached': return sqlBoolean(dialect, true);
+      case 'created_at': return '?';
+      default: return `v.${column}`;
+    }
+  });
+  const rows = byDialect(dialect, {
+    postgres: 'unnest(?::int[], ?::int[], ?::text[]) AS m(id, idx, email)',
+    sqlite: `(SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS idx, json_extract(value, '$[2]') AS email FROM json_each(?)) m`,
+  });
+  return `INSERT INTO verifications (${VERIFICATION_COLUMNS.join(', ')}, reused_at)
+    SELECT ${select.join(', ')}, v.created_at FROM ${rows} JOIN verifications v ON v.id = m.id`;
+}
+
+export function copyParams(dialect: Database['dialect'], jobId: string, now: number, rows: Reused[], emails: readonly string[]): unknown[] {
+  return [jobId, now, ...byDialect<unknown[]>(dialect, {
+    postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails[r.idx])],
+    sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails[r.idx]]))],
+  })];
 }

@@ -12,7 +12,7 @@ import { verdictOfRules } from '../checks/rules';
 import { ruleBookFor } from '../rules/store';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, mailboxKey, type ListShape } from './duplicates';
-import { reusedRows } from './reuse';
+import { freshResults } from './reuse';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
 import { storedUpload, type UploadFormat } from './formats';
@@ -144,10 +144,10 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
   const jobId = causeId('job');
   // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/reuse.ts)
-  const reused = request.sandbox || request.noReuse ? new Map<number, unknown[]>()
-    : await reusedRows(database, request.userId, jobId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
-  const toVerify = shape.distinctValid - reused.size;
-  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.size);
+  const reused = request.sandbox || request.noReuse ? []
+    : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
+  const toVerify = shape.distinctValid - reused.length;
+  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.length);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
   const reservation = request.sandbox ? null : await reserve(database, request.userId, toVerify, jobId);
@@ -155,7 +155,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
   try {
-    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), [...reused.values()]);
+    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), reused);
   } catch (error) {
     if (reservation) await refund(database, request.userId, reservation, toVerify);
     throw error;
@@ -164,7 +164,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     job_id: jobId,
     status: 'queued',
     ...listCounts(request, shape),
-    reused_emails: reused.size,
+    reused_emails: reused.length,
     estimated_time: estimated,
     message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
   };
