@@ -85,7 +85,7 @@ const MONITOR_OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/account/reuse', operationId: 'getReuse', tag: 'Account', scope: 'account', summary: 'Reuse of fresh results', ok: [200, rm.reuseSettings] },
   {
     method: 'post', path: '/v1/account/reuse', operationId: 'setReuse', tag: 'Account', scope: 'account', summary: 'Turn the reuse of fresh results on or off',
-    description: 'With a window of `days`, an address of a production list (more than 10 addresses) that the account verified within that many days is answered from that result: marked `reused` with its `checked_at`, not reserved, not charged. Unknown answers and rules\' verdicts are never reused; monitors never reuse.',
+    description: 'With a window of `days`, an address of a production list that the account verified within that many days is answered from that result: marked `reused` with its `checked_at`, not reserved, not charged. Unknown answers and rules\' verdicts are never reused; monitors never reuse.',
     body: req.reuseBody, ok: [200, rm.reuseSettings],
   },
 ];

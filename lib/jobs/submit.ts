@@ -12,7 +12,9 @@ import { verdictOfRules } from '../checks/rules';
 import { ruleBookFor } from '../rules/store';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
 import { listShape, mailboxKey, type ListShape } from './duplicates';
-import { freshResults } from './reuse';
+import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
+import { q, selectRows } from '../db/sql';
+import type { StoredVerification } from '../results/rows';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
 import { storedUpload, type UploadFormat } from './formats';
@@ -80,7 +82,15 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
   return answer;
 }
 
-/** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
+/** The stored results an instant list reuses, by the row that reuses them (at most 10). */
+async function storedRows(database: Database, fresh: Reused[]): Promise<Map<number, StoredVerification>> {
+  if (fresh.length === 0) return new Map();
+  const rows = await selectRows<StoredVerification>(database, `SELECT * FROM verifications WHERE id IN (${fresh.map(() => '?').join(', ')})`, fresh.map((r) => r.id));
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  return new Map(fresh.flatMap((r) => (byId.has(r.id) ? [[r.idx, byId.get(r.id)!] as const] : [])));
+}
+
+/** 10 or fewer addresses: verified now (or answered from fresh results), still recorded as a (completed) job. */
 async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const shape = await listShape(request.emails);
@@ -88,33 +98,40 @@ async function submitInstant(database: Database, request: BulkRequest) {
   // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)
   const rules = await ruleBookFor(database, request.userId);
   const byRule = await Promise.all(firsts.map(({ email }) => verdictOfRules(email, rules, request.sandbox)));
-  const toReserve = shape.distinctValid - byRule.filter(Boolean).length;
+  // the account's fresh results, when it opted in (lib/jobs/reuse.ts): answered from them, unreserved
+  const position = new Map(firsts.map(({ idx }, i) => [idx, i]));
+  const fresh = request.sandbox || request.noReuse ? []
+    : await freshResults(database, request.userId, request.emails, (idx) => position.has(idx) && !byRule[position.get(idx)!] && mailboxKey(request.emails[idx]!) !== null);
+  const reusedRow = await storedRows(database, fresh);
+  const toReserve = shape.distinctValid - byRule.filter(Boolean).length - reusedRow.size;
   if (!request.sandbox && toReserve > 0) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
   const jobId = causeId('job');
   // reserved before the work, settled in the transaction that writes the completed job and its rows
   const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve, jobId);
   const verifier = verifierFor(request.sandbox, jobId);
-  let verdicts: Verdict[] = [];
+  let verdicts: (Verdict | null)[] = [];
   try {
-    verdicts = await Promise.all(firsts.map(async ({ email }, i) => byRule[i] ?? (await verifier.verify(email, { rules })).verdict));
+    verdicts = await Promise.all(firsts.map(async ({ email, idx }, i) => byRule[i] ?? (reusedRow.has(idx) ? null : (await verifier.verify(email, { rules })).verdict)));
   } catch (error) {
     if (reservation) await refund(database, request.userId, reservation, toReserve);
     throw error;
   }
   failpoint('instant.mid-bulk');
-  const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
+  const verdictAt = new Map(firsts.flatMap(({ idx }, i) => (verdicts[i] ? [[idx, verdicts[i]] as const] : [])));
   const at = Date.now();
   const summary = await prisma.$transaction(async (tx) => {
     await tx.job.create({
       data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
     });
     await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
-    const rows = firsts.map(({ idx }, i) =>
-      verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
+    const rows = firsts.flatMap(({ idx }, i) =>
+      verdicts[i] ? [verificationRow(verdicts[i], { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at })] : [],
     );
     await saveVerifications(tx, dialect, rows);
-    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, toReserve - verdicts.filter(isChargeable).length))) throw reservationSwept();
+    if (fresh.length) await tx.$executeRawUnsafe(q(dialect, copyReusedSql(dialect)), ...copyParams(dialect, jobId, at, fresh, request.emails));
+    const charged = verdicts.filter((verdict) => verdict !== null && isChargeable(verdict)).length;
+    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, toReserve - charged))) throw reservationSwept();
     const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
@@ -122,10 +139,12 @@ async function submitInstant(database: Database, request: BulkRequest) {
     return summary;
   });
   // one result per row, in order: a duplicate repeats its first row's verdict
-  const results = request.emails.map((_email, idx) => {
+  const results = request.emails.map((email, idx) => {
     const first = shape.duplicateOf[idx]!;
+    const reused = reusedRow.get(first < 0 ? idx : first);
+    if (reused) return bulkItem({ ...reused, email, cached: true, created_at: at, reused_at: reused.created_at });
     if (first < 0) return bulkItem({ ...verdictAt.get(idx)!, cached: false });
-    return bulkItem({ ...verdictAt.get(first)!, email: request.emails[idx]!, cached: false });
+    return bulkItem({ ...verdictAt.get(first)!, email, cached: false });
   });
   return {
     instant: true,

@@ -91,6 +91,21 @@ describe.each(DIALECTS)('reuse of fresh results (%s)', (dialect) => {
     expect(results[0]!.email).toBe(known[0]); // the address as this list spelt it
     expect(results.slice(15).every((r) => !r.reused)).toBe(true);
 
+    // a list of 10 or fewer is answered at once, the same way
+    const small = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: [...first.slice(15, 18), 'fresh.one@reuse.example'] } });
+    expect(small.json.instant).toBe(true);
+    const smallResults = small.json.results as { email: string; reused: boolean; checked_at: string; status: string; cached: boolean }[];
+    for (const result of smallResults.slice(0, 3)) {
+      if (result.status === 'unknown') continue;
+      expect(result).toMatchObject({ reused: true, cached: true });
+      expect(Date.parse(result.checked_at)).toBe(timeOf.get(result.email));
+    }
+    expect(smallResults[3]!.reused).toBe(false);
+    const smallJob = await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: small.json.job_id } });
+    expect(smallJob.reservedCredits).toBe(4 - smallResults.slice(0, 3).filter((r) => r.status !== 'unknown').length);
+    expect(await charged(small.json.job_id)).toBe(smallResults.filter((r) => !r.reused && r.status !== 'unknown').length);
+    expect(await ctx.database.prisma.verification.count({ where: { jobId: small.json.job_id } })).toBe(4);
+
     // outside the window: verified again
     await ctx.database.prisma.$executeRawUnsafe(q(dialect, 'UPDATE verifications SET created_at = created_at - ? WHERE user_id = ?'), 8 * DAY_MS, ctx.account.id);
     const late = await submit(first.slice(0, 12));
