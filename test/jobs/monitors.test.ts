@@ -53,6 +53,7 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
       EV_DNS_SERVERS: dnsBefore.server, EV_DNS_CANARIES: 'mx.keep.test', EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
       EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '5',
       EV_RATE_LIMIT_PER_MINUTE: '1000', EV_CREATE_RATE_PER_MINUTE: '1000', EV_LEASE_MS: '5000',
+      EV_SMTP_PACING: 'default=8/0', // one mail server on loopback: unpaced, so five periods take seconds
     });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
