@@ -24,6 +24,8 @@
  *               another account makes production single checks: wall time, their p50 / p99 (issue 32)
  *   neighbours  1M quoted addresses: syntax time and event-loop lag, in-process and as another
  *               account sees it over HTTP; status of a running 1M-row job, 50% duplicates (issue 20)
+ *   reuse       an upload of 100,000 addresses, 90% verified within the freshness window: time and credits
+ *               with the reuse of fresh results on and off, both databases, in-process (issue 32)
  *   npm run bench                          all of them (about 27 minutes)
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
@@ -51,11 +53,12 @@ import { startServer } from './server';
 import { CONCURRENCY, LOAD_MS, fmt, printTable, quick, results, row, rows } from './report';
 import { sandboxBench } from './sandbox';
 import { runBooksBench } from './books';
+import { runReuseBench } from './reuse';
 import { neighboursBench } from './neighbours';
 import { runRetentionBench } from './retention';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'retention', 'neighbours', 'chaos'] as const;
+const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'retention', 'reuse', 'neighbours', 'chaos'] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 // chaos kills processes and restarts a private PostgreSQL: only when asked for by name
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
@@ -197,6 +200,16 @@ async function booksBench() {
   }
 }
 
+async function reuseBench() {
+  console.log('\n[13] reuse of fresh results: 100,000 addresses, 90% verified within the window, reuse off then on (sandbox engine, one in-process worker)');
+  const figures = await runReuseBench(quick ? 20_000 : 100_000);
+  results.reuse = figures;
+  for (const f of figures) {
+    row(`reuse ${f.dialect} ${f.reuse ? 'on' : 'off'}: submit s / completed s / reused / credits`,
+      `${fmt(f.submitMs / 1000, 1)} / ${fmt(f.totalMs / 1000, 1)} / ${f.reused} / ${f.credits}`);
+  }
+}
+
 async function bodiesBench() {
   console.log('\n[8] the largest bodies: a 1M-row CSV upload and hostile bodies of its size, each on a fresh next start (1024 MB heap)');
   const r = await runBodiesBench((line) => console.log(line));
@@ -263,6 +276,7 @@ async function main() {
   await section('egress', egressBench);
   await section('books', booksBench);
   await section('retention', retentionBench);
+  await section('reuse', reuseBench);
   await section('neighbours', neighboursBench);
   await section('chaos', chaosBench);
   printTable();

@@ -8,6 +8,7 @@ import { EgressBanner } from '../settings/Egress';
 import { Downloads, downloadUrl } from './Downloads';
 import { JobStateBadge } from './JobStateBadge';
 import { ListInsights } from './ListInsights';
+import { MonitorPanel } from './MonitorPanel';
 import { ResultsTable } from './ResultsTable';
 import { SummaryChart } from './SummaryChart';
 
@@ -82,6 +83,7 @@ export function JobView({ jobId }: { jobId: string }) {
             <SummaryChart summary={job.data.data.summary} />
             <ListInsights summary={job.data.data.summary} providers={job.data.data.providers} />
           </Card>
+          <MonitorPanel job={job.data} />
           <Card title="Download" description="Every row of your file, your columns first, then the verdict columns (and duplicate_of, the row of a duplicate's first occurrence).">
             <Downloads jobId={jobId} sandbox={job.data.sandbox} />
           </Card>

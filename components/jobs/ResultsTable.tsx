@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useJobResults } from '@/lib/client/hooks';
 import type { Bucket } from '@/lib/sdk/src/index';
-import { Button, DataTable, ErrorNote, cx, number } from '../ui';
+import { Button, DataTable, ErrorNote, cx, formatDate, number } from '../ui';
 import { RiskBadge, StatusBadge, verdicts } from '../verdict';
 
 const PAGE_SIZE = 25;
@@ -42,7 +42,7 @@ export function ResultsTable({ jobId }: { jobId: string }) {
       <DataTable
         caption={`Results${filter ? `, ${filter} only` : ''}`}
         testId="results-table"
-        columns={[{ label: 'Email' }, { label: 'Status' }, { label: 'Risk' }, { label: 'Reason' }, { label: 'Score', className: 'text-right' }]}
+        columns={[{ label: 'Email' }, { label: 'Status' }, { label: 'Risk' }, { label: 'Reason' }, { label: 'Score', className: 'text-right' }, { label: 'Checked' }]}
         dimmed={results.isPlaceholderData}
         empty={rows.length === 0 && !results.isPending ? `No results${filter ? ` marked ${filter}` : ''}.` : null}
       >
@@ -53,6 +53,9 @@ export function ResultsTable({ jobId }: { jobId: string }) {
             <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
             <td className="px-3 py-2 text-slate-600">{row.reason.replaceAll('_', ' ')}</td>
             <td className="px-3 py-2 text-right tabular-nums text-slate-700">{row.score ?? '—'}</td>
+            <td className="whitespace-nowrap px-3 py-2 text-slate-600" title={row.reused ? 'Answered from an earlier check within your freshness window: not charged' : undefined}>
+              {formatDate(row.checked_at)}{row.reused && <span className="ml-1 text-xs text-slate-500">(reused)</span>}
+            </td>
           </tr>
         ))}
       </DataTable>

@@ -16,14 +16,13 @@ export function Webhooks() {
   function onAdd(event: FormEvent) {
     event.preventDefault();
     // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
-    const events: WebhookEvent[] | undefined = quotaEvents || listEvents
-      ? ['bulk.completed', 'bulk.failed', ...(quotaEvents ? (['quota.warning', 'quota.exceeded'] as const) : []), ...(listEvents ? (['list.expiring'] as const) : [])]
-      : undefined;
+    const chosen: WebhookEvent[] = ['bulk.completed', 'bulk.failed', ...(quotaEvents ? ['quota.warning', 'quota.exceeded'] as const : []), ...(listEvents ? ['list.expiring', 'list.changed'] as const : [])];
+    const events: WebhookEvent[] | undefined = quotaEvents || listEvents ? chosen : undefined;
     create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }
 
   return (
-    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out, or a list is about to be deleted by retention). Deliveries are signed (Standard Webhooks) and retried for a day.">
+    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out, when a list is about to be deleted by retention, or when a monitored list's verdicts change). Deliveries are signed (Standard Webhooks) and retried for a day.">
       <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
           <label htmlFor="webhook-url" className={labelClass}>
@@ -37,7 +36,7 @@ export function Webhooks() {
         </label>
         <label className="flex items-center gap-2 py-2 text-sm text-slate-700">
           <input type="checkbox" checked={listEvents} onChange={(e) => setListEvents(e.target.checked)} />
-          Lists about to expire
+          List events (about to expire, monitored changes)
         </label>
         <Button type="submit" disabled={create.isPending}>
           Add webhook

@@ -43,7 +43,7 @@ const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.
  * of its first attempt and takes it over instead of reserving again (a 409 if that one was settled:
  * the first attempt's work is stored and paid for, only its answer was lost).
  */
-export async function reserve(database: Database, userId: string, count: number, cause: string): Promise<Reservation> {
+export async function reserve(database: Database, userId: string, count: number, cause: string, options: { quiet?: boolean } = {}): Promise<Reservation> {
   const day = utcDay();
   if (count <= 0) return { cause, day, free: 0, credits: 0 };
   const owner = await ownerId(database);
@@ -64,7 +64,8 @@ export async function reserve(database: Database, userId: string, count: number,
     await safely(() => noteQuotaLevel(database, userId)); // quota events: lib/accounts/quota-events.ts
     return taken;
   } catch (error) {
-    if (error instanceof AppError && error.code === 'insufficient_credits') await safely(() => noteQuotaExceeded(database, userId, error.extra as never));
+    // `quiet`: the caller says so itself (a monitor's skipped run, lib/monitors/runs.ts)
+    if (error instanceof AppError && error.code === 'insufficient_credits' && !options.quiet) await safely(() => noteQuotaExceeded(database, userId, error.extra as never));
     throw error;
   }
 }

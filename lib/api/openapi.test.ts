@@ -72,7 +72,7 @@ describe('the OpenAPI document', () => {
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect([...doc.components.schemas.ErrorCode.enum].sort()).toEqual(Object.keys(ERROR_STATUS).sort());
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk.completed', 'bulk.failed', 'list.expiring', 'quota.exceeded', 'quota.warning', 'webhook.test']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk.completed', 'bulk.failed', 'list.changed', 'list.expiring', 'quota.exceeded', 'quota.warning', 'webhook.test']);
   });
 
   it('takes request schemas from the zod schemas the routes validate with', () => {

@@ -177,6 +177,7 @@ export function buildOpenApi(): Record<string, unknown> {
       { name: 'Bulk', description: 'Lists as jobs: submit, poll, download, cancel.' },
       { name: 'History', description: 'Past verifications.' },
       { name: 'Webhooks', description: 'Endpoints that receive job events, signed as Standard Webhooks.' },
+      { name: 'Monitors', description: 'Lists re-verified on a schedule, with what changed between runs.' },
       { name: 'Rules', description: 'Allow and block rules: addresses, domains, MX hosts and TLDs decided before any probe.' },
       { name: 'Account', description: 'Keys, plan, quota, credits and usage.' },
       { name: 'Operations', description: 'The installation itself.' },
@@ -188,6 +189,7 @@ export function buildOpenApi(): Record<string, unknown> {
       'quota.warning': webhookOperation('QuotaWarningEvent', 'Credits plus today\'s free checks fell below the account\'s threshold (once per crossing)'),
       'quota.exceeded': webhookOperation('QuotaExceededEvent', 'A request was refused for want of credits (at most once an hour)'),
       'list.expiring': webhookOperation('ListExpiringEvent', 'A list is deleted by retention in 7 days, then in 1 day (docs/retention.md)'),
+      'list.changed': webhookOperation('ListChangedEvent', 'A monitor\'s run completed with rows whose verdict changed'),
       'webhook.test': webhookOperation('WebhookTestEvent', 'A test event (POST /v1/webhooks/{id}/test)'),
     },
     components: {

@@ -3,6 +3,7 @@ import * as req from './schemas';
 import * as res from './responses';
 import * as rr from './responses-rules';
 import * as rd from './responses-data';
+import * as rm from './responses-monitors';
 import type { Scope } from '../accounts/scopes';
 import { downloadColumnsText } from '../jobs/columns';
 
@@ -88,6 +89,31 @@ const DATA_OPERATIONS: Operation[] = [
   },
 ];
 
+/** Monitors and the reuse of fresh results (docs/lists.md, "Monitors" and "Reuse"). */
+const MONITOR_OPERATIONS: Operation[] = [
+  {
+    method: 'post', path: '/v1/monitors', operationId: 'createMonitor', tag: 'Monitors', scope: 'jobs', summary: 'Re-verify a list on a schedule',
+    description: 'The list must be a completed job of the caller\'s mode (409 `job_not_completed` otherwise; 409 `conflict` if it is already monitored). Each run is a job charged like any list (credits reserved before it starts; a run that cannot be paid is skipped with `quota.exceeded`), never answered from reused results; when it completes, `list.changed` reports the rows whose verdict changed.',
+    body: req.monitorBody, ok: [201, rm.monitorCreated], errors: [404, 409],
+  },
+  { method: 'get', path: '/v1/monitors', operationId: 'listMonitors', tag: 'Monitors', scope: 'jobs', summary: 'List monitors', ok: [200, rm.monitorList] },
+  {
+    method: 'get', path: '/v1/monitors/{id}', operationId: 'getMonitor', tag: 'Monitors', scope: 'jobs', summary: 'A monitor and its list\'s health',
+    description: 'Every run with its counts per verdict bucket and its changes against the run before.', ok: [200, rm.monitorDetail], errors: [404],
+  },
+  {
+    method: 'patch', path: '/v1/monitors/{id}', operationId: 'updateMonitor', tag: 'Monitors', scope: 'jobs', summary: 'Pause, resume or re-time a monitor',
+    body: req.monitorUpdateBody, ok: [200, rm.monitorCreated], errors: [404, 409],
+  },
+  { method: 'delete', path: '/v1/monitors/{id}', operationId: 'deleteMonitor', tag: 'Monitors', scope: 'jobs', summary: 'Delete a monitor (its runs stay)', ok: [200, rm.monitorDeleted], errors: [404] },
+  { method: 'get', path: '/v1/account/reuse', operationId: 'getReuse', tag: 'Account', scope: 'account', summary: 'Reuse of fresh results', ok: [200, rm.reuseSettings] },
+  {
+    method: 'post', path: '/v1/account/reuse', operationId: 'setReuse', tag: 'Account', scope: 'account', summary: 'Turn the reuse of fresh results on or off',
+    description: 'With a window of `days`, an address of a production list that the account verified within that many days is answered from that result: marked `reused` with its `checked_at`, not reserved, not charged. Unknown answers and rules\' verdicts are never reused; monitors never reuse.',
+    body: req.reuseBody, ok: [200, rm.reuseSettings],
+  },
+];
+
 export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/v1/verify/single', operationId: 'verifySingle', tag: 'Verify', scope: 'verify', publishable: true, summary: 'Verify one address',
@@ -167,6 +193,7 @@ export const OPERATIONS: Operation[] = [
   },
   ...RULE_AND_USAGE_OPERATIONS,
   ...DATA_OPERATIONS,
+  ...MONITOR_OPERATIONS,
   {
     method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', scope: 'account', summary: 'Egress health of the installation',
     description: 'Port 25, reverse DNS and blocklists, from this server process\'s cached check; the first call runs it.',

@@ -21,7 +21,11 @@ export const quotaExceededEvent = z
   .object({
     ...eventBase,
     type: z.literal('quota.exceeded'),
-    data: z.object({ required: count, credits: z.number().int(), free_remaining_today: count, refused_at: timestamp }),
+    data: z.object({
+      required: count, credits: z.number().int(), free_remaining_today: count, refused_at: timestamp,
+      monitor_id: z.string().optional().describe('Set when a monitor\'s run was skipped for want of credits (GET /v1/monitors/{id}).'),
+      list_id: z.string().optional().describe('The monitored list of that skipped run.'),
+    }),
   })
   .register(named, { id: 'QuotaExceededEvent' });
 

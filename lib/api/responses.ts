@@ -86,6 +86,8 @@ export const bulkItem = z
   .object({
     email: z.string(), valid: z.boolean(), deliverable: z.boolean(), risk_level: riskLevel, reason, cached: z.boolean(), status: verdictStatus, score,
     sub_reason: subReason.nullable(), mailbox_provider: mailboxProvider, rule_id: ruleId,
+    checked_at: timestamp.describe('When the address was last checked: the time of the result it repeats when it was reused.'),
+    reused: z.boolean().describe('Answered from an earlier result of the account (its time is `checked_at`), not charged.'),
   })
   .register(named, { id: 'BulkItem' });
 
@@ -112,6 +114,7 @@ export const bulkInstant = z
 export const bulkQueued = z
   .object({
     success, job_id: z.string(), status: z.literal('queued'), ...formatCounts,
+    reused_emails: count.describe('Addresses answered from the account\'s results within its freshness window (GET /v1/account/reuse): not reserved, not charged.'),
     estimated_time: z.string().describe('From the throughput of recent jobs and the work queued ahead, e.g. "about 2 minutes".'),
     message: z.string(),
   })
@@ -129,6 +132,8 @@ export const jobStatus = z
       next_try_at: timestamp.describe('When the first of them is asked again.'),
     }).nullable().optional().describe('Only while `queued` or `processing`: what the job waits for, or null.'),
     sandbox: z.boolean(), filename: z.string().nullable(), created_at: timestamp,
+    monitor_id: z.string().nullable().describe('A monitor\'s run: its monitor (GET /v1/monitors/{id}); null for a list submitted by hand.'),
+    previous_job_id: z.string().nullable().describe('A monitor\'s run: the run (or list) it is compared with; `?changed=true` on the download gives the rows that changed.'),
     error: z.string().nullable().optional().describe('Why the job failed (only when `failed`).'),
     data: z
       .object({
@@ -174,7 +179,7 @@ export const webhookList = z.object({ success, data: z.array(webhook) }).registe
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'webhook.test']).register(named, { id: 'EventType' });
+export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed', 'webhook.test']).register(named, { id: 'EventType' });
 export const delivery = z
   .object({
     id: z.string(), event_type: eventType, event_id: z.string(), state: deliveryState, attempts: count,

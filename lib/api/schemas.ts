@@ -56,10 +56,26 @@ export const downloadQuery = z.object({
   partial: boolParam.optional().describe('`true`: a job that has not completed gives the rows answered so far, marked `X-EV-Partial: true`.'),
   // a link cannot send X-EV-Sandbox: the dashboard's download links name the mode here, as history's `sandbox` does
   sandbox: boolParam.optional().describe('`true`: a sandbox job (default the request\'s mode). A sandbox request reaches only sandbox jobs.'),
+  changed: boolParam.optional().describe('`true`: a monitor\'s run gives only the rows whose verdict changed since the run before (or the list); 400 for a job that is not a run.'),
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
-export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring']);
+export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed']);
+
+// Monitors (lib/monitors) and the reuse of fresh results (lib/jobs/reuse.ts)
+const intervalDays = z.number().int().min(1).max(365).describe('Days between runs: 30, 60 or 90 as the dashboard offers, or any number from 1 to 365.');
+export const monitorBody = z
+  .object({ list_id: z.string().max(100).describe('A completed job of the caller\'s mode.'), interval_days: intervalDays })
+  .strict()
+  .register(requestSchemas, { id: 'MonitorRequest', examples: [{ list_id: 'job_abc123', interval_days: 30 }] });
+export const monitorUpdateBody = z
+  .object({ paused: z.boolean().optional().describe('`true` pauses, `false` resumes (a run due meanwhile starts at once).'), interval_days: intervalDays.optional() })
+  .strict()
+  .register(requestSchemas, { id: 'MonitorUpdate', examples: [{ paused: true }] });
+export const reuseBody = z
+  .object({ days: z.number().int().min(1).max(365).nullable().describe('The freshness window in days; `null` turns reuse off.') })
+  .strict()
+  .register(requestSchemas, { id: 'ReuseSettingsRequest', examples: [{ days: 7 }] });
 export const webhookBody = z
   .object({
     url: z.string().url('must be an absolute http(s) URL').max(2048).describe('Where events are POSTed; it must resolve to a public address.'),

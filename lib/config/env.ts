@@ -21,6 +21,7 @@ const schema = z.object({
   EV_WORKER_CONCURRENCY: int.default(50),
   EV_CHUNK_SIZE: int.default(2000),
   EV_LEASE_MS: int.default(60_000),
+  EV_MONITOR_POLL_MS: int.default(60_000),
   /** when a job's address is asked again after our side failed (database, politeness store, DNS resolver): a retry, not a verdict */
   EV_TRANSIENT_RETRY_MS: int.default(30_000),
   /** tries of a chunk before its transient answers stand as verdicts (greylisting, outages); a chunk claimed twice as often fails its job */

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { byDialect, selectArrays } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError, invalidRequest } from '../errors/errors';
+import { CHANGED_SQL } from '../monitors/changes';
 import { bucketCondition, type DownloadFilter } from '../results/rows';
 import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, UPLOAD_AT, resultCells, resultSelect, resultValues, type ResultRow } from './columns';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
@@ -39,21 +40,23 @@ export function downloadCap(job: { uploadBytes: number; totalEmails: number }, r
  * yet (a running job's partial download) is left out.
  */
 export async function csvPage(
-  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false,
+  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false, changedSince?: string,
 ): Promise<ResultRow[]> {
-  const filter = bucket ? `AND v.${bucketCondition(bucket)}` : '';
+  // `changedSince`: only the rows whose verdict differs from that job's (a monitor's run against the one before)
+  const filter = (bucket ? `AND v.${bucketCondition(bucket)}` : '') + (changedSince ? ` AND ${CHANGED_SQL}` : '');
+  const params = (changedSince ? [jobId, afterIdx, changedSince, limit] : [jobId, afterIdx, limit]);
   if (withDuplicates) {
     const query = `SELECT i.idx, ${resultSelect(database.dialect, 'i')}, ${withRows ? 'i.row' : 'NULL AS row'}, i.duplicate_of
       FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx)
       WHERE i.job_id = ? AND i.idx > ? ${filter} ORDER BY i.idx LIMIT ?`;
-    return selectArrays(database, query, [jobId, afterIdx, limit]);
+    return selectArrays(database, query, params);
   }
   const from = withRows
     ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
     : 'NULL AS row FROM verifications v';
   const query = `SELECT v.idx, ${resultSelect(database.dialect, 'v')}, ${from}
     WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
-  return selectArrays(database, query, [jobId, afterIdx, limit]);
+  return selectArrays(database, query, params);
 }
 
 /** The result cells of one row (RESULT_COLUMNS order), with its CRLF. */
@@ -83,13 +86,15 @@ function rowCells(row: ResultRow, width: number, duplicates: boolean): unknown[]
   return cells;
 }
 
-type DownloadedJob = { id: string; status: string; duplicateEmails: number } & StoredUpload;
+type DownloadedJob = { id: string; status: string; duplicateEmails: number; previousJobId?: string | null } & StoredUpload;
 
 export interface DownloadOptions {
   filter?: DownloadFilter;
   /** a job that has not completed gives the rows answered so far */
   partial?: boolean;
   format?: DownloadFormat;
+  /** a monitor's run: only the rows whose verdict changed since the run before */
+  changed?: boolean;
 }
 
 /**
@@ -104,9 +109,13 @@ export function resultsFile(database: Database, job: DownloadedJob, options: Dow
   if (job.status !== 'completed' && !options.partial) {
     throw new AppError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
   }
+  if (options.changed && !job.previousJobId) throw invalidRequest('changed', `Job ${job.id} is not a monitor's run: it has no run before it to compare with.`);
   const upload = uploadInfo(job);
   const kind = fileKind(options.format ?? 'original', upload.format);
-  const pages = { database, jobId: job.id, width: upload.columns.length, filter: options.filter, duplicates: job.duplicateEmails > 0 };
+  const pages = {
+    database, jobId: job.id, width: upload.columns.length, filter: options.filter, duplicates: job.duplicateEmails > 0,
+    changedSince: options.changed ? job.previousJobId ?? undefined : undefined,
+  };
   const header = [...upload.columns, ...RESULT_COLUMNS, ...(pages.duplicates ? [DUPLICATE_COLUMN.name] : [])];
   if (kind.kind === 'xlsx') return { kind, body: xlsxStream(kind.sheet, header, nextPage(pages), (row) => rowCells(row, pages.width, pages.duplicates)) };
   const { delimiter, newline, bom } = kind.csv;
@@ -134,6 +143,7 @@ interface Pages {
   width: number;
   filter?: DownloadFilter;
   duplicates: boolean;
+  changedSince?: string;
 }
 
 /** The fast path: comma, CRLF, no BOM, cells built from precomputed flag texts. */
@@ -154,4 +164,4 @@ function plainCsv(header: string[], pages: Pages): ReadableStream<Uint8Array> {
 }
 
 const nextPage = (pages: Pages) => (afterIdx: number) =>
-  csvPage(pages.database, pages.jobId, afterIdx, pageRows(pages.width, pages.database.dialect), pages.width > 0, pages.filter, pages.duplicates);
+  csvPage(pages.database, pages.jobId, afterIdx, pageRows(pages.width, pages.database.dialect), pages.width > 0, pages.filter, pages.duplicates, pages.changedSince);

@@ -7,8 +7,9 @@ import { startDispatcher } from '../webhooks/dispatch';
 import { JobWorker } from './worker';
 import { chunkQueue } from './queue';
 import { processSlot } from '../config/process-slots';
+import { startMonitorScheduler } from '../monitors/runs';
 
-const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<void> }>('worker');
+const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<void>; stopMonitors: () => void }>('worker');
 
 /** The worker for this process (server or `npm run worker`), created on first call. */
 export async function startWorker(): Promise<JobWorker> {
@@ -34,7 +35,8 @@ export async function startWorker(): Promise<JobWorker> {
   if (refusal) console.error(`[worker] production jobs wait: ${refusal}`);
   worker.start();
   // Webhooks go out beside the worker, never in its loop: a slow receiver delays only its own deliveries.
-  running.value = { worker, stopDispatcher: startDispatcher(database) };
+  // monitors' due runs (lib/monitors/runs.ts): every worker looks, each run starts once
+  running.value = { worker, stopDispatcher: startDispatcher(database), stopMonitors: startMonitorScheduler(database, config.EV_MONITOR_POLL_MS) };
   return worker;
 }
 
@@ -44,6 +46,7 @@ export function pokeWorker(): void {
 }
 
 export async function stopWorker(): Promise<void> {
+  running.value?.stopMonitors();
   await Promise.all([running.value?.worker.stop(), running.value?.stopDispatcher()]);
   running.value = undefined;
 }

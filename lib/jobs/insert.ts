@@ -1,15 +1,16 @@
 import type { Database, Db } from '../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
-import { insertRows, sqliteInsert } from '../db/sql';
+import { insertRows, q, sqliteInsert } from '../db/sql';
 import type { StoredUpload } from './formats';
 import { chunkQueue } from './queue';
+import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
 type Tx = Pick<Db, '$executeRawUnsafe'>;
 
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
-const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
+export const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
@@ -34,9 +35,25 @@ const ITEM_SLICE = 10_000;
 // about 10 ms of synchronous writing each on SQLite (lib/jobs/slices.ts)
 const SQLITE_ITEM_SLICE = 2_000;
 
-function chunkRows(jobId: string, total: number, chunkSize: number): unknown[][] {
+export function chunkRows(jobId: string, total: number, chunkSize: number, needsWork?: (idx: number) => boolean): unknown[][] {
   const values: unknown[][] = [];
-  for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+  if (!needsWork) {
+    for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
+    return values;
+  }
+  // Rows answered already (reused results, lib/jobs/reuse.ts) cost a chunk nothing: each chunk spans
+  // the rows that hold `chunkSize` to verify, so the chunks a job has follow its work, not its length.
+  // They still cover every row, end to end; a job with nothing left to verify has one.
+  let start = 0;
+  let work = 0;
+  for (let idx = 0; idx < total; idx++) {
+    if (needsWork(idx) && ++work === chunkSize) {
+      values.push([jobId, values.length, start, idx + 1]);
+      start = idx + 1;
+      work = 0;
+    }
+  }
+  if (start < total || values.length === 0) values.push([jobId, values.length, start, total]);
   return values;
 }
 
@@ -79,15 +96,23 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number) {
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: Reused[] = []) {
   const { emails } = items;
-  const chunks = chunkRows(job.id, emails.length, chunkSize);
+  const answered = new Set(reused.map((row) => row.idx));
+  const now = Date.now();
+  const chunks = chunkRows(job.id, emails.length, chunkSize, answered.size ? (idx) => !answered.has(idx) : undefined);
   const { bulk, writeLock } = database;
   if (bulk && writeLock) {
     try {
       for (let from = 0; from < emails.length; from += SQLITE_ITEM_SLICE) {
         const to = Math.min(emails.length, from + SQLITE_ITEM_SLICE);
         await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, to)))());
+        await turn();
+      }
+      // results reused from the account's fresh ones (lib/jobs/reuse.ts), stored before any worker can see the job
+      for (let from = 0; from < reused.length; from += COPY_BATCH) {
+        const params = copyParams('sqlite', job.id, now, reused.slice(from, from + COPY_BATCH), emails);
+        await writeLock.run(() => bulk.prepare(copyReusedSql('sqlite')).run(...params));
         await turn();
       }
       await writeLock.run(() => bulk.transaction(() => {
@@ -98,6 +123,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       })());
     } catch (error) {
       await writeLock.run(() => bulk.prepare('DELETE FROM job_items WHERE job_id = ?').run(job.id));
+      if (reused.length) await writeLock.run(() => bulk.prepare('DELETE FROM verifications WHERE job_id = ?').run(job.id));
       throw error;
     }
     return;
@@ -107,6 +133,9 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       await tx.job.create({ data: { ...job, status: 'queued' } });
       for (let from = 0; from < emails.length; from += ITEM_SLICE) {
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
+      }
+      for (let from = 0; from < reused.length; from += COPY_BATCH) {
+        await tx.$executeRawUnsafe(q(database.dialect, copyReusedSql(database.dialect)), ...copyParams(database.dialect, job.id, now, reused.slice(from, from + COPY_BATCH), emails));
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
       // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)

@@ -9,8 +9,9 @@ import { failpoint, pausepoint } from '../failpoints/failpoints';
 import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
 import { getOwnJob } from './status';
 import { chunkQueue } from './queue';
+import { recordChanges } from '../monitors/changes';
 
-type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
+type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
 
 /**
@@ -40,6 +41,8 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
   if (updated.count !== 1) return false;
   if (!job.sandbox) await refundUnused(tx, dialect, job.userId, jobReservation(job), jobId);
   await enqueueEvent(tx, job.userId, bulkCompletedEvent(job, summary, completedAt));
+  // a monitor's run: what changed since the run before (lib/monitors/changes.ts)
+  if (job.monitorId && job.previousJobId) await recordChanges(tx, dialect, { ...job, monitorId: job.monitorId, previousJobId: job.previousJobId }, completedAt);
   return true;
 }
 

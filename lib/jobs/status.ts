@@ -88,6 +88,8 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     sandbox: job.sandbox,
     filename: job.uploadFilename,
     created_at: job.createdAt.toISOString(),
+    monitor_id: job.monitorId,
+    previous_job_id: job.previousJobId,
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
   if (job.status === 'queued' || job.status === 'processing') return { ...base, waiting: await waitingFor(database, job.id) };

@@ -12,7 +12,10 @@ import { verifierFor } from '../checks/verifiers';
 import { verdictOfRules } from '../checks/rules';
 import { ruleBookFor } from '../rules/store';
 import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
-import { listShape, type ListShape } from './duplicates';
+import { listShape, mailboxKey, type ListShape } from './duplicates';
+import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
+import { q, selectRows } from '../db/sql';
+import type { StoredVerification } from '../results/rows';
 import { pokeWorker } from './embedded';
 import { estimateTime } from './estimate';
 import { storedUpload, type UploadFormat } from './formats';
@@ -33,6 +36,8 @@ export interface BulkRequest {
   format?: UploadFormat;
   /** the request body's size: the download's cap is relative to it (lib/jobs/csv.ts downloadCap) */
   uploadBytes?: number;
+  /** never answer from the account's fresh results (lib/jobs/reuse.ts) */
+  noReuse?: boolean;
 }
 
 /** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
@@ -57,7 +62,7 @@ function listCounts(request: BulkRequest, shape: ListShape) {
   };
 }
 
-function chunkSize(sandbox: boolean): number {
+export function chunkSize(sandbox: boolean): number {
   return sandbox ? Math.max(env().EV_CHUNK_SIZE, 1) : Math.max(1, Math.min(env().EV_CHUNK_SIZE, 100));
 }
 
@@ -78,7 +83,15 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
   return answer;
 }
 
-/** 10 or fewer addresses: verified now, still recorded as a (completed) job. */
+/** The stored results an instant list reuses, by the row that reuses them (at most 10). */
+async function storedRows(database: Database, fresh: Reused[]): Promise<Map<number, StoredVerification>> {
+  if (fresh.length === 0) return new Map();
+  const rows = await selectRows<StoredVerification>(database, `SELECT * FROM verifications WHERE id IN (${fresh.map(() => '?').join(', ')})`, fresh.map((r) => r.id));
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  return new Map(fresh.flatMap((r) => (byId.has(r.id) ? [[r.idx, byId.get(r.id)!] as const] : [])));
+}
+
+/** 10 or fewer addresses: verified now (or answered from fresh results), still recorded as a (completed) job. */
 async function submitInstant(database: Database, request: BulkRequest) {
   const { prisma, dialect } = database;
   const shape = await listShape(request.emails);
@@ -86,7 +99,12 @@ async function submitInstant(database: Database, request: BulkRequest) {
   // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)
   const rules = await ruleBookFor(database, request.userId);
   const byRule = await Promise.all(firsts.map(({ email }) => verdictOfRules(email, rules, request.sandbox)));
-  const toReserve = shape.distinctValid - byRule.filter(Boolean).length;
+  // the account's fresh results, when it opted in (lib/jobs/reuse.ts): answered from them, unreserved
+  const position = new Map(firsts.map(({ idx }, i) => [idx, i]));
+  const fresh = request.sandbox || request.noReuse ? []
+    : await freshResults(database, request.userId, request.emails, (idx) => position.has(idx) && !byRule[position.get(idx)!] && mailboxKey(request.emails[idx]!) !== null);
+  const reusedRow = await storedRows(database, fresh);
+  const toReserve = shape.distinctValid - byRule.filter(Boolean).length - reusedRow.size;
   if (!request.sandbox && toReserve > 0) refuseWithoutIdentity();
   // each mailbox is verified and charged once; its later rows take the first row's verdict
   const jobId = causeId('job');
@@ -100,27 +118,29 @@ async function submitInstant(database: Database, request: BulkRequest) {
     throw new AppError('conflict', `The first attempt of this Idempotency-Key reserved ${reserved} verifications and this list now needs ${toReserve} (its rules or domains changed since); nothing was stored or charged. Retry it: the key is free again (docs/guarantees.md).`);
   }
   const verifier = verifierFor(request.sandbox, jobId);
-  let verdicts: Verdict[] = [];
+  let verdicts: (Verdict | null)[] = [];
   try {
-    verdicts = await Promise.all(firsts.map(async ({ email }, i) => byRule[i] ?? (await verifier.verify(email, { rules })).verdict));
+    verdicts = await Promise.all(firsts.map(async ({ email, idx }, i) => byRule[i] ?? (reusedRow.has(idx) ? null : (await verifier.verify(email, { rules })).verdict)));
   } catch (error) {
     if (reservation) await refund(database, request.userId, reservation, reserved);
     throw error;
   }
   failpoint('instant.mid-bulk');
-  const verdictAt = new Map(firsts.map(({ idx }, i) => [idx, verdicts[i]!]));
+  const verdictAt = new Map(firsts.flatMap(({ idx }, i) => (verdicts[i] ? [[idx, verdicts[i]] as const] : [])));
   const at = Date.now();
   const summary = await storeInstant(database, request.userId, reservation, () => prisma.$transaction(async (tx) => {
     await tx.job.create({
       data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
     });
     await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
-    const rows = firsts.map(({ idx }, i) =>
-      verificationRow(verdicts[i]!, { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at }),
+    const rows = firsts.flatMap(({ idx }, i) =>
+      verdicts[i] ? [verificationRow(verdicts[i], { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at })] : [],
     );
     await saveVerifications(tx, dialect, rows);
+    if (fresh.length) await tx.$executeRawUnsafe(q(dialect, copyReusedSql(dialect)), ...copyParams(dialect, jobId, at, fresh, request.emails));
     // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
-    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - verdicts.filter(isChargeable).length))) throw reservationSwept();
+    const charged = verdicts.filter((verdict) => verdict !== null && isChargeable(verdict)).length;
+    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - charged))) throw reservationSwept();
     const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
@@ -128,10 +148,12 @@ async function submitInstant(database: Database, request: BulkRequest) {
     return summary;
   }));
   // one result per row, in order: a duplicate repeats its first row's verdict
-  const results = request.emails.map((_email, idx) => {
+  const results = request.emails.map((email, idx) => {
     const first = shape.duplicateOf[idx]!;
+    const reused = reusedRow.get(first < 0 ? idx : first);
+    if (reused) return bulkItem({ ...reused, email, cached: true, created_at: at, reused_at: reused.created_at });
     if (first < 0) return bulkItem({ ...verdictAt.get(idx)!, cached: false });
-    return bulkItem({ ...verdictAt.get(first)!, email: request.emails[idx]!, cached: false });
+    return bulkItem({ ...verdictAt.get(first)!, email, cached: false });
   });
   return {
     instant: true,
@@ -163,17 +185,21 @@ async function storeInstant<T>(database: Database, userId: string, reservation: 
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
   const jobId = causeId('job');
-  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates);
+  // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/reuse.ts)
+  const reused = request.sandbox || request.noReuse ? []
+    : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
+  const toVerify = shape.distinctValid - reused.length;
+  const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.length);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, shape.distinctValid, jobId);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, toVerify, jobId);
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   try {
     const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
     // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
     await pausepoint('job.before-insert');
-    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox));
+    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), reused);
   } catch (error) {
     // no job was written: the reservation goes back whole (this process's are never swept while it
     // lives; a refund that fails too is kept and retried, lib/accounts/owners.ts)
@@ -184,6 +210,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     job_id: jobId,
     status: 'queued',
     ...listCounts(request, shape),
+    reused_emails: reused.length,
     estimated_time: estimated,
     message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
   };

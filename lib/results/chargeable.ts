@@ -14,8 +14,11 @@ export function isChargeable(verdict: Pick<Verdict, 'status' | 'reason'>): boole
 /** SQL: the row was not decided by a rule. */
 export const NOT_RULED = `reason NOT IN (${RULED_REASONS.map((r) => `'${r}'`).join(', ')})`;
 
-/** The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit and the usage report use it too). */
-export const CHARGEABLE_SQL = `status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
+/**
+ * The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit and the usage report use it too).
+ * A row answered from an earlier result of the account (`reused_at`, lib/jobs/reuse.ts) is never charged.
+ */
+export const CHARGEABLE_SQL = `reused_at IS NULL AND status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
 
 /** A job's results that are charged: those stored and those erased since (lib/retention/usage-kept.ts). */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {

@@ -80,12 +80,12 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
  * (what SQLite's lower() and PostgreSQL's under the "C" collation do, so the index on it serves the
  * query). One mailbox whatever the case of its spelling, as the duplicates rule says (docs/lists.md).
  */
-function mailboxCase(email: string): string {
+export function mailboxCase(email: string): string {
   return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /** The SQL side of mailboxCase: the expression the (user_id, lower(email)) index is built on. */
-function emailCase(database: Database): string {
+export function emailCase(database: Database): string {
   return byDialect(database.dialect, { postgres: 'lower(email COLLATE "C")', sqlite: 'lower(email)' });
 }
 

@@ -114,15 +114,19 @@ export interface StoredVerification {
   idx: number | null;
   details: string;
   created_at: number | bigint;
+  /** lib/jobs/reuse.ts: the time of the result this row repeats */
+  reused_at?: number | bigint | null;
 }
 
 export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
 
 type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score' | 'sub_reason' | 'mailbox_provider'> &
-  ({ details: string } | Pick<Verdict, 'rule_id'>);
+  ({ details: string; created_at: number | bigint; reused_at?: number | bigint | null } | Pick<Verdict, 'rule_id'>);
 
-/** A bulk item from a stored row (rule_id in its details JSON) or a fresh verdict. */
+/** A bulk item from a stored row (rule_id in its details JSON) or a fresh verdict (checked now). */
 export function bulkItem(row: ItemSource) {
+  const stored = 'created_at' in row;
+  const reusedAt = stored && row.reused_at !== null && row.reused_at !== undefined ? Number(row.reused_at) : null;
   const extra: Partial<Pick<Verdict, 'rule_id'>> = 'details' in row && typeof row.details === 'string' ? JSON.parse(row.details) : row;
   return {
     email: row.email,
@@ -136,6 +140,8 @@ export function bulkItem(row: ItemSource) {
     sub_reason: row.sub_reason ?? null,
     mailbox_provider: row.mailbox_provider ?? null,
     rule_id: extra.rule_id ?? null,
+    checked_at: new Date(reusedAt ?? (stored ? Number(row.created_at) : Date.now())).toISOString(),
+    reused: reusedAt !== null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { AppError } from '../errors/errors';
+import { monitoredJobsToKeep } from '../monitors/monitors';
 
 /**
  * How long an account's data is kept (docs/retention.md). EV_RETENTION_DAYS is the installation's
@@ -42,8 +43,9 @@ export async function retentionState(database: Database, userId: string, now = D
   let expiring: Expiring[] = [];
   if (days !== null) {
     const cutoff = now - days * DAY_MS;
+    const kept = [...(await monitoredJobsToKeep(database, userId))];
     const rows = await database.prisma.job.findMany({
-      where: { userId, retentionHold: false, status: { in: ENDED_STATUSES }, createdAt: { lt: new Date(cutoff + WARN_DAYS[0] * DAY_MS) } },
+      where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED_STATUSES }, createdAt: { lt: new Date(cutoff + WARN_DAYS[0] * DAY_MS) } },
       orderBy: { createdAt: 'asc' },
       take: 20,
       select: { id: true, uploadFilename: true, totalEmails: true, createdAt: true },

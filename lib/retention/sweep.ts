@@ -8,6 +8,7 @@ import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
 import { releaseLease, takeLease } from './lease';
 import { DAY_MS, ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
 import { deleteVerifications } from './usage-kept';
+import { monitoredJobsToKeep } from '../monitors/monitors';
 
 /**
  * Retention (docs/retention.md): deletes what has passed each account's retention and warns of it.
@@ -19,8 +20,8 @@ import { deleteVerifications } from './usage-kept';
  * the window. Everything goes in batches of EV_RETENTION_BATCH rows, each its own short transaction
  * followed by a pause as long as the batch took, so a big list never holds the database from other
  * accounts' work; the state is only the rows themselves, so a pass cut short anywhere (a restart)
- * is finished by the next one. A job with `retention_hold` (a monitored list's latest run) is never
- * expired or warned of. The credit ledger and usage counts are kept (lib/retention/usage-kept.ts).
+ * is finished by the next one. A monitored list and its latest run (monitoredJobsToKeep,
+ * lib/monitors/monitors.ts), and a job with `retention_hold`, are never expired or warned of. The credit ledger and usage counts are kept (lib/retention/usage-kept.ts).
  *
  * Workers run passes every EV_RETENTION_SWEEP_MS under the `retention` lease (lease.ts): one worker
  * of the database at a time, taken over when it dies.
@@ -100,9 +101,11 @@ async function accountPass(database: Database, userId: string, now: number, wind
   const cutoff = now - windowMs;
   const { prisma, dialect } = database;
   report.warned += await warnExpiring(database, userId, cutoff, windowMs);
+  // a monitored list and its latest run stay: the next run starts from them (lib/monitors)
+  const kept = [...(await monitoredJobsToKeep(database, userId))];
   for (;;) {
     const expired = await prisma.job.findMany({
-      where: { userId, retentionHold: false, status: { in: ENDED }, createdAt: { lt: new Date(cutoff) } },
+      where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { lt: new Date(cutoff) } },
       select: { id: true }, orderBy: { createdAt: 'asc' }, take: 10,
     });
     if (expired.length === 0) break;
@@ -166,12 +169,14 @@ async function deleteJob(database: Database, jobId: string, batch: number, step:
 }
 
 /** `list.expiring` for the account's ended lists within a day, then within a week, of their deletion; each once. */
-async function warnExpiring({ prisma }: Database, userId: string, cutoff: number, windowMs: number): Promise<number> {
+async function warnExpiring(database: Database, userId: string, cutoff: number, windowMs: number): Promise<number> {
+  const { prisma } = database;
+  const kept = [...(await monitoredJobsToKeep(database, userId))];
   let sent = 0;
   for (const daysLeft of [...WARN_DAYS].sort((a, b) => a - b)) {
     const notYet = { OR: [{ expiryNotice: null }, { expiryNotice: { gt: daysLeft } }] };
     const jobs = await prisma.job.findMany({
-      where: { userId, retentionHold: false, status: { in: ENDED }, createdAt: { gte: new Date(cutoff), lt: new Date(cutoff + daysLeft * DAY_MS) }, ...notYet },
+      where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { gte: new Date(cutoff), lt: new Date(cutoff + daysLeft * DAY_MS) }, ...notYet },
       select: { id: true, sandbox: true, uploadFilename: true, totalEmails: true, createdAt: true }, take: 100,
     });
     for (const job of jobs) {

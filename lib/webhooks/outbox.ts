@@ -2,7 +2,7 @@ import type { Db } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
 
-export type EventType = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring' | 'webhook.test';
+export type EventType = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring' | 'list.changed' | 'webhook.test';
 
 export interface EventPayload {
   id: string;

@@ -12,6 +12,7 @@ import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as rules from '@/app/v1/rules/route';
+import * as monitors from '@/app/v1/monitors/route';
 import { auditCredits } from '@/lib/accounts/audit';
 import { createApiKey } from '@/lib/accounts/keys';
 import { grantCredits } from '@/lib/accounts/quota';
@@ -164,7 +165,7 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(await auditCredits(ctx.database)).toMatchObject({ problems: [] });
   });
 
-  it('keeps a held list (a monitored list\'s latest run) and never warns of it', async () => {
+  it('keeps a held list (retention_hold) and never warns of it', async () => {
     const c = await account();
     await call(retention.POST, { key: c.key, body: { retention_days: 1 } });
     const held = await list(c.key, 11);
@@ -176,6 +177,27 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(await count('jobs', 'id = ?', loose)).toBe(0);
     expect(await count('verifications', 'job_id = ?', held)).toBe(11);
     expect(await count('webhook_deliveries', `event_type = 'list.expiring' AND payload LIKE ?`, `%${held}%`)).toBe(0);
+  });
+
+  it('keeps a monitored list and its latest run, whatever their age, and never warns of them; older runs go', async () => {
+    const c = await account();
+    await call(retention.POST, { key: c.key, body: { retention_days: 1 } });
+    const watched = await list(c.key, 11);
+    const loose = await list(c.key, 11);
+    const monitor = await call(monitors.POST, { key: c.key, sandbox: false, body: { list_id: watched, interval_days: 30 } });
+    expect(monitor.status).toBe(201);
+    // two runs as a worker's timer would have started them: the first is older than the latest
+    const older = await list(c.key, 11);
+    const latest = await list(c.key, 11);
+    await ctx.database.prisma.job.updateMany({ where: { id: { in: [older, latest] } }, data: { monitorId: monitor.json.id } });
+    await ctx.database.prisma.monitor.update({ where: { id: monitor.json.id }, data: { latestJobId: latest } });
+    expect((await retentionState(ctx.database, c.id, Date.now() + 0.5 * DAY_MS)).expiring.map((e) => e.job_id).sort()).toEqual([loose, older].sort());
+    expect(await retentionPass(ctx.database, { now: Date.now() + 0.5 * DAY_MS, pace: false })).toMatchObject({ warned: 2, jobs: 0 });
+    expect(await retentionPass(ctx.database, { now: Date.now() + 40 * DAY_MS, pace: false })).toMatchObject({ jobs: 2 });
+    expect(await count('jobs', 'id IN (?, ?)', loose, older)).toBe(0);
+    expect(await count('verifications', 'job_id = ?', watched)).toBe(11);
+    expect(await count('verifications', 'job_id = ?', latest)).toBe(11);
+    expect(await count('webhook_deliveries', `event_type = 'list.expiring' AND (payload LIKE ? OR payload LIKE ?)`, `%${watched}%`, `%${latest}%`)).toBe(0);
   });
 
   it('finishes a deletion cut short by a killed process, counting every batch once', async () => {

@@ -6,6 +6,7 @@ import { Security } from '@/components/settings/Security';
 import { UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
 import { RulesLink } from '@/components/settings/RulesLink';
+import { ReuseCard } from '@/components/settings/Reuse';
 import { Webhooks } from '@/components/settings/Webhooks';
 import { PageTitle } from '@/components/ui';
 
@@ -14,11 +15,12 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageTitle title="Settings" subtitle="Usage, rules, API keys, webhooks, your data and sign-in security for your account; the installation's mail server reachability." />
+      <PageTitle title="Settings" subtitle="Usage, rules, the reuse of fresh results, API keys, webhooks, your data and sign-in security for your account; the installation's mail server reachability." />
       <div className="space-y-6">
         <UsageCard />
         <UsageHistory />
         <RulesLink />
+        <ReuseCard />
         <ApiKeys />
         <Webhooks />
         <DataCard />

@@ -2,6 +2,7 @@
 import type { EventType, JobSummary, WebhookEvent } from './types.ts';
 import type { QuotaExceededEvent, QuotaWarningEvent } from './rules-types.ts';
 import type { ListExpiringEvent } from './data-types.ts';
+import type { ListChangedEvent } from './monitor-types.ts';
 
 export interface Webhook {
   id: string;
@@ -74,7 +75,7 @@ export interface WebhookTestEvent extends EventBase {
   data: { message: string };
 }
 
-export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | ListExpiringEvent | WebhookTestEvent;
+export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | ListExpiringEvent | ListChangedEvent | WebhookTestEvent;
 
 export interface ErrorBody {
   error: string;

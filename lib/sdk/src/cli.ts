@@ -9,6 +9,7 @@ import { KEYS_HELP, keysCommand } from './cli-keys.ts';
 import { listFromCsv, parseCsv } from './csv.ts';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
+import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
@@ -34,6 +35,7 @@ Commands:
   bulk <file.csv|->          verify a list (CSV with a header naming an email column, or one address
                              a line), with a progress bar on stderr; writes the result CSV
 ${RULES_HELP}
+${MONITORS_HELP}
 ${KEYS_HELP}
 ${DATA_HELP}
 
@@ -118,6 +120,13 @@ async function verifyCommand(client: EmailVerifier, emails: string[], json: bool
   return code;
 }
 
+/** A download to `out`, or to stdout (not ended: it belongs to the process; written chunk by chunk, minding back-pressure). */
+async function writeOut(body: ReadableStream<Uint8Array>, out: string | undefined, io: Io): Promise<void> {
+  const csv = Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+  if (out) await pipeline(csv, createWriteStream(out));
+  else for await (const chunk of csv) if (!io.stdout.write(chunk)) await new Promise((resolve) => io.stdout.once('drain', resolve));
+}
+
 async function bulkCommand(client: EmailVerifier, file: string | undefined, options: Record<string, string | boolean | undefined>, io: Io): Promise<number> {
   if (!file) throw new UsageError('bulk needs a file (or - for stdin)');
   const filter = options.filter as Bucket | undefined;
@@ -136,13 +145,8 @@ async function bulkCommand(client: EmailVerifier, file: string | undefined, opti
     io.stderr.write(`job ${done.job_id} ${done.status}${done.error ? `: ${done.error}` : ''}\n`);
     return EXIT.jobEnded;
   }
-  const csv = Readable.fromWeb((await client.bulk.download(done.job_id, { filter })) as NodeReadableStream<Uint8Array>);
   const out = options.out as string | undefined;
-  if (out) await pipeline(csv, createWriteStream(out));
-  else {
-    // stdout is not ended (it belongs to the process): written chunk by chunk, minding back-pressure
-    for await (const chunk of csv) if (!io.stdout.write(chunk)) await new Promise((resolve) => io.stdout.once('drain', resolve));
-  }
+  await writeOut(await client.bulk.download(done.job_id, { filter }), out, io);
   const s = done.data!.summary;
   io.stderr.write(`${done.job_id}: ${s.total} addresses, ${s.deliverable} deliverable, ${s.undeliverable} undeliverable, ${s.risky} risky, ${s.unknown} unknown${out ? ` → ${out}` : ''}\n`);
   return EXIT.ok;
@@ -221,6 +225,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'export') return await exportCommand(client, values.out, io);
+    if (command === 'monitors') return await monitorsCommand(client, rest, io, (message) => new UsageError(message));
+    if (command === 'changed') return await changedCommand(client, rest[0], (body) => writeOut(body, values.out, io), (message) => new UsageError(message));
+    if (command === 'reuse') return await reuseCommand(client, rest[0], io, (message) => new UsageError(message));
     if (command === 'keys') {
       await keysCommand(client, rest, values, io, (message) => new UsageError(message));
       return EXIT.ok;

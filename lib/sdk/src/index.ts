@@ -4,6 +4,8 @@ import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from 
 import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
 import type { AddressErased, RetentionState } from './data-types.ts';
+import { Monitors, reuse, setReuse } from './monitors.ts';
+import type { ReuseSettings } from './monitor-types.ts';
 import type {
   Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -169,6 +171,7 @@ export class EmailVerifier {
   readonly history: History;
   readonly webhooks: Webhooks;
   readonly rules: Rules;
+  readonly monitors: Monitors;
   readonly keys: Keys;
   private readonly transport: Transport;
 
@@ -178,6 +181,7 @@ export class EmailVerifier {
     this.history = new History(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.rules = new Rules(this.transport);
+    this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
   }
 
@@ -217,6 +221,16 @@ export class EmailVerifier {
   /** Credits, today's free checks and the quota.warning threshold. */
   quota(options?: RequestOptions): Promise<QuotaState> {
     return quota(this.transport, options);
+  }
+
+  /** Whether fresh results are reused, and their window in days. */
+  reuse(options?: RequestOptions): Promise<ReuseSettings> {
+    return reuse(this.transport, options);
+  }
+
+  /** Reuses results verified within `days` (not charged again), or stops (null). */
+  setReuse(days: number | null, options?: RequestOptions): Promise<ReuseSettings> {
+    return setReuse(this.transport, days, options);
   }
 
   /** Sets the quota.warning threshold (null: the installation's default). */

@@ -84,5 +84,10 @@ export interface QuotaWarningEvent extends EventBase {
 
 export interface QuotaExceededEvent extends EventBase {
   type: 'quota.exceeded';
-  data: { required: number; credits: number; free_remaining_today: number; refused_at: string };
+  data: {
+    required: number; credits: number; free_remaining_today: number; refused_at: string;
+    /** set when a monitor's run was skipped for want of credits */
+    monitor_id?: string;
+    list_id?: string;
+  };
 }

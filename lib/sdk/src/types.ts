@@ -14,7 +14,7 @@ export type SubReason =
 export type VerdictStatus = 'deliverable' | 'undeliverable' | 'risky' | 'catch-all' | 'disposable' | 'role-based' | 'unknown';
 export type Bucket = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 export type JobState = 'queued' | 'processing' | 'completed' | 'cancelled' | 'failed';
-export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring';
+export type WebhookEvent = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring' | 'list.changed';
 export type EventType = WebhookEvent | 'webhook.test';
 
 export interface Evidence {
@@ -83,6 +83,10 @@ export interface BulkItem {
   sub_reason: SubReason | null;
   mailbox_provider: string | null;
   rule_id: string | null;
+  /** when the address was last checked (ISO 8601): the time of the result it repeats when it was reused */
+  checked_at: string;
+  /** answered from an earlier result of the account, not charged */
+  reused: boolean;
 }
 
 export interface JobSummary {
@@ -128,6 +132,8 @@ export interface BulkQueued extends FormatCounts {
   success: true;
   job_id: string;
   status: 'queued';
+  /** addresses answered from the account's fresh results (reuse on): not reserved, not charged */
+  reused_emails: number;
   estimated_time: string;
   message: string;
 }
@@ -163,6 +169,10 @@ export interface JobStatus {
   sandbox: boolean;
   filename: string | null;
   created_at: string;
+  /** a monitor's run: its monitor; null for a list submitted by hand */
+  monitor_id: string | null;
+  /** a monitor's run: the run (or list) it is compared with */
+  previous_job_id: string | null;
   error?: string | null;
   data?: {
     results: BulkItem[];
@@ -221,3 +231,5 @@ export interface HistoryPage {
 }
 
 export * from './account-types.ts';
+
+export * from './monitor-types.ts';

@@ -132,6 +132,40 @@ describe('the CLI against the real API over HTTP', () => {
     expect(strFromU8(files['results.csv']!)).not.toContain('erase+me');
     expect(JSON.parse(strFromU8(files['account.json']!))).toMatchObject({ id: ctx.account.id });
   });
+
+  it('monitors, changed rows and reuse: add, show, pause, resume, delete; a run\'s changed rows as CSV', async () => {
+    const list = Array.from({ length: 12 }, (_, i) => `watched${i}@example.com`).join('\n');
+    const bulk = await cli(['bulk', '-', '--sandbox', '--no-progress'], { stdin: `email\n${list}\n` });
+    expect(bulk.code).toBe(0);
+    const jobId = /^(job_\S+):/m.exec(bulk.err)![1]!;
+    const added = await cli(['monitors', 'add', jobId, '30', '--sandbox']);
+    expect(added.code).toBe(0);
+    const [id, listId, every, state] = added.out.trim().split('\t');
+    expect([listId, every, state]).toEqual([jobId, 'every 30 days', 'active']);
+    expect((await cli(['monitors', 'add', jobId, '30', '--sandbox'])).code).toBe(6); // already monitored
+    expect((await cli(['monitors', 'list', '--sandbox'])).out).toContain(`${id}\t${jobId}`);
+    expect((await cli(['monitors', 'pause', id!, '--sandbox'])).out).toContain('\tpaused\t');
+    expect((await cli(['monitors', 'resume', id!, '--sandbox'])).out).toContain('\tactive\t');
+    // a run, as a worker's timer would start it once due: the sandbox answers the same, so nothing changed
+    await ctx.database.prisma.monitor.update({ where: { id }, data: { nextRunAt: BigInt(Date.now()) } });
+    const { runDueMonitors } = await import('@/lib/monitors/runs');
+    expect((await runDueMonitors(ctx.database)).started).toBe(1);
+    const run = await ctx.database.prisma.job.findFirstOrThrow({ where: { monitorId: id } });
+    for (let i = 0; i < 200 && (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: run.id } })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+    const shown = await cli(['monitors', 'show', id!, '--sandbox']);
+    expect(shown.out.trim().split('\n').slice(1).map((line) => line.split('\t')[0])).toEqual([jobId, run.id]);
+    expect(shown.out).toMatch(/\t0 changed\n$/);
+    const changed = await cli(['changed', run.id, '--sandbox']);
+    expect(changed).toMatchObject({ code: 0 });
+    expect(changed.out.trim().split('\r\n')).toHaveLength(1); // the header only: no row changed
+    expect((await cli(['changed', jobId, '--sandbox'])).code).toBe(6); // not a run
+    expect((await cli(['monitors', 'delete', id!, '--sandbox'])).code).toBe(0);
+    expect((await cli(['monitors', 'show', id!, '--sandbox'])).code).toBe(6);
+    expect((await cli(['reuse'])).out).toBe('reuse off\n');
+    expect((await cli(['reuse', '7'])).out).toBe('reuse on: results verified within 7 days\n');
+    expect((await cli(['reuse', 'off'])).out).toBe('reuse off\n');
+    expect((await cli(['reuse', 'soon'])).code).toBe(2);
+  });
 });
 
 describe('CSV input', () => {

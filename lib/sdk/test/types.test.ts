@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type * as res from '@/lib/api/responses';
 import type * as rr from '@/lib/api/responses-rules';
 import type * as rd from '@/lib/api/responses-data';
+import type * as rm from '@/lib/api/responses-monitors';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -30,8 +31,13 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.ApiKeyCreated>().toEqualTypeOf<z.infer<typeof res.apiKeyCreated>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
       z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof rr.quotaWarningEvent>
-      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof rd.listExpiringEvent> | z.infer<typeof res.webhookTestEvent>
+      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof rd.listExpiringEvent> | z.infer<typeof rm.listChangedEvent> | z.infer<typeof res.webhookTestEvent>
     >();
+    expectTypeOf<sdk.MonitorCreated>().toEqualTypeOf<z.infer<typeof rm.monitorCreated>>();
+    expectTypeOf<sdk.MonitorList>().toEqualTypeOf<z.infer<typeof rm.monitorList>>();
+    expectTypeOf<sdk.MonitorDetail>().toEqualTypeOf<z.infer<typeof rm.monitorDetail>>();
+    expectTypeOf<sdk.MonitorDeleted>().toEqualTypeOf<z.infer<typeof rm.monitorDeleted>>();
+    expectTypeOf<sdk.ReuseSettings>().toEqualTypeOf<z.infer<typeof rm.reuseSettings>>();
     expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof rr.ruleCreated>>();
     expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof rr.ruleImported>>();
     expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof rr.quotaState>>();

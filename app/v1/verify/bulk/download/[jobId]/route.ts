@@ -12,9 +12,9 @@ export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }
   const database = await db();
   const job = await getOwnJob(database, caller.userId, jobId, caller.sandbox || query.sandbox === true);
   const filter = query.filter === 'safe' && query.catch_all ? 'safe+catch-all' : query.filter;
-  const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format });
+  const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format, changed: query.changed });
   const partial = job.status !== 'completed';
-  const name = `${job.id}${partial ? '-partial' : ''}.${kind.kind}`;
+  const name = `${job.id}${partial ? '-partial' : ''}${query.changed ? '-changed' : ''}.${kind.kind}`;
   const response = new Response(body, {
     headers: {
       'Content-Type': kind.kind === 'xlsx' ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv; charset=utf-8',
