@@ -115,12 +115,3 @@ export async function deleteMonitor(database: Database, userId: string, id: stri
   await database.prisma.monitor.deleteMany({ where: { id, userId } });
   return { id, deleted: true as const };
 }
-
-/**
- * For retention (issue 32, item 4): the jobs a monitored list must keep, per monitor: its list and
- * its latest run (`monitors.latest_job_id`; the next run copies that run's items). Older runs may go.
- */
-export async function monitoredJobsToKeep({ prisma }: Database, userId: string): Promise<Set<string>> {
-  const monitors = await prisma.monitor.findMany({ where: { userId }, select: { listId: true, latestJobId: true } });
-  return new Set(monitors.flatMap((m) => [m.listId, ...(m.latestJobId ? [m.latestJobId] : [])]));
-}

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { AppError } from '../errors/errors';
-import { monitoredJobsToKeep } from '../monitors/monitors';
+import { monitoredJobsToKeep } from '../monitors/keep';
 
 /**
  * How long an account's data is kept (docs/retention.md). EV_RETENTION_DAYS is the installation's

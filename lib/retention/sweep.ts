@@ -8,7 +8,7 @@ import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
 import { releaseLease, takeLease } from './lease';
 import { DAY_MS, ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
 import { deleteVerifications } from './usage-kept';
-import { monitoredJobsToKeep } from '../monitors/monitors';
+import { monitoredJobsToKeep } from '../monitors/keep';
 
 /**
  * Retention (docs/retention.md): deletes what has passed each account's retention and warns of it.
@@ -21,7 +21,8 @@ import { monitoredJobsToKeep } from '../monitors/monitors';
  * followed by a pause as long as the batch took, so a big list never holds the database from other
  * accounts' work; the state is only the rows themselves, so a pass cut short anywhere (a restart)
  * is finished by the next one. A monitored list and its latest run (monitoredJobsToKeep,
- * lib/monitors/monitors.ts), and a job with `retention_hold`, are never expired or warned of. The credit ledger and usage counts are kept (lib/retention/usage-kept.ts).
+ * lib/monitors/keep.ts), and a job with `retention_hold`, are never expired or warned of. The
+ * credit ledger and usage counts are kept (lib/retention/usage-kept.ts).
  *
  * Workers run passes every EV_RETENTION_SWEEP_MS under the `retention` lease (lease.ts): one worker
  * of the database at a time, taken over when it dies.
