@@ -36,7 +36,8 @@ const inside = (inner: string[], outer: string[]) =>
   });
 
 export function oracle(maker: KeyBounds, wanted: KeyBounds): boolean {
-  const scopes = maker.scopes === null || (wanted.scopes !== null && wanted.scopes.every((s) => maker.scopes!.includes(s)));
+  // every scope (null) is each scope listed (the API shows it so)
+  const scopes = maker.scopes === null || (wanted.scopes ?? SCOPES).every((s) => maker.scopes!.includes(s));
   const ips = maker.allowedIps === null || (wanted.allowedIps !== null && inside([...wanted.allowedIps], [...maker.allowedIps]));
   const expiry = maker.expiresAt === null || (wanted.expiresAt !== null && wanted.expiresAt <= maker.expiresAt);
   return scopes && ips && expiry;

@@ -140,7 +140,8 @@ export type KeyMaker = KeyBounds | null;
  * "Keys that make keys".
  */
 export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowed_ips' | 'expires_at' | null {
-  if (maker.scopes !== null && (wanted.scopes === null || wanted.scopes.some((s) => !maker.scopes!.includes(s)))) return 'scopes';
+  // a key of every scope (null) is shown, and may be made, as a key listing each of them
+  if (maker.scopes !== null && (wanted.scopes ?? SCOPES).some((s) => !maker.scopes!.includes(s))) return 'scopes';
   if (maker.allowedIps !== null && (wanted.allowedIps === null || !ipRulesWithin(wanted.allowedIps, maker.allowedIps))) return 'allowed_ips';
   if (maker.expiresAt !== null && (wanted.expiresAt === null || wanted.expiresAt > maker.expiresAt)) return 'expires_at';
   return null;
