@@ -36,13 +36,13 @@ describe.each(DIALECTS)('the sandbox single check on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   /** another process: its own connections to the same database and its own copies of the modules that write (no cache in common) */
   let other: Database;
-  let writer: { keys: typeof import('@/lib/accounts/keys'); rules: typeof import('@/lib/rules/store') };
+  let writer: { keys: typeof import('@/lib/accounts/keys'); rules: typeof import('@/lib/rules/store'); erase: typeof import('@/lib/retention/erase') };
 
   beforeAll(async () => {
     ctx = await setup(dialect);
     other = await openDatabase(process.env.DATABASE_URL!);
     vi.resetModules();
-    writer = { keys: await import('@/lib/accounts/keys'), rules: await import('@/lib/rules/store') };
+    writer = { keys: await import('@/lib/accounts/keys'), rules: await import('@/lib/rules/store'), erase: await import('@/lib/retention/erase') };
   });
   afterAll(async () => {
     await other?.prisma.$disconnect();
@@ -83,6 +83,11 @@ describe.each(DIALECTS)('the sandbox single check on %s', (dialect) => {
     expect(blocked.json.reason).toBe('blocklisted');
     await writer.rules.deleteRule(other, ctx.account.id, rule.id);
     expect((await check('valid.rule@blocked-by-rule.example')).json.status).toBe('deliverable');
+    // an address's erasure takes the rules that named it
+    await writer.rules.addRule(other, ctx.account.id, { action: 'block', match: 'email', value: 'valid.erased@example.com' });
+    expect((await check('valid.erased@example.com')).json.reason).toBe('blocklisted');
+    await writer.erase.eraseAddress(other, ctx.account.id, 'valid.erased@example.com');
+    expect((await check('valid.erased@example.com')).json.status).toBe('deliverable');
   });
 
   it('honours a key restriction changed or a key revoked by another process on the next request', async () => {
