@@ -83,8 +83,9 @@ export async function ruleBookFor(database: Database, userId: string): Promise<R
 
 /** Each process's copy of an account's rule book, kept under the account's version (lib/accounts/versions.ts). */
 const books = new Map<string, { version: number; book: RuleBook }>();
-/** rules held in `books` across accounts: past this the copies are dropped and read again as needed */
+/** rules held in `books` across accounts, and accounts: past either the copies are dropped and read again as needed */
 const MAX_CACHED_RULES = 200_000;
+const MAX_CACHED_BOOKS = 10_000;
 let cachedRules = 0;
 
 /**
@@ -100,8 +101,9 @@ export async function ruleBookForAddress(database: Database, userId: string, ema
   if (held && version !== null && held.version === version) return held.book;
   const book = await ruleBookFor(database, userId);
   if (version === null) return book;
-  if (held) cachedRules -= held.book.size;
-  if (cachedRules + book.size > MAX_CACHED_RULES) {
+  const replaced = books.get(userId);
+  if (replaced) cachedRules -= replaced.book.size;
+  if (cachedRules + book.size > MAX_CACHED_RULES || books.size >= MAX_CACHED_BOOKS) {
     books.clear();
     cachedRules = 0;
   }
