@@ -73,7 +73,7 @@ export function formatComparison(rows: Compared[], baselineMachines: Machine[], 
   const differs = baselineMachines.filter((m) => m.cpus !== here.cpus || m.cpuModel !== here.cpuModel || m.memoryGb !== here.memoryGb);
   if (differs.length) lines.push(`note: the baseline came from another machine (${differs.map((m) => `${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB`).join('; ')}); this one is ${here.cpus} × ${here.cpuModel}, ${here.memoryGb} GB`);
   const table = rows.map((r) => [r.metric, num(r.before), num(r.after), r.change === null ? 'from 0' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%`, r.direction === 1 ? 'higher' : r.direction === -1 ? 'lower' : '?', r.worse ? 'WORSE > 10%' : '']);
-  const head = ['metric', 'before', 'after', 'change', 'better', ''];
+  const head = ['metric', 'before', 'after', 'change', 'better', 'mark'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 1 && i <= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ').replace(/[\s|]+$/, '');
   lines.push(line(head), widths.map((w) => '-'.repeat(w)).join('-|-'));
