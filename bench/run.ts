@@ -30,13 +30,19 @@
  *   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
  *   npm run bench -- --only=production,workers
  *   npm run bench -- --only=sandbox --sandbox=single   (or =bulk: the 1M job and its CSV only)
+ *   npm run bench -- --only=sandbox --sandbox=single --compare
+ *                                          then before / after per metric against the recorded
+ *                                          figures (bench/results/baseline.json), marking any more
+ *                                          than 10% worse (bench/compare.ts)
+ *   npm run bench -- ... --save-baseline   records this run's figures there (with this machine)
  * Prints a table with a PASS/FAIL column per target and writes bench/results/latest.json.
- * Exits non-zero only when the benchmark itself fails, never for a missed target.
+ * Exits non-zero only when the benchmark itself fails, never for a missed target or a worse metric.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { baselinePath, comparisonReport, readBaseline, recordBaseline, thisMachine } from './compare';
 import { runDeepEmailValidatorComparison, runProductionBench } from './production';
 import { PACING as EGRESS_PACING, runEgressBench } from './egress';
 import { runPolitenessBench } from './politeness';
@@ -293,6 +299,15 @@ async function main() {
   mkdirSync(join(HERE, 'results'), { recursive: true });
   writeFileSync(join(HERE, 'results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${targets.filter((r) => r.pass).length}/${targets.length} targets met; written to bench/results/latest.json`);
+  const baselineFile = baselinePath(HERE);
+  if (process.argv.includes('--compare')) console.log(`\n--compare: ${comparisonReport(readBaseline(baselineFile), results)}`);
+  if (process.argv.includes('--save-baseline')) {
+    if (failures.length) console.log('\n--save-baseline: not recorded, a section failed');
+    else {
+      recordBaseline(baselineFile, results, { git: report.git, started: report.started, quick, machine: thisMachine() });
+      console.log(`\n--save-baseline: ${Object.keys(results).join(', ')} recorded in bench/results/baseline.json`);
+    }
+  }
   if (failures.length) {
     console.error(`\n${failures.length} section(s) failed:\n${failures.join('\n')}`);
     process.exitCode = 1;

@@ -4,7 +4,8 @@ import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
 import { AppError, invalidRequest } from '../errors/errors';
-import { cachedKeyLookup, forgetKeyLookups, lastUsedDue, rememberKeyLookup } from './key-cache';
+import { cachedKeyLookup, lastUsedDue, rememberKeyLookup } from './key-cache';
+import { accountVersion, bumpAccountVersion } from './versions';
 import { checksToday } from './key-budget';
 import { ipRulesWithin } from './restrictions';
 import { SCOPES, type KeyType, type Scope } from './scopes';
@@ -216,12 +217,12 @@ export async function updateApiKey(database: Database, userId: string, keyId: st
     expiresAt: data.expiresAt === undefined ? before.expiresAt : data.expiresAt?.getTime() ?? null,
   }, 'edit');
   const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
-  forgetKeyLookups();
+  await bumpAccountVersion(prisma, database.dialect, userId);
   return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0);
 }
 
 /** Revokes a live key of the account; false when there is none. A key (`maker`) revokes only keys within its bounds (itself included). */
-export async function revokeApiKey({ prisma }: Database, userId: string, keyId: string, maker: KeyMaker = null): Promise<boolean> {
+export async function revokeApiKey({ prisma, dialect }: Database, userId: string, keyId: string, maker: KeyMaker = null): Promise<boolean> {
   if (!isIdShaped(keyId)) return false;
   if (maker !== null) {
     const row = await prisma.apiKey.findFirst({ where: { id: keyId, userId, revokedAt: null } });
@@ -229,19 +230,25 @@ export async function revokeApiKey({ prisma }: Database, userId: string, keyId: 
     assertWithin(maker, boundsOf(row), 'revoke');
   }
   const result = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
-  forgetKeyLookups();
+  if (result.count > 0) await bumpAccountVersion(prisma, dialect, userId);
   return result.count === 1;
 }
 
 /** A live (not revoked) key's access, or null. The lookup is by hash (no timing leak on the key); expiry is the caller's to check. */
-export async function keyAccess({ prisma }: Database, key: string): Promise<KeyAccess | null> {
+export async function keyAccess(database: Database, key: string): Promise<KeyAccess | null> {
+  const { prisma } = database;
   const hash = hashKey(key);
   const now = Date.now();
+  const since = performance.now();
   const cached = cachedKeyLookup(hash, now);
-  if (cached !== undefined) return cached;
-  const row = await prisma.apiKey.findUnique({ where: { hash } });
+  if (cached?.key === null) return null;
+  if (cached && (await accountVersion(database, cached.key.userId, since)) === cached.version) return cached.key;
+  const first = await prisma.apiKey.findUnique({ where: { hash } });
+  // the version is read before the row that is kept under it (./versions.ts)
+  const version = first ? await accountVersion(database, first.userId) : null;
+  const row = first && (await prisma.apiKey.findUnique({ where: { hash } }));
   const live = row && !row.revokedAt && timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) ? access(row) : null;
-  rememberKeyLookup(hash, live, now);
+  rememberKeyLookup(hash, live, version, now);
   if (live && lastUsedDue(live.id, now)) {
     await prisma.apiKey.update({ where: { id: live.id }, data: { lastUsedAt: new Date(now) } });
   }

@@ -14,6 +14,8 @@ export interface ApiContext extends Caller {
   sandbox: boolean;
   /** the request body, read once within the route's limit (empty for GET, HEAD and no body) */
   body: Buffer;
+  /** performance.now() when the request arrived: reads of cached account data issued after it may be shared (lib/accounts/versions.ts) */
+  since: number;
 }
 
 type Handler<P> = (request: Request, context: ApiContext, params: P) => Promise<Response>;
@@ -50,6 +52,7 @@ export function isSandbox(request: Request): boolean {
  */
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options: RouteOptions = {}) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
+    const since = performance.now();
     const sandbox = isSandbox(request);
     const requestId = newId('req');
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
@@ -67,7 +70,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       try {
         const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
-        const run = () => handler(request, { ...caller, sandbox, body }, params);
+        const run = () => handler(request, { ...caller, sandbox, body, since }, params);
         response = await withIdempotency(request, body, caller, sandbox, run);
       } catch (error) {
         slot?.release();

@@ -30,19 +30,19 @@ export function refuseWithoutIdentity(): void {
 /**
  * One address, in the caller's mode, recorded in history. `budget`: a publishable key's daily cap
  * of charged checks (lib/accounts/key-budget.ts), taken where the check would be charged and given
- * back when it is not.
+ * back when it is not. `since`: when the request arrived (lib/accounts/versions.ts).
  */
-export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget): Promise<SingleOutcome> {
+export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget, since?: number): Promise<SingleOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (sandbox) {
     await applySandboxTrigger(email);
-    const { verdict } = await verifierFor(true).verify(email, { rules: await ruleBookForAddress(database, userId, email) });
+    const { verdict } = await verifierFor(true).verify(email, { rules: await ruleBookForAddress(database, userId, email, since) });
     await recordSingle(database, userId, verdict, true, false);
     return { verdict, responseTimeMs: elapsed(), cached: false };
   }
   // a rule decides before the cache, the quota and any probe: no charge (MX rules: after DNS, refunded)
-  const rules = await ruleBookForAddress(database, userId, email);
+  const rules = await ruleBookForAddress(database, userId, email, since);
   const byRule = await verdictOfRules(email, rules, false);
   if (byRule) {
     await recordSingle(database, userId, byRule, false, false);

@@ -2,6 +2,7 @@ import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { byDialect, q } from '../db/sql';
 import { invalidRequest } from '../errors/errors';
+import { bumpAccountVersion } from '../accounts/versions';
 import { deleteDeliveries } from './sweep';
 import { deleteVerifications } from './usage-kept';
 
@@ -52,6 +53,8 @@ export async function eraseAddress(database: Database, userId: string | null, ra
     if (n < batch) break;
   }
   removed.rules = await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)${own()}`), email, ...ownParam);
+  // every process's copy of the rule books drops the erased rule (lib/accounts/versions.ts)
+  if (removed.rules > 0) await bumpAccountVersion(prisma, dialect, userId ?? 'all');
   removed.idempotency_answers = await prisma.$executeRawUnsafe(q(dialect,
     `DELETE FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}${own()}`), email, ...ownParam);
   const ownHooks = userId === null ? '' : ' AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)';

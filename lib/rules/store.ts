@@ -1,11 +1,12 @@
 import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
+import { accountVersion, bumpAccountVersion } from '../accounts/versions';
 import { selectRows } from '../db/sql';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
 import { AppError, notFound } from '../errors/errors';
 import { checkSyntax } from '../verifier/syntax';
-import { normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rules';
+import { EMPTY_BOOK, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rules';
 
 /** The `rules` table: an account's allow and block rules (lib/verifier/rules.ts applies them). */
 
@@ -36,7 +37,7 @@ export async function addRules(database: Database, userId: string, inputs: RuleI
   const wanted = normalized(inputs);
   const key = (r: RuleInput) => `${r.action}\u0000${r.match}\u0000${r.value}`;
   const unique = [...new Map(wanted.map((r) => [key(r), r])).values()];
-  return createCapped(database, userId, {
+  const added = await createCapped(database, userId, {
     what: 'rules',
     limit: env().EV_MAX_RULES_PER_ACCOUNT,
     adding: unique.length,
@@ -50,6 +51,8 @@ export async function addRules(database: Database, userId: string, inputs: RuleI
     for (const row of fresh) have.set(key(row), row);
     return { rules: wanted.map((r) => shape(have.get(key(r))!)), created: fresh.length };
   });
+  if (added.created > 0) await bumpAccountVersion(database.prisma, database.dialect, userId);
+  return added;
 }
 
 /** One rule: POST /v1/rules. */
@@ -62,14 +65,13 @@ export async function listRules({ prisma }: Database, userId: string) {
   return rows.map((row) => shape(row as Row));
 }
 
-export async function deleteRule({ prisma }: Database, userId: string, id: string) {
+export async function deleteRule({ prisma, dialect }: Database, userId: string, id: string) {
   if (!isIdShaped(id)) throw notFound('Rule');
   const { count } = await prisma.rule.deleteMany({ where: { id, userId } });
   if (count === 0) throw notFound('Rule');
+  await bumpAccountVersion(prisma, dialect, userId);
   return { id, deleted: true as const };
 }
-
-const columns = { id: true, action: true, match: true, value: true } as const;
 
 /**
  * Every rule of the account, read once per job chunk or instant list: raw SQL (on SQLite the direct
@@ -79,18 +81,33 @@ export async function ruleBookFor(database: Database, userId: string): Promise<R
   return ruleBook(await selectRows<Rule>(database, 'SELECT id, action, "match", value FROM rules WHERE user_id = ?', [userId]));
 }
 
+/** Each process's copy of an account's rule book, kept under the account's version (lib/accounts/versions.ts). */
+const books = new Map<string, { version: number; book: RuleBook }>();
+/** rules held in `books` across accounts, and accounts: past either the copies are dropped and read again as needed */
+const MAX_CACHED_RULES = 200_000;
+const MAX_CACHED_BOOKS = 10_000;
+let cachedRules = 0;
+
 /**
- * The rules that could decide one address: its own, its domain's and TLD's, and every MX rule (a
- * few; they need the MX hosts). One indexed query per single check, however many rules there are.
+ * The rule book a single check applies: the account's whole book, read once per change to the
+ * account's rules (one version read per request otherwise; `since`: lib/accounts/versions.ts).
+ * The whole book decides an address exactly as the rules of its own address, domain, TLD and MX
+ * hosts would (lib/verifier/rules.ts looks each level up by value).
  */
-export async function ruleBookForAddress({ prisma }: Database, userId: string, email: string): Promise<RuleBook> {
-  const syntax = checkSyntax(email);
-  if (!syntax.ok) return ruleBook([]);
-  const candidates: { match: RuleMatch; value: string }[] = [];
-  for (const match of ['email', 'domain', 'tld'] as const) {
-    const value = normalizeRuleValue(match, match === 'email' ? email : match === 'domain' ? syntax.asciiDomain : syntax.asciiDomain.slice(syntax.asciiDomain.lastIndexOf('.') + 1));
-    if ('value' in value) candidates.push({ match, value: value.value });
+export async function ruleBookForAddress(database: Database, userId: string, email: string, since?: number): Promise<RuleBook> {
+  if (!checkSyntax(email).ok) return EMPTY_BOOK;
+  const version = await accountVersion(database, userId, since);
+  const held = books.get(userId);
+  if (held && version !== null && held.version === version) return held.book;
+  const book = await ruleBookFor(database, userId);
+  if (version === null) return book;
+  const replaced = books.get(userId);
+  if (replaced) cachedRules -= replaced.book.size;
+  if (cachedRules + book.size > MAX_CACHED_RULES || books.size >= MAX_CACHED_BOOKS) {
+    books.clear();
+    cachedRules = 0;
   }
-  const rows = await prisma.rule.findMany({ where: { userId, OR: [...candidates, { match: 'mx' }] }, select: columns });
-  return ruleBook(rows as Rule[]);
+  books.set(userId, { version, book });
+  cachedRules += book.size;
+  return book;
 }
