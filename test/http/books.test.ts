@@ -55,7 +55,9 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
     return server;
   };
   const credits = async () => (await database.prisma.user.findUniqueOrThrow({ where: { id: userId } })).credits;
-  const auth = (server: Served, key?: string) => ({ authorization: `Bearer ${server.keys[0]}`, ...(key ? { 'idempotency-key': key } : {}) });
+  // one API key throughout (each start makes one more): an Idempotency-Key belongs to the key that sent it
+  let apiKey: string | undefined;
+  const auth = (server: Served, key?: string) => ({ authorization: `Bearer ${(apiKey ??= server.keys[0])}`, ...(key ? { 'idempotency-key': key } : {}) });
 
   /** Sends the request to a server that dies at `point` on the way, and waits until it is gone. */
   async function crashAt(point: string, path: string, body: unknown, key?: string, env: Record<string, string> = {}) {
