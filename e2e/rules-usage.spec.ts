@@ -8,7 +8,8 @@ test('rules from a CSV decide a check; the usage panel charts it and downloads i
   // a threshold above what is left (100 free checks today): the banner the quota.warning event would trigger
   await expect(page.getByTestId('quota-banner')).toHaveCount(0);
   await page.getByLabel('Warn when fewer checks are left than').fill('500');
-  await page.getByRole('button', { name: 'Save' }).click();
+  // the settings page has other cards with a Save button (reuse, your data): this card's own
+  await page.locator('form', { has: page.getByLabel('Warn when fewer checks are left than') }).getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('quota-banner')).toContainText('Running low: 100 production checks left');
 
   await page.getByRole('link', { name: 'Manage rules' }).click();
