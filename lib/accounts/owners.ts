@@ -1,4 +1,4 @@
-import type { Database } from '../db/client';
+import { onClose, type Database } from '../db/client';
 import { newId } from '../db/ids';
 import { q } from '../db/sql';
 import { env } from '../config/env';
@@ -63,12 +63,10 @@ async function startOwner(database: Database): Promise<Owner> {
       .finally(() => { beating = false; });
   }, Math.floor(ownerStaleMs() / 3));
   timer.unref();
-  const disconnect = prisma.$disconnect.bind(prisma);
-  prisma.$disconnect = async () => {
+  onClose(database, () => {
     clearInterval(timer);
     owners.delete(database);
-    await disconnect();
-  };
+  });
   return owner;
 }
 

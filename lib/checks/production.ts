@@ -78,6 +78,7 @@ export function dns(): DnsResolver {
 export function newProductionVerifier(): Verifier {
   const config = env();
   const egress = egressOf(config);
+  const count = countConversation(egress.key);
   return createVerifier({
     dns: dns(),
     smtp: {
@@ -96,7 +97,7 @@ export function newProductionVerifier(): Verifier {
     // the shared store, as this process's egress sees it: budgets per (egress, target)
     politeness: observedPoliteness(forEgress(sharedPoliteness(), egress.key), egress.key),
     onConversation: (event) => {
-      countConversation(egress.key)(event);
+      count(event);
       if (event.outcome === 'postmaster_refused') notePostmasterRefusal(egress.key, event.target);
     },
     globalConcurrency: config.EV_GLOBAL_CONCURRENCY,

@@ -90,6 +90,18 @@ export async function openDatabase(url: string): Promise<Database> {
   return { prisma, dialect, url, bulk, writeLock: lock };
 }
 
+/**
+ * Runs `stop` when the database is closed (`prisma.$disconnect`), before its connections go: what a
+ * module started on it for the life of the process (pg-boss, the ledger owner's heartbeat).
+ */
+export function onClose(database: Database, stop: () => unknown): void {
+  const disconnect = database.prisma.$disconnect.bind(database.prisma);
+  database.prisma.$disconnect = async () => {
+    await stop();
+    await disconnect();
+  };
+}
+
 const shared = processSlot<Promise<Database>>('db');
 
 /** The process-wide database, opened on first use from DATABASE_URL. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPrisma, type Clock, type Db, type JobWithMetadata } from 'pg-boss';
-import type { Database } from '../db/client';
+import { onClose, type Database } from '../db/client';
 import { newId } from '../db/ids';
 import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
 import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './queue';
@@ -98,12 +98,10 @@ async function startEngine(database: Database): Promise<Engine> {
     return created;
   };
   await Promise.all([ensure(SANDBOX), ensure(PRODUCTION)]);
-  const disconnect = database.prisma.$disconnect.bind(database.prisma);
-  database.prisma.$disconnect = async () => {
+  onClose(database, async () => {
     engines.delete(database);
     await boss.stop({ graceful: false, close: true }).catch(() => {});
-    await disconnect();
-  };
+  });
   return { boss, ensure };
 }
 
@@ -160,8 +158,8 @@ const REDELIVER_BATCH = 5_000;
  * claimed (its retry time, or the end of its lease). Such chunks were written before the move to
  * pg-boss, or by a web server of that release during a rolling restart; nothing this release writes
  * is ever without one, since a chunk and its delivery change in one transaction (enqueue, claim,
- * hand-back, completion). The transaction takes an advisory lock so two workers doing this at once
- * give a chunk one delivery, not two. A delivery given to a chunk an old worker holds is put back
+ * hand-back, completion). The transaction takes an advisory lock, or skips the turn when another
+ * worker holds it, so two workers give a chunk one delivery, not two, and neither waits. A delivery given to a chunk an old worker holds is put back
  * until its lease ends, and dropped once the chunk is done (`takeIn`).
  */
 async function redeliver(database: Database): Promise<number> {
@@ -169,7 +167,9 @@ async function redeliver(database: Database): Promise<number> {
   let given = 0;
   for (;;) {
     const batch = await database.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(7265437)`);
+      // one worker at a time gives them; another finds the lock taken and goes on claiming
+      const [{ locked }] = await tx.$queryRawUnsafe<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock(7265437) AS locked');
+      if (!locked) return 0;
       await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
       const orphans = await tx.$queryRawUnsafe<{ job_id: string; no: number; state: string; lease_until: bigint; not_before: bigint; user_id: string; sandbox: boolean }[]>(
         // NOT IN: the deliveries are read once into a hash, 10-20 ms for 2,000 open chunks (a NOT

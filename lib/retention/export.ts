@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { csvLine } from '../jobs/csv-cells';
 import { listWebhooks } from '../webhooks/manage';
+import { bool } from '../results/rows';
 import { effectiveDays } from './policy';
 
 /**
@@ -20,7 +21,6 @@ export const RESULT_COLUMNS = ['id', 'job_id', 'idx', 'email', 'sandbox', 'sourc
 const LIST_COLUMNS = ['job_id', 'status', 'sandbox', 'instant', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'filename', 'created_at', 'completed_at', 'error'] as const;
 const ROW_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'] as const;
 
-const bool = (value: unknown) => value === true || Number(value) === 1;
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
 
 type File = { name: string; chunks: () => AsyncIterable<string> };
@@ -165,6 +165,6 @@ function exportFiles(database: Database, userId: string): File[] {
 function resultCell(column: string, value: unknown): unknown {
   if (typeof value === 'bigint') value = Number(value);
   if (column === 'created_at') return new Date(Number(value)).toISOString();
-  if (['sandbox', 'valid', 'deliverable', 'disposable', 'role', 'free', 'catch_all', 'cached'].includes(column)) return bool(value);
+  if (['sandbox', 'valid', 'deliverable', 'disposable', 'role', 'free', 'catch_all', 'cached'].includes(column)) return bool(value as boolean | number | bigint);
   return value;
 }

@@ -101,9 +101,9 @@ type Step = <T>(work: () => Promise<T>) => Promise<T>;
 async function accountPass(database: Database, userId: string, now: number, windowMs: number, batch: number, step: Step, report: RetentionReport): Promise<void> {
   const cutoff = now - windowMs;
   const { prisma, dialect } = database;
-  report.warned += await warnExpiring(database, userId, cutoff, windowMs);
   // a monitored list and its latest run stay: the next run starts from them (lib/monitors)
   const kept = [...(await monitoredJobsToKeep(database, userId))];
+  report.warned += await warnExpiring(database, userId, cutoff, windowMs, kept);
   for (;;) {
     const expired = await prisma.job.findMany({
       where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { lt: new Date(cutoff) } },
@@ -170,9 +170,7 @@ async function deleteJob(database: Database, jobId: string, batch: number, step:
 }
 
 /** `list.expiring` for the account's ended lists within a day, then within a week, of their deletion; each once. */
-async function warnExpiring(database: Database, userId: string, cutoff: number, windowMs: number): Promise<number> {
-  const { prisma } = database;
-  const kept = [...(await monitoredJobsToKeep(database, userId))];
+async function warnExpiring({ prisma }: Database, userId: string, cutoff: number, windowMs: number, kept: string[]): Promise<number> {
   let sent = 0;
   for (const daysLeft of [...WARN_DAYS].sort((a, b) => a - b)) {
     const notYet = { OR: [{ expiryNotice: null }, { expiryNotice: { gt: daysLeft } }] };

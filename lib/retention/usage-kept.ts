@@ -2,6 +2,7 @@ import type { Database, Db, Dialect } from '../db/client';
 import { q, sqlValue } from '../db/sql';
 import { dayOf } from '../usage/days';
 import { isChargeable } from '../results/chargeable';
+import { bool } from '../results/rows';
 
 type Tx = Pick<Db, '$queryRawUnsafe'>;
 
@@ -32,7 +33,6 @@ interface Gone {
   created_at: number | bigint;
 }
 
-const truthy = (value: boolean | number) => value === true || Number(value) === 1;
 
 /**
  * Deletes at most `limit` verifications matching `where` (SQL written with `?`, the table aliased as
@@ -53,14 +53,14 @@ export async function deleteVerifications(database: Database, where: string, par
     const openings = new Map<string, number>();
     for (const row of gone) {
       lastId = Math.max(lastId, Number(row.id));
-      const sandbox = truthy(row.sandbox);
+      const sandbox = bool(row.sandbox);
       const day = dayOf(Number(row.created_at));
       const key = `${row.user_id}/${day}/${sandbox}`;
       const count = counts.get(key) ?? { userId: row.user_id, day, sandbox, checks: 0, deliverable: 0, undeliverable: 0, unknown: 0, chargedSingles: 0 };
       count.checks++;
       if (isChargeable(row as unknown as Parameters<typeof isChargeable>[0])) {
         if (row.job_id !== null) keptPerJob.set(row.job_id, (keptPerJob.get(row.job_id) ?? 0) + 1);
-        else if (!sandbox && !truthy(row.cached)) {
+        else if (!sandbox && !bool(row.cached)) {
           // charged as the audit counts it: a single check stored after the account's opening grant (lib/accounts/audit.ts)
           if (!openings.has(row.user_id)) openings.set(row.user_id, await openingOf(tx, dialect, row.user_id));
           if (Number(row.created_at) >= openings.get(row.user_id)!) count.chargedSingles++;
@@ -92,5 +92,5 @@ export async function keptUsage(database: Database, userId: string, from: string
   const { prisma, dialect } = database;
   const rows = await prisma.$queryRawUnsafe<{ day: string; sandbox: boolean | number; checks: number; deliverable: number; undeliverable: number; unknown: number }[]>(
     q(dialect, 'SELECT day, sandbox, checks, deliverable, undeliverable, unknown FROM usage_kept WHERE user_id = ? AND day >= ? AND day <= ?'), userId, from, to);
-  return rows.map((row) => ({ ...row, sandbox: row.sandbox === true || Number(row.sandbox) === 1 }));
+  return rows.map((row) => ({ ...row, sandbox: bool(row.sandbox) }));
 }
