@@ -13,7 +13,7 @@ import { grantCredits } from '../lib/accounts/quota';
 import { verifySingle } from '../lib/checks/single';
 import { useDatabase, type Database } from '../lib/db/client';
 import { bulkInsert } from '../lib/db/sql';
-import { DAY_MS } from '../lib/retention/policy';
+import { DAY_MS } from '../lib/usage/days';
 import { retentionPass } from '../lib/retention/sweep';
 import { eraseAddress } from '../lib/retention/erase';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';

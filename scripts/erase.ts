@@ -2,6 +2,7 @@
 // (lib/retention/erase.ts, docs/retention.md): the operator's answer to an erasure request. Prints
 // what went; an account whose own sign-in address it is is named, not deleted (delete the account).
 import { parseArgs } from 'node:util';
+import { normalizeEmail } from '../lib/accounts/users';
 import { db } from '../lib/db/client';
 import { eraseAddress } from '../lib/retention/erase';
 
@@ -12,7 +13,8 @@ if (!values.email) {
 }
 const database = await db();
 const erased = await eraseAddress(database, null, values.email);
-const accounts = await database.prisma.user.findMany({ where: { email: { equals: erased.email.toLowerCase() } }, select: { id: true } });
+const account = await database.prisma.user.findUnique({ where: { email: normalizeEmail(erased.email) }, select: { id: true } });
+const accounts = account ? [account] : [];
 if (values.json) {
   console.log(JSON.stringify({ ...erased, account_ids: accounts.map((a) => a.id) }, null, 2));
 } else {

@@ -4,6 +4,7 @@ import { AppError } from '../errors/errors';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
 import { quotaState, safely } from './quota-events';
 import { utcDay } from './quota';
+import { bool } from '../results/rows';
 
 /**
  * A publishable key's daily budget (docs/integrations.md, "Publishable keys"): its charged checks of
@@ -21,7 +22,7 @@ export interface KeyBudget {
   perDay: number;
 }
 
-export const WARN_AT = 0.8;
+const WARN_AT = 0.8;
 
 function untilMidnightUtc(now: number): number {
   const next = new Date(now);
@@ -33,10 +34,10 @@ function untilMidnightUtc(now: number): number {
 export async function takeBudget(database: Database, userId: string, budget: KeyBudget, now = Date.now()): Promise<string> {
   const { prisma, dialect } = database;
   const day = utcDay(now);
-  const rows = await prisma.$queryRawUnsafe<{ checks: number | bigint }[]>(q(dialect,
+  const rows = await prisma.$queryRawUnsafe<{ checks: number | bigint; warned: boolean | number | bigint }[]>(q(dialect,
     `INSERT INTO publishable_key_days (key_id, day, checks) VALUES (?, ?, 1)
       ON CONFLICT (key_id, day) DO UPDATE SET checks = publishable_key_days.checks + 1 WHERE publishable_key_days.checks < ?
-      RETURNING checks`), budget.keyId, day, budget.perDay);
+      RETURNING checks, warned`), budget.keyId, day, budget.perDay);
   if (!rows.length) {
     const retryAfter = untilMidnightUtc(now);
     throw new AppError('rate_limit',
@@ -44,7 +45,8 @@ export async function takeBudget(database: Database, userId: string, budget: Key
       { retry_after: retryAfter, limit: budget.perDay }, { 'Retry-After': String(retryAfter) });
   }
   const checks = Number(rows[0]!.checks);
-  if (checks >= Math.ceil(budget.perDay * WARN_AT)) await safely(() => warnOnce(database, userId, budget, day, checks));
+  // once warned, the rest of the day's checks skip it (warnOnce's conditional claim stays the guard)
+  if (!bool(rows[0]!.warned) && checks >= Math.ceil(budget.perDay * WARN_AT)) await safely(() => warnOnce(database, userId, budget, day, checks));
   return day;
 }
 

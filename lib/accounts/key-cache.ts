@@ -4,7 +4,7 @@ import type { KeyAccess } from './keys';
 // process under its account's configuration version (./versions.ts) and used while that version
 // holds: an edit or a revocation in any process is seen by the next request. A hash with no live
 // key (a wrong or revoked key) is remembered for NO_KEY_CACHE_MS.
-export const NO_KEY_CACHE_MS = 5_000;
+const NO_KEY_CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 type Entry = { key: KeyAccess; version: number } | { key: null; until: number };
 const keyCache = new Map<string, Entry>();

@@ -107,7 +107,7 @@ function heartbeat({ prisma }: Database, userId: string, key: string, claim: Cla
  * exceed (lib/accounts/keys.ts). The same key replays what it was answered; this holds for rows
  * of the account-wide namespace and for a key whose scopes shrank since.
  */
-export function visibleTo(viewer: KeyAccess | null, path: string, body: string | null): string | null {
+function visibleTo(viewer: KeyAccess | null, path: string, body: string | null): string | null {
   if (viewer === null || body === null) return body;
   let parsed: Record<string, unknown>;
   try {

@@ -4,6 +4,7 @@ import { AppError } from '../errors/errors';
 import { NOT_RULED } from '../results/chargeable';
 import { emailCase, mailboxCase } from '../results/history';
 import { VERIFICATION_COLUMNS } from '../results/rows';
+import { DAY_MS } from '../usage/days';
 
 /**
  * Fresh results reused (opt-in per account, `users.reuse_days`): an address of a production list that
@@ -14,7 +15,6 @@ import { VERIFICATION_COLUMNS } from '../results/rows';
  * (so `reused_at` always names the check that was made). A monitor's run never reuses (lib/monitors/runs.ts).
  */
 
-const DAY_MS = 24 * 3600 * 1000;
 /** addresses per lookup: one IN list on the (user_id, lower(email)) index */
 const LOOKUP_BATCH = 5_000;
 

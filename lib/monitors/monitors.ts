@@ -4,7 +4,7 @@ import { AppError, notFound } from '../errors/errors';
 import { getOwnJob } from '../jobs/status';
 import type { JobSummary } from '../results/summary';
 import type { Change } from './changes';
-import { DAY_MS } from './runs';
+import { DAY_MS } from '../usage/days';
 
 /**
  * Monitors as the API shows them (docs/lists.md, "Monitors"): a finished list re-verified every

@@ -9,6 +9,7 @@ import { chunkSize } from '../jobs/submit';
 import { chunkQueue } from '../jobs/queue';
 import { failpoint } from '../failpoints/failpoints';
 import { env } from '../config/env';
+import { DAY_MS } from '../usage/days';
 
 /**
  * A monitor's runs (docs/lists.md, "Monitors"). Every worker process looks for due monitors on its
@@ -23,7 +24,6 @@ import { env } from '../config/env';
  * `quota.exceeded` (data.monitor_id set).
  */
 
-export const DAY_MS = 24 * 3600 * 1000;
 /** how long a worker may hold a due monitor while it reserves and writes its run: a chunk's lease (EV_LEASE_MS) */
 const holdMs = () => env().EV_LEASE_MS;
 /** due monitors taken per look */

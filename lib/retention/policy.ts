@@ -1,5 +1,6 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
+import { DAY_MS } from '../usage/days';
 import { AppError } from '../errors/errors';
 import { monitoredJobsToKeep } from '../monitors/keep';
 
@@ -8,7 +9,6 @@ import { monitoredJobsToKeep } from '../monitors/keep';
  * default and its maximum (0: kept until deleted); an account may choose fewer days, never more.
  */
 
-export const DAY_MS = 86_400_000;
 /** `list.expiring` is sent this many days before a list is deleted, and again a day before. */
 export const WARN_DAYS = [7, 1] as const;
 /** Only a list that has ended is expired (one still running is left until it ends). */

@@ -6,7 +6,8 @@ import { q } from '../db/sql';
 import { failpoint } from '../failpoints/failpoints';
 import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
 import { releaseLease, takeLease } from './lease';
-import { DAY_MS, ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
+import { DAY_MS } from '../usage/days';
+import { ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
 import { deleteVerifications } from './usage-kept';
 import { monitoredJobsToKeep } from '../monitors/keep';
 

@@ -7,7 +7,7 @@ export interface DayRange {
   to: string;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

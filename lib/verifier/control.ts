@@ -11,9 +11,9 @@ import type { SubReason } from './vocabulary';
 export interface Weighed extends Reading { settled?: boolean; postmasterRefused?: boolean }
 
 /** What postmaster's reply says of a rejection: accepted, refused the same way, refused otherwise, or nothing (not asked, deferred, unanswered). */
-export type PostmasterAnswer = 'accepted' | 'refused_same' | 'refused_otherwise' | null;
+type PostmasterAnswer = 'accepted' | 'refused_same' | 'refused_otherwise' | null;
 
-export function postmasterAnswer(reply: SmtpReply, postmaster: SmtpReply | null | undefined, addresses: string[]): PostmasterAnswer {
+function postmasterAnswer(reply: SmtpReply, postmaster: SmtpReply | null | undefined, addresses: string[]): PostmasterAnswer {
   if (!postmaster) return null;
   if (postmaster.code >= 200 && postmaster.code < 300) return 'accepted';
   if (postmaster.code < 500 || postmaster.code > 599) return null;
