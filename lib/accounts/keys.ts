@@ -9,6 +9,7 @@ import { accountVersion, bumpAccountVersion } from './versions';
 import { checksToday } from './key-budget';
 import { ipRulesWithin } from './restrictions';
 import { SCOPES, type KeyType, type Scope } from './scopes';
+import { isRole, roleAtLeast, type Role } from './roles';
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix. A key
 // holds scopes and restrictions (docs/integrations.md); lib/api/key-access.ts enforces them.
@@ -27,6 +28,9 @@ export interface ApiKeyInfo {
   allowed_origins: string[] | null;
   expires_at: string | null;
   rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number; checks_per_day: number; checks_today: number } | null;
+  role: Role;
+  /** who made it: their email, and whether they are still a member (keys outlive their maker's membership) */
+  created_by: { user_id: string; email: string; member: boolean } | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -47,11 +51,15 @@ export interface KeyAccess {
   keyRatePerMinute: number;
   /** publishable keys: charged checks per UTC day (lib/accounts/key-budget.ts) */
   checksPerDay: number;
+  /** the role the key acts with (at most its maker's) and who made it (null: made by a script) */
+  role: Role;
+  createdBy: string | null;
 }
 
 type KeyRow = {
   id: string; userId: string; name: string; prefix: string; type: string; scopes: string | null; allowedIps: string | null; allowedOrigins: string | null;
   expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; checksPerDay: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  role: string; createdBy: string | null;
 };
 
 const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
@@ -64,10 +72,14 @@ function access(row: KeyRow): KeyAccess {
     visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
     keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
     checksPerDay: row.checksPerDay ?? env().EV_PUBLISHABLE_CHECKS_PER_DAY,
+    role: isRole(row.role) ? row.role : 'viewer',
+    createdBy: row.createdBy,
   };
 }
 
-function keyInfo(row: KeyRow, checksToday = 0): ApiKeyInfo {
+type Maker = ApiKeyInfo['created_by'];
+
+function keyInfo(row: KeyRow, checksToday = 0, createdBy: Maker = null): ApiKeyInfo {
   const key = access(row);
   return {
     id: row.id,
@@ -81,6 +93,8 @@ function keyInfo(row: KeyRow, checksToday = 0): ApiKeyInfo {
     rate_limits: key.type === 'publishable'
       ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute, checks_per_day: key.checksPerDay, checks_today: checksToday }
       : null,
+    role: key.role,
+    created_by: createdBy,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,
@@ -95,6 +109,7 @@ export interface KeyOptions {
   allowed_origins?: string[];
   expires_at?: string | null;
   rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number; checks_per_day?: number } | null;
+  role?: Role;
 }
 
 /** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
@@ -118,21 +133,35 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     visitorRatePerMinute: rates === null ? null : rates?.per_visitor_per_minute,
     keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
     checksPerDay: rates === null ? null : rates?.checks_per_day,
+    role: options.role,
   };
 }
 
-/** What a key may do, as far as making keys goes: its scopes (null: all), addresses (null: any), expiry (null: never). */
+/**
+ * What a key may do, as far as making keys goes: its scopes (null: all), addresses (null: any),
+ * expiry (null: never) and role (lib/accounts/roles.ts; left out: owner).
+ */
 export interface KeyBounds {
   scopes: readonly Scope[] | null;
   allowedIps: readonly string[] | null;
   expiresAt: number | null;
+  role?: Role;
 }
 
 /**
- * Who makes, edits or revokes a key: null for the signed-in owner (the dashboard session), who may do
- * anything; else the key that calls, which may touch only keys within its own bounds.
+ * Who makes, edits or revokes a key: null for a script, which may do anything; else the caller's
+ * bounds (a dashboard session: its person's role; a key: its own bounds), beyond which it may not
+ * reach, and the person it acts for (`makerOf`).
  */
-export type KeyMaker = KeyBounds | null;
+export type KeyMaker = (KeyBounds & { personId: string }) | null;
+
+/** The bounds of a request's caller as a maker of keys: its key's, or a session's role alone. */
+export function makerOf(caller: { key: KeyAccess | null; role: Role; actorId: string }): NonNullable<KeyMaker> {
+  const { key } = caller;
+  return key
+    ? { scopes: key.scopes, allowedIps: key.allowedIps, expiresAt: key.expiresAt, role: key.role, personId: caller.actorId }
+    : { scopes: null, allowedIps: null, expiresAt: null, role: caller.role, personId: caller.actorId };
+}
 
 /**
  * The first field in which `wanted` goes beyond `maker`, or null when it stays within: its scopes a
@@ -140,7 +169,8 @@ export type KeyMaker = KeyBounds | null;
  * address is wider), its expiry no later (never when the maker expires is later). docs/security.md,
  * "Keys that make keys".
  */
-export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowed_ips' | 'expires_at' | null {
+export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowed_ips' | 'expires_at' | 'role' | null {
+  if (maker.role !== undefined && !roleAtLeast(maker.role, wanted.role ?? 'owner')) return 'role';
   // a key of every scope (null) is shown, and may be made, as a key listing each of them
   if (maker.scopes !== null && (wanted.scopes ?? SCOPES).some((s) => !maker.scopes!.includes(s))) return 'scopes';
   if (maker.allowedIps !== null && (wanted.allowedIps === null || !ipRulesWithin(wanted.allowedIps, maker.allowedIps))) return 'allowed_ips';
@@ -152,16 +182,18 @@ const WIDER: Record<NonNullable<ReturnType<typeof exceeds>>, string> = {
   scopes: 'a scope this key does not hold (a key made by a key holds at most its maker\'s scopes)',
   allowed_ips: 'client addresses outside this key\'s allowed_ips',
   expires_at: 'an expiry later than this key\'s own',
+  role: 'a role above the maker\'s own',
 };
 
 function assertWithin(maker: KeyMaker, wanted: KeyBounds, doing: string): void {
   if (maker === null) return;
   const field = exceeds(maker, wanted);
+  if (field === 'role') throw new AppError('insufficient_role', `You cannot ${doing} a key with ${WIDER.role} (${maker.role}).`, { param: 'role', role: 'owner' });
   if (field) throw new AppError('insufficient_scope', `A key cannot ${doing} a key with ${WIDER[field]}; sign in to the dashboard, or use a key that holds it.`, { param: field });
 }
 
 function boundsOf(row: KeyRow): KeyBounds {
-  return { scopes: list(row.scopes) as Scope[] | null, allowedIps: list(row.allowedIps), expiresAt: row.expiresAt?.getTime() ?? null };
+  return { scopes: list(row.scopes) as Scope[] | null, allowedIps: list(row.allowedIps), expiresAt: row.expiresAt?.getTime() ?? null, role: isRole(row.role) ? row.role : 'owner' };
 }
 
 /**
@@ -176,25 +208,39 @@ export async function createApiKey(database: Database, userId: string, nameOrOpt
     scopes: given.scopes === undefined && given.type !== 'publishable' ? (maker.scopes && [...maker.scopes]) : given.scopes,
     allowed_ips: given.allowed_ips === undefined ? (maker.allowedIps && [...maker.allowedIps]) : given.allowed_ips,
     expires_at: given.expires_at === undefined ? (maker.expiresAt === null ? null : new Date(maker.expiresAt).toISOString()) : given.expires_at,
+    role: given.role ?? maker.role,
   };
   const type = options.type ?? 'secret';
   if (type === 'publishable' && !options.allowed_origins?.length) throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
   const data = columns(type, options);
-  assertWithin(maker, { scopes: type === 'publishable' ? ['verify'] : (options.scopes ?? null), allowedIps: options.allowed_ips ?? null, expiresAt: data.expiresAt?.getTime() ?? null }, 'make');
+  assertWithin(maker, { scopes: type === 'publishable' ? ['verify'] : (options.scopes ?? null), allowedIps: options.allowed_ips ?? null, expiresAt: data.expiresAt?.getTime() ?? null, role: data.role ?? 'owner' }, 'make');
   const key = `${type === 'publishable' ? 'ev_pub_' : 'ev_live_'}${randomBytes(32).toString('base64url')}`;
   // an expired key is not active: it does not hold a place under the cap
   const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
   const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: live }) };
   const row = await createCapped(database, userId, cap, (tx) => tx.apiKey.create({
-    data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key) },
+    data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key), createdBy: maker?.personId ?? null },
   }));
-  return { key, info: keyInfo(row) };
+  return { key, info: keyInfo(row, 0, (await makersOf(database, userId, [row.createdBy])).get(row.createdBy ?? '') ?? null) };
+}
+
+/** The people who made these keys, with whether each is still a member of the organisation. */
+async function makersOf({ prisma }: Database, orgId: string, ids: (string | null)[]): Promise<Map<string, NonNullable<Maker>>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const [people, members] = await Promise.all([
+    prisma.user.findMany({ where: { id: { in: wanted } }, select: { id: true, email: true } }),
+    prisma.membership.findMany({ where: { orgId, userId: { in: wanted } }, select: { userId: true } }),
+  ]);
+  const current = new Set(members.map((m) => m.userId));
+  return new Map(people.map((p) => [p.id, { user_id: p.id, email: p.email, member: current.has(p.id) }]));
 }
 
 export async function listApiKeys(database: Database, userId: string): Promise<ApiKeyInfo[]> {
   const rows = await database.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
   const today = await checksToday(database, rows.filter((row) => row.type === 'publishable').map((row) => row.id));
-  return rows.map((row) => keyInfo(row, today.get(row.id) ?? 0));
+  const makers = await makersOf(database, userId, rows.map((row) => row.createdBy));
+  return rows.map((row) => keyInfo(row, today.get(row.id) ?? 0, makers.get(row.createdBy ?? '') ?? null));
 }
 
 /**
@@ -215,10 +261,12 @@ export async function updateApiKey(database: Database, userId: string, keyId: st
     scopes: data.scopes === undefined ? before.scopes : list(data.scopes) as Scope[] | null,
     allowedIps: data.allowedIps === undefined ? before.allowedIps : list(data.allowedIps),
     expiresAt: data.expiresAt === undefined ? before.expiresAt : data.expiresAt?.getTime() ?? null,
+    role: data.role ?? before.role,
   }, 'edit');
   const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
   await bumpAccountVersion(prisma, database.dialect, userId);
-  return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0);
+  const makers = await makersOf(database, userId, [updated.createdBy]);
+  return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0, makers.get(updated.createdBy ?? '') ?? null);
 }
 
 /** Revokes a live key of the account; false when there is none. A key (`maker`) revokes only keys within its bounds (itself included). */

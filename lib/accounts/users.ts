@@ -51,9 +51,12 @@ export async function createAccount({ prisma }: Database, email: string, passwor
   if (await prisma.user.findUnique({ where: { email: address } })) {
     throw new AccountError('email_taken', 'An account with this email already exists.');
   }
-  const user = await prisma.user.create({
-    data: { id: newId('usr'), email: address, passwordHash: await hashPassword(password) },
-  });
+  const id = newId('usr');
+  // every account is an organisation of one, its owner the user who signed up (docs/teams.md)
+  const [user] = await prisma.$transaction([
+    prisma.user.create({ data: { id, email: address, passwordHash: await hashPassword(password) } }),
+    prisma.membership.create({ data: { orgId: id, userId: id, role: 'owner' } }),
+  ]);
   return { id: user.id, email: user.email, plan: user.plan, credits: user.credits };
 }
 

@@ -3,9 +3,16 @@ import { readSession, sessionIsCurrent } from '../auth/sessions';
 import { AppError } from '../errors/errors';
 import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
+import type { Role } from '../accounts/roles';
+import { sessionOrganisation } from '../auth/organisation';
 
 export interface Caller {
+  /** the organisation (account) the request acts for: everything it touches is this account's */
   userId: string;
+  /** the person acting: the signed-in user, or the key's maker (lib/accounts/members.ts) */
+  actorId: string;
+  /** the role the request acts with: the session's membership, or the key's own (lib/accounts/roles.ts) */
+  role: Role;
   /** What the rate limit counts: the API key, or the dashboard session's user. */
   subject: string;
   via: 'key' | 'session';
@@ -35,12 +42,13 @@ export async function keyCaller(request: Request): Promise<Caller | null> {
   if (!key) throw unauthenticated();
   if (presented.inQuery && key.type !== 'publishable') throw unauthenticated('Only publishable keys may be sent as ?key=; send a secret key as Authorization: Bearer <key>.');
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw unauthenticated(`This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
-  return { userId: key.userId, subject: `key:${presented.key.slice(0, 16)}`, via: 'key', key };
+  return { userId: key.userId, actorId: key.createdBy ?? key.userId, role: key.role, subject: `key:${presented.key.slice(0, 16)}`, via: 'key', key };
 }
 
 /**
  * A Bearer key (or a publishable `?key=`), or (for the dashboard's own pages) the next-auth session
- * cookie, which must not have been signed out everywhere (lib/auth/sessions.ts). A request with a
+ * cookie, which must not have been signed out everywhere (lib/auth/sessions.ts), acting for the
+ * organisation the person chose and still belongs to (lib/auth/organisation.ts). A request with a
  * key never reads the cookie.
  */
 export async function authenticate(request: Request): Promise<Caller> {
@@ -50,5 +58,6 @@ export async function authenticate(request: Request): Promise<Caller> {
   if (!token?.sub || !(await sessionIsCurrent(token))) throw unauthenticated();
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
-  return { userId: token.sub, subject: `user:${token.sub}`, via: 'session', key: null };
+  const { orgId, role } = await sessionOrganisation(request, token.sub);
+  return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null };
 }

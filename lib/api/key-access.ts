@@ -6,21 +6,29 @@ import type { Caller } from './auth';
 import { allowedOrigin } from './cors';
 import { takeRateLimit, type RateHeaders } from './ratelimit';
 import { operationFor } from './scopes';
+import type { Operation } from './operations';
+import { roleAtLeast } from '../accounts/roles';
 
 /**
- * What a key may do, checked after authentication (expiry is authentication's: 401): the client
- * address (`allowed_ips`), a publishable key's page origin, the operation's scope, and a
- * publishable key's limits per visitor address and per key. Dashboard sessions pass untouched.
+ * What a caller may do, checked after authentication (expiry is authentication's: 401): the
+ * operation's role (a session's person's role in the organisation, or the key's own: docs/teams.md),
+ * then for a key the client address (`allowed_ips`), a publishable key's page origin, the
+ * operation's scope, and a publishable key's limits per visitor address and per key.
  * Returns the rate headers of a publishable key's request (counted in both modes), else null.
  */
 export async function admitKey(request: Request, caller: Caller, unscoped = false): Promise<RateHeaders | null> {
+  // the unknown-path answer (404) needs no scope or role
+  const op = unscoped ? null : operationFor(request.method, new URL(request.url).pathname);
+  if (op && op.scope !== 'public' && !roleAtLeast(caller.role, op.role)) {
+    throw new AppError('insufficient_role', `${request.method} ${op.path} needs the \`${op.role}\` role; ${caller.key ? 'this key acts' : 'you are'} ${caller.role === 'admin' || caller.role === 'owner' ? 'an' : 'a'} ${caller.role} here.`, { role: op.role });
+  }
   const key = caller.key;
   if (!key) return null;
   if (key.allowedIps) assertIpAllowed(request, key.allowedIps);
   if (key.type === 'publishable' && !allowedOrigin(request, key)) {
     throw new AppError('origin_not_allowed', 'A publishable key works only from a web page whose Origin is one of its allowed_origins.');
   }
-  if (key.scopes !== null || key.type === 'publishable') assertScope(request, key, unscoped);
+  if (!unscoped && (key.scopes !== null || key.type === 'publishable')) assertScope(request, key, op);
   return key.type === 'publishable' ? takePublishableLimits(request, key) : null;
 }
 
@@ -32,11 +40,8 @@ function assertIpAllowed(request: Request, rules: string[]): void {
     : `This key may not be used from ${client}.`);
 }
 
-function assertScope(request: Request, key: KeyAccess, unscoped: boolean): void {
-  if (unscoped) return; // the unknown-path answer (404) needs no scope
-  const { pathname } = new URL(request.url);
-  const op = operationFor(request.method, pathname);
-  if (!op || op.scope === 'public') throw new AppError('insufficient_scope', `This key cannot call ${request.method} ${pathname}.`);
+function assertScope(request: Request, key: KeyAccess, op: Operation | null): void {
+  if (!op || op.scope === 'public') throw new AppError('insufficient_scope', `This key cannot call ${request.method} ${new URL(request.url).pathname}.`);
   if (key.type === 'publishable' && !op.publishable) {
     throw new AppError('insufficient_scope', 'A publishable key can only call POST /v1/verify/single and POST /v1/verify.', { scope: op.scope });
   }

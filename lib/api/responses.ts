@@ -4,6 +4,7 @@ import { REASONS, RISK_LEVELS, SUB_REASONS, VERDICT_STATUSES } from '../verifier
 import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
+import { ROLES } from '../accounts/roles';
 
 /**
  * What the API answers, as zod schemas: the OpenAPI document (lib/api/openapi.ts) is generated from
@@ -208,6 +209,9 @@ export const apiKey = z
       checks_today: z.number().int().min(0).describe('Charged checks so far today (UTC).'),
     }).nullable()
       .describe('Publishable keys: the limits in force (the key\'s own or the installation\'s defaults) and today\'s charged checks.'),
+    role: z.enum(ROLES).describe('The highest role the key acts with (docs/teams.md).'),
+    created_by: z.object({ user_id: z.string(), email: z.string(), member: z.boolean().describe('false: its maker has left the organisation; the key stays its.') }).nullable()
+      .describe('Who made the key; null: made by a script.'),
     created_at: timestamp, last_used_at: timestamp.nullable(), revoked_at: timestamp.nullable(),
   })
   .register(named, { id: 'ApiKey' });
@@ -249,6 +253,7 @@ export const errorEnvelope = z
     limit: z.number().int().optional().describe('`too_many_emails`, `payload_too_large`, `limit_reached`, `rate_limit`: the limit passed.'),
     retry_after: z.number().int().min(1).optional().describe('`rate_limit`: seconds to wait (also `Retry-After`).'),
     scope: z.enum(SCOPES).optional().describe('`insufficient_scope`: the scope the operation needs.'),
+    role: z.enum(ROLES).optional().describe('`insufficient_role`: the role the operation needs.'),
     required: count.optional().describe('`insufficient_credits`: verifications the request needs.'),
     free_remaining_today: count.optional().describe('`insufficient_credits`.'),
     credits: z.number().int().optional().describe('`insufficient_credits`.'),

@@ -1,3 +1,4 @@
+import { ROLES } from '../accounts/roles';
 import { z } from 'zod';
 import { bulkFields } from '../jobs/bulk-schema';
 import { requestSchemas } from './registry';
@@ -111,6 +112,7 @@ export const keyBody = z
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.optional(),
     rate_limits: keyRestrictions.rate_limits.optional(),
+    role: z.enum(ROLES).optional().describe('The highest role the key acts with (docs/teams.md): at most yours; default yours.'),
   })
   .register(requestSchemas, {
     id: 'KeyRequest',
@@ -124,6 +126,7 @@ export const keyUpdateBody = z
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
     rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('The limits sent change, the others stay; `null`: every default.'),
+    role: z.enum(ROLES).optional().describe('The highest role the key acts with: at most yours.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
 
@@ -160,3 +163,18 @@ export const retentionBody = z
       .describe('Keep the account\'s lists, results and history this many days (at most EV_RETENTION_DAYS when the installation sets it); null: the installation\'s default.'),
   })
   .register(requestSchemas, { id: 'RetentionRequest', examples: [{ retention_days: 30 }] });
+
+// Teams (docs/teams.md).
+const cap = z.number().int().min(0).max(1_000_000_000).nullable();
+export const memberUpdateBody = z
+  .object({
+    role: z.enum(ROLES).optional().describe('At most your own role; an owner may hand ownership over by making another member owner, then lowering their own.'),
+    checks_per_day: cap.optional().describe('Charged checks a UTC day this member (their sessions and the keys they made) may spend; `null`: no cap.'),
+    checks_per_month: cap.optional().describe('Charged checks a calendar month (UTC); `null`: no cap.'),
+  })
+  .strict()
+  .register(requestSchemas, { id: 'MemberUpdate', description: 'Only the fields sent change.', examples: [{ role: 'viewer' }, { checks_per_day: 500 }] });
+export const organisationBody = z
+  .object({ name: z.string().min(1).max(100).describe('Shown in the dashboard\'s header and in invitations.') })
+  .strict()
+  .register(requestSchemas, { id: 'OrganisationUpdate', examples: [{ name: 'Acme marketing' }] });

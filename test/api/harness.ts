@@ -84,3 +84,15 @@ export async function setup(dialect: 'sqlite' | 'postgres', env: Record<string, 
     },
   };
 }
+
+/**
+ * A dashboard session cookie for the person (as next-auth issues it at sign-in, at their current
+ * session version), acting for `orgId` when given (the header's switcher).
+ */
+export async function sessionCookie(database: Database, userId: string, orgId?: string): Promise<string> {
+  const { encode } = await import('next-auth/jwt');
+  const { sessionSecret } = await import('@/lib/config/secret');
+  const sv = (await database.prisma.user.findUnique({ where: { id: userId }, select: { sessionVersion: true } }))?.sessionVersion ?? 0;
+  const value = await encode({ token: { sub: userId, sv }, secret: sessionSecret() });
+  return `next-auth.session-token=${value}${orgId ? `; ev-org=${orgId}` : ''}`;
+}

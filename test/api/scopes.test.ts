@@ -28,7 +28,7 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   const keyOf = async (options: Parameters<typeof createApiKey>[2]) => (await createApiKey(ctx.database, ctx.account.id, options)).key;
 
   beforeAll(async () => {
-    ctx = await setup(dialect, { EV_CREATE_RATE_PER_MINUTE: '10000', EV_TRUST_PROXY: 'true' });
+    ctx = await setup(dialect, { EV_CREATE_RATE_PER_MINUTE: '10000', EV_TRUST_PROXY: 'true', EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: '1000' });
   });
   afterAll(() => ctx?.teardown());
 

@@ -1,12 +1,12 @@
 import { parseBody } from '@/lib/api/body';
 import { apiRoute, json, ok } from '@/lib/api/route';
 import { keyBody } from '@/lib/api/schemas';
-import { createApiKey, listApiKeys } from '@/lib/accounts/keys';
+import { createApiKey, listApiKeys, makerOf } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
-// caller.key: a key makes keys within its own bounds only (lib/accounts/keys.ts); a session may make any
+// a key makes keys within its own bounds only, a person keys up to their role (lib/accounts/keys.ts)
 export const POST = apiRoute(async (_request, caller) => {
-  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody), caller.key);
+  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody), makerOf(caller));
   return json({ ...info, key }, 201);
 }, { maxBodyBytes: 4096, creates: true });
 

@@ -83,12 +83,17 @@ export interface ErrorBody {
   param?: string;
   /** `insufficient_scope`: the scope the operation needs */
   scope?: Scope;
+  /** `insufficient_role`: the role the operation needs */
+  role?: Role;
   limit?: number;
   retry_after?: number;
   required?: number;
   free_remaining_today?: number;
   credits?: number;
 }
+
+/** A person's role in an organisation, lowest first (docs/teams.md); a key acts with one too. */
+export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 
 /** What a key may call (docs/integrations.md); a key made without a list holds every scope. */
 export type Scope = 'verify' | 'jobs' | 'history' | 'webhooks' | 'rules' | 'keys' | 'account';
@@ -120,6 +125,10 @@ export interface ApiKey {
   expires_at: string | null;
   /** publishable keys: the limits in force, and today's charged checks (UTC) */
   rate_limits: KeyLimitsInForce | null;
+  /** the highest role the key acts with */
+  role: Role;
+  /** who made it; `member: false` once they left the organisation (the key stays its) */
+  created_by: { user_id: string; email: string; member: boolean } | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -142,6 +151,8 @@ export interface KeyInput {
   /** ISO 8601 */
   expires_at?: string;
   rate_limits?: Partial<KeyRateLimits>;
+  /** at most yours; default yours */
+  role?: Role;
 }
 
 /** PATCH /v1/keys/{id}: only the fields given change; `null` clears a restriction. */
@@ -152,6 +163,7 @@ export interface KeyUpdateInput {
   allowed_origins?: string[];
   expires_at?: string | null;
   rate_limits?: Partial<KeyRateLimits> | null;
+  role?: Role;
 }
 
 /** POST /v1/account/password and DELETE /v1/account/sessions (dashboard sessions only). */

@@ -12,7 +12,7 @@ import { readSession, reissuedSessionCookie } from '@/lib/auth/sessions';
 export const POST = apiRoute(async (request, caller) => {
   if (caller.via !== 'session') throw new AppError('forbidden', 'Change the password from the dashboard, signed in; API keys cannot.');
   const body = parseBody(caller.body, passwordChangeBody);
-  const version = await changePasswordThrottled(caller.userId, body.current_password, body.new_password);
+  const version = await changePasswordThrottled(caller.actorId, body.current_password, body.new_password);
   const response = ok({ message: 'Password changed. Other sessions are signed out.' });
   const token = await readSession(request);
   if (token) response.headers.append('Set-Cookie', await reissuedSessionCookie(request, token, version));

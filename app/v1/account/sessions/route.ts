@@ -3,6 +3,6 @@ import { revokeSessions } from '@/lib/auth/sessions';
 
 /** Sign out everywhere: every dashboard session of the account, this one included, stops working. */
 export const DELETE = apiRoute(async (_request, caller) => {
-  await revokeSessions(caller.userId);
+  await revokeSessions(caller.actorId);
   return ok({ message: 'Signed out of every session.' });
 });

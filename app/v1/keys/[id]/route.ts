@@ -2,17 +2,17 @@ import { parseBody } from '@/lib/api/body';
 import { apiRoute, json, ok } from '@/lib/api/route';
 import { keyUpdateBody } from '@/lib/api/schemas';
 import { notFound } from '@/lib/errors/errors';
-import { revokeApiKey, updateApiKey } from '@/lib/accounts/keys';
+import { revokeApiKey, updateApiKey, makerOf } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
 // caller.key: a key edits and revokes only keys within its own bounds (lib/accounts/keys.ts)
 export const PATCH = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
-  const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody), caller.key);
+  const updated = await updateApiKey(await db(), caller.userId, id, parseBody(caller.body, keyUpdateBody), makerOf(caller));
   if (!updated) throw notFound('API key');
   return json(updated);
 }, { maxBodyBytes: 4096 });
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => {
-  if (!(await revokeApiKey(await db(), caller.userId, id, caller.key))) throw notFound('API key');
+  if (!(await revokeApiKey(await db(), caller.userId, id, makerOf(caller)))) throw notFound('API key');
   return ok({ id, revoked: true });
 });

@@ -1,0 +1,5 @@
+import { apiRoute, ok } from '@/lib/api/route';
+import { listMembers } from '@/lib/accounts/members';
+import { db } from '@/lib/db/client';
+
+export const GET = apiRoute(async (_request, caller) => ok({ data: await listMembers(await db(), caller.userId) }));

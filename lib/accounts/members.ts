@@ -1,0 +1,178 @@
+import type { Database } from '../db/client';
+import { byDialect } from '../db/sql';
+import type { Tx } from '../db/capped';
+import { AppError, notFound } from '../errors/errors';
+import { isIdShaped } from '../db/ids';
+import { bumpAccountVersion } from './versions';
+import { ROLES, isRole, roleAtLeast, roleRank, type Role } from './roles';
+
+/**
+ * Who belongs to an organisation and with which role (docs/teams.md). An organisation is a users
+ * row; a membership ties a person (another users row, or the same) to it. There is always at least
+ * one owner: a change that would leave none is refused (409), under a per-organisation lock so two
+ * owners cannot demote each other at once.
+ */
+
+export interface Membership {
+  role: Role;
+  checksPerDay: number | null;
+  checksPerMonth: number | null;
+}
+
+export interface Actor {
+  /** the person acting */
+  id: string;
+  role: Role;
+}
+
+export interface MemberInfo {
+  user_id: string;
+  email: string;
+  role: Role;
+  checks_per_day: number | null;
+  checks_per_month: number | null;
+  joined_at: string;
+}
+
+export interface OrganisationInfo {
+  id: string;
+  name: string;
+  role: Role;
+}
+
+export async function membershipOf({ prisma }: Database, orgId: string, userId: string): Promise<Membership | null> {
+  const row = await prisma.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+  return row && isRole(row.role) ? { role: row.role, checksPerDay: row.checksPerDay, checksPerMonth: row.checksPerMonth } : null;
+}
+
+/** The organisations a person belongs to: their own first, then by when they joined. */
+export async function organisationsOf({ prisma }: Database, userId: string): Promise<OrganisationInfo[]> {
+  const rows = await prisma.membership.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
+  const orgs = await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.orgId) } }, select: { id: true, email: true, orgName: true } });
+  const byId = new Map(orgs.map((o) => [o.id, o]));
+  return rows
+    .filter((r) => byId.has(r.orgId) && isRole(r.role))
+    .sort((a, b) => Number(b.orgId === userId) - Number(a.orgId === userId))
+    .map((r) => ({ id: r.orgId, name: byId.get(r.orgId)!.orgName ?? byId.get(r.orgId)!.email, role: r.role as Role }));
+}
+
+export async function listMembers({ prisma }: Database, orgId: string): Promise<MemberInfo[]> {
+  const rows = await prisma.membership.findMany({ where: { orgId }, orderBy: { createdAt: 'asc' } });
+  const people = await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.userId) } }, select: { id: true, email: true } });
+  const email = new Map(people.map((p) => [p.id, p.email]));
+  return rows.map((r) => ({
+    user_id: r.userId, email: email.get(r.userId) ?? '', role: r.role as Role,
+    checks_per_day: r.checksPerDay, checks_per_month: r.checksPerMonth, joined_at: r.createdAt.toISOString(),
+  }));
+}
+
+/** Renames the organisation (owners: lib/api/operations.ts). */
+export async function renameOrganisation({ prisma }: Database, orgId: string, name: string): Promise<{ id: string; name: string }> {
+  const row = await prisma.user.update({ where: { id: orgId }, data: { orgName: name.trim() || null }, select: { id: true, email: true, orgName: true } });
+  return { id: row.id, name: row.orgName ?? row.email };
+}
+
+/**
+ * Whether `actor` may manage `target` (change, cap or remove them): owners manage everyone, admins
+ * the members and viewers; nobody else manages anyone. A role given may not be above the actor's.
+ */
+function assertManages(actor: Actor, target: Role, newRole?: Role): void {
+  const manages = actor.role === 'owner' || (actor.role === 'admin' && roleRank(target) < roleRank('admin'));
+  if (!manages) throw new AppError('insufficient_role', `A${actor.role === 'admin' ? 'n admin' : ` ${actor.role}`} cannot manage a${target === 'owner' || target === 'admin' ? 'n' : ''} ${target}; ask an owner.`, { role: 'owner' });
+  if (newRole && !roleAtLeast(actor.role, newRole)) throw new AppError('insufficient_role', `Only an owner can make someone ${newRole === 'owner' ? 'an owner' : 'an admin'}.`, { role: 'owner' });
+  if (newRole && actor.role === 'admin' && newRole === 'admin') throw new AppError('insufficient_role', 'Only an owner can make someone an admin.', { role: 'owner' });
+}
+
+/** Serialises membership changes of one organisation (the owner count is read and written under it). */
+async function lockOrganisation(tx: Tx, dialect: Database['dialect'], orgId: string): Promise<void> {
+  await byDialect(dialect, {
+    postgres: () => tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `members:${orgId}`),
+    sqlite: () => tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', orgId),
+  })();
+}
+
+async function assertAnotherOwner(tx: Tx, orgId: string, leaving: string): Promise<void> {
+  const others = await tx.membership.count({ where: { orgId, role: 'owner', userId: { not: leaving } } });
+  if (others === 0) throw new AppError('conflict', 'An organisation keeps at least one owner: make another member an owner first.');
+}
+
+/** After a person's role or membership changed: this process forgets what it cached of it at once; other processes within VERSION_CACHE_MS (lib/auth/sessions.ts). */
+const changed = new Set<(orgId: string, userId: string) => void>();
+export function onMembershipChange(listener: (orgId: string, userId: string) => void): void {
+  changed.add(listener);
+}
+
+export interface MemberChange {
+  role?: Role;
+  checks_per_day?: number | null;
+  checks_per_month?: number | null;
+}
+
+/**
+ * Changes a member's role or caps. Lowering a role lowers the keys that person made in the
+ * organisation to it too (a key acts with at most its maker's role).
+ */
+export async function updateMember(database: Database, orgId: string, actor: Actor, userId: string, change: MemberChange): Promise<MemberInfo> {
+  if (!isIdShaped(userId)) throw notFound('Member');
+  const { prisma, dialect } = database;
+  await prisma.$transaction(async (tx) => {
+    await lockOrganisation(tx, dialect, orgId);
+    const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+    if (!row) throw notFound('Member');
+    const current = row.role as Role;
+    const self = userId === actor.id;
+    // an owner may change their own role (handing ownership over); nobody raises or caps themselves
+    if (!(self && actor.role === 'owner')) assertManages(actor, current, change.role);
+    if (change.role && current === 'owner' && change.role !== 'owner') await assertAnotherOwner(tx, orgId, userId);
+    await tx.membership.update({
+      where: { orgId_userId: { orgId, userId } },
+      data: { role: change.role, checksPerDay: change.checks_per_day, checksPerMonth: change.checks_per_month },
+    });
+    if (change.role && roleRank(change.role) < roleRank(current)) {
+      const above = ROLES.filter((r) => roleRank(r) > roleRank(change.role!));
+      await tx.apiKey.updateMany({ where: { userId: orgId, createdBy: userId, role: { in: [...above] } }, data: { role: change.role } });
+      await bumpAccountVersion(tx, dialect, orgId);
+    }
+  });
+  for (const listener of changed) listener(orgId, userId);
+  return (await listMembers(database, orgId)).find((m) => m.user_id === userId)!;
+}
+
+/**
+ * Removes a member (or lets one leave: anyone may remove themselves). Their sessions in the
+ * organisation stop at once; the keys they made stay with it and keep working (docs/teams.md).
+ */
+export async function removeMember(database: Database, orgId: string, actor: Actor, userId: string): Promise<{ removed: string }> {
+  if (!isIdShaped(userId)) throw notFound('Member');
+  const { prisma, dialect } = database;
+  await prisma.$transaction(async (tx) => {
+    await lockOrganisation(tx, dialect, orgId);
+    const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+    if (!row) throw notFound('Member');
+    if (userId !== actor.id) assertManages(actor, row.role as Role);
+    if (row.role === 'owner') await assertAnotherOwner(tx, orgId, userId);
+    await tx.membership.delete({ where: { orgId_userId: { orgId, userId } } });
+  });
+  for (const listener of changed) listener(orgId, userId);
+  return { removed: userId };
+}
+
+/** Adds a person to an organisation with a role (an accepted invitation); an existing member keeps the higher of the two roles. */
+export async function addMember(tx: Tx, orgId: string, userId: string, role: Role): Promise<void> {
+  const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+  if (!row) await tx.membership.create({ data: { orgId, userId, role } });
+  else if (roleRank(role) > roleRank(row.role as Role)) await tx.membership.update({ where: { orgId_userId: { orgId, userId } }, data: { role } });
+  for (const listener of changed) listener(orgId, userId);
+}
+
+/**
+ * What GET /v1/organisations answers: a session's person's organisations, or a key's own
+ * organisation with the key's role; `current` the one the request acted for.
+ */
+export async function organisationsFor(database: Database, caller: { userId: string; actorId: string; role: Role; key: unknown }): Promise<{ current: string; data: OrganisationInfo[] }> {
+  if (caller.key) {
+    const org = await database.prisma.user.findUnique({ where: { id: caller.userId }, select: { email: true, orgName: true } });
+    return { current: caller.userId, data: [{ id: caller.userId, name: org?.orgName ?? org?.email ?? '', role: caller.role }] };
+  }
+  return { current: caller.userId, data: await organisationsOf(database, caller.actorId) };
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { ROLES } from '../accounts/roles';
+import { responseSchemas as named } from './registry';
+import { success, timestamp } from './responses';
+
+/** The answers of organisations and their members (docs/teams.md). */
+
+const role = z.enum(ROLES);
+const capValue = z.number().int().min(0).nullable();
+
+export const member = z
+  .object({
+    user_id: z.string(), email: z.string(), role,
+    checks_per_day: capValue.describe('Charged checks a UTC day this member may spend; null: no cap.'),
+    checks_per_month: capValue.describe('Charged checks a calendar month (UTC); null: no cap.'),
+    joined_at: timestamp,
+  })
+  .register(named, { id: 'Member' });
+export const memberList = z.object({ success, data: z.array(member) }).register(named, { id: 'MemberList' });
+export const memberUpdated = member.extend({ success }).register(named, { id: 'MemberUpdated' });
+export const memberRemoved = z.object({ success, removed: z.string().describe('The user id of the member removed.') }).register(named, { id: 'MemberRemoved' });
+
+export const organisation = z
+  .object({ id: z.string(), name: z.string(), role: role.describe('Your role in it (a key: its own role).') })
+  .register(named, { id: 'Organisation' });
+export const organisationList = z
+  .object({ success, current: z.string().describe('The organisation this request acted for.'), data: z.array(organisation) })
+  .register(named, { id: 'OrganisationList' });
+export const organisationRenamed = z.object({ success, id: z.string(), name: z.string() }).register(named, { id: 'OrganisationRenamed' });

@@ -1,0 +1,51 @@
+import { db } from '../db/client';
+import { AppError } from '../errors/errors';
+import { membershipOf, onMembershipChange, organisationsOf, type Membership } from '../accounts/members';
+import { parseCookies, VERSION_CACHE_MS } from './sessions';
+
+/**
+ * The organisation a dashboard session acts for (docs/teams.md): the one the header's switcher put
+ * in the `ev-org` cookie, else the person's own (or, having left it, the first they joined). The
+ * person must be a member of it: a removed member's next request is refused (403 `not_a_member`),
+ * at once in the process that removed them and within VERSION_CACHE_MS in the others.
+ */
+export const ORG_COOKIE = 'ev-org';
+
+const cache = new Map<string, { membership: Membership | null; until: number }>();
+const defaults = new Map<string, { orgId: string | null; until: number }>();
+onMembershipChange((orgId, userId) => {
+  cache.delete(`${orgId}:${userId}`);
+  defaults.delete(userId);
+});
+
+async function cachedMembership(orgId: string, userId: string): Promise<Membership | null> {
+  const now = Date.now();
+  const hit = cache.get(`${orgId}:${userId}`);
+  if (hit && hit.until > now) return hit.membership;
+  const membership = await membershipOf(await db(), orgId, userId);
+  if (cache.size > 10_000) cache.clear();
+  cache.set(`${orgId}:${userId}`, { membership, until: now + VERSION_CACHE_MS });
+  return membership;
+}
+
+async function defaultOrganisation(userId: string): Promise<string | null> {
+  const now = Date.now();
+  const hit = defaults.get(userId);
+  if (hit && hit.until > now) return hit.orgId;
+  const orgId = (await organisationsOf(await db(), userId))[0]?.id ?? null;
+  if (defaults.size > 10_000) defaults.clear();
+  defaults.set(userId, { orgId, until: now + VERSION_CACHE_MS });
+  return orgId;
+}
+
+export async function sessionOrganisation(request: Request, userId: string): Promise<{ orgId: string } & Membership> {
+  const chosen = parseCookies(request.headers.get('cookie'))[ORG_COOKIE];
+  const orgId = chosen || (await defaultOrganisation(userId));
+  const membership = orgId ? await cachedMembership(orgId, userId) : null;
+  if (!orgId || !membership) {
+    throw new AppError('not_a_member', chosen
+      ? 'You are not a member of this organisation (any more). Choose another in the header.'
+      : 'You are not a member of any organisation. Ask an admin for an invitation.');
+  }
+  return { orgId, ...membership };
+}
