@@ -24,3 +24,12 @@ describe('the documentation', () => {
     expect(test).toMatch(/^\s+bash scripts\/test\.sh\b/);
   });
 });
+
+describe('docs/teams.md', () => {
+  it('lists every operation with the role it declares (lib/api/operations.ts)', async () => {
+    const { OPERATIONS } = await import('@/lib/api/operations');
+    const listed = new Map([...readFileSync('docs/teams.md', 'utf8').matchAll(/^\| `([A-Z]+ \/v1\/[^`]*)` \| (\w+) \|/gm)].map(([, op, role]) => [op!, role!]));
+    const declared = new Map(OPERATIONS.filter((op) => op.scope !== 'public').map((op) => [`${op.method.toUpperCase()} ${op.path}`, op.role as string]));
+    expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(declared));
+  });
+});
