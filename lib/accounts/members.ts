@@ -1,4 +1,6 @@
 import type { Database } from '../db/client';
+import { recordAudit } from '../audit/record';
+import type { AuditTarget } from '../audit/actions';
 import { byDialect } from '../db/sql';
 import type { Tx } from '../db/capped';
 import { AppError, notFound } from '../errors/errors';
@@ -68,7 +70,12 @@ export async function listMembers({ prisma }: Database, orgId: string): Promise<
 
 /** Renames the organisation (owners: lib/api/operations.ts). */
 export async function renameOrganisation({ prisma }: Database, orgId: string, name: string): Promise<{ id: string; name: string }> {
-  const row = await prisma.user.update({ where: { id: orgId }, data: { orgName: name.trim() || null }, select: { id: true, email: true, orgName: true } });
+  const row = await prisma.$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: orgId }, select: { orgName: true } });
+    const after = await tx.user.update({ where: { id: orgId }, data: { orgName: name.trim() || null }, select: { id: true, email: true, orgName: true } });
+    await recordAudit(tx, orgId, 'settings.changed', { type: 'organisation', id: orgId, label: after.orgName ?? after.email }, { setting: 'name', from: before?.orgName ?? null, to: after.orgName });
+    return after;
+  });
   return { id: row.id, name: row.orgName ?? row.email };
 }
 
@@ -81,6 +88,12 @@ function assertManages(actor: Actor, target: Role, newRole?: Role): void {
   if (!manages) throw new AppError('insufficient_role', `A${actor.role === 'admin' ? 'n admin' : ` ${actor.role}`} cannot manage a${target === 'owner' || target === 'admin' ? 'n' : ''} ${target}; ask an owner.`, { role: 'owner' });
   if (newRole && !roleAtLeast(actor.role, newRole)) throw new AppError('insufficient_role', `Only an owner can make someone ${newRole === 'owner' ? 'an owner' : 'an admin'}.`, { role: 'owner' });
   if (newRole && actor.role === 'admin' && newRole === 'admin') throw new AppError('insufficient_role', 'Only an owner can make someone an admin.', { role: 'owner' });
+}
+
+/** A member in the audit log: named by their email. */
+async function memberTarget(tx: Tx, userId: string): Promise<AuditTarget> {
+  const person = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
+  return { type: 'member', id: userId, label: person?.email ?? null };
 }
 
 /** Serialises membership changes of one organisation (the owner count is read and written under it). */
@@ -133,6 +146,14 @@ export async function updateMember(database: Database, orgId: string, actor: Act
       await tx.apiKey.updateMany({ where: { userId: orgId, createdBy: userId, role: { in: [...above] } }, data: { role: change.role } });
       await bumpAccountVersion(tx, dialect, orgId);
     }
+    const details = {
+      ...(change.role !== undefined && change.role !== current ? { from: current, to: change.role } : {}),
+      ...(change.checks_per_day !== undefined ? { checks_per_day: change.checks_per_day } : {}),
+      ...(change.checks_per_month !== undefined ? { checks_per_month: change.checks_per_month } : {}),
+    };
+    // a new role is member.role_changed; caps alone are the member's settings
+    const action = 'from' in details ? 'member.role_changed' : 'settings.changed';
+    if (Object.keys(details).length) await recordAudit(tx, orgId, action, await memberTarget(tx, userId), details);
   });
   for (const listener of changed) listener(orgId, userId);
   return (await listMembers(database, orgId)).find((m) => m.user_id === userId)!;
@@ -152,6 +173,7 @@ export async function removeMember(database: Database, orgId: string, actor: Act
     if (userId !== actor.id) assertManages(actor, row.role as Role);
     if (row.role === 'owner') await assertAnotherOwner(tx, orgId, userId);
     await tx.membership.delete({ where: { orgId_userId: { orgId, userId } } });
+    await recordAudit(tx, orgId, 'member.removed', await memberTarget(tx, userId), { role: row.role, ...(userId === actor.id ? { left: true } : {}) });
   });
   for (const listener of changed) listener(orgId, userId);
   return { removed: userId };
