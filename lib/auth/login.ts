@@ -4,6 +4,7 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
+import { auditRow, recordAuditRows } from '../audit/record';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
 export class SignInThrottled extends Error {
@@ -30,11 +31,39 @@ export async function signInWithPassword(email: string, password: string, addres
     countAttempt(addressKey, limits.EV_LOGIN_WINDOW_MS),
   ]);
   if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
+    await auditSignIn(email, address, 'throttled');
     throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
   }
-  const signedIn = await authenticatePassword(await db(), email, password);
+  let signedIn: Account;
+  try {
+    signedIn = await authenticatePassword(await db(), email, password);
+  } catch (error) {
+    if (error instanceof AccountError) await auditSignIn(email, address, 'wrong_credentials');
+    throw error;
+  }
+  await auditSignIn(email, address, null);
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
+}
+
+/**
+ * The audit log's sign-in rows (lib/audit/record.ts): one per organisation the person belongs to,
+ * succeeded or refused (`refused`: why), with the client address. A refused address nobody signs in
+ * with gets one row of no organisation (the operator's to read), except once throttled: a flood of
+ * guesses at unknown addresses adds nothing. OIDC and the second factor (other branches) call it too.
+ */
+export async function auditSignIn(email: string, address: string, refused: 'wrong_credentials' | 'throttled' | 'second_factor' | null, method: 'password' | 'oidc' = 'password'): Promise<void> {
+  const { prisma } = await db();
+  const person = await prisma.user.findUnique({ where: { email: normalizeEmail(email) }, select: { id: true, email: true } });
+  if (!person && refused === 'throttled') return;
+  const orgs = person ? (await prisma.membership.findMany({ where: { userId: person.id }, select: { orgId: true } })).map((m) => m.orgId) : [null];
+  const actor = { userId: person?.id ?? null, keyId: null, clientAddress: address, method };
+  const action = refused ? 'sign_in.failed' : 'sign_in.succeeded';
+  const rows = await Promise.all(orgs.map(async (orgId) => ({
+    ...(await auditRow(prisma, orgId, action, { type: 'person', id: person?.id ?? null, label: person?.email ?? null }, refused ? { reason: refused } : undefined, actor)),
+    actorEmail: person?.email ?? normalizeEmail(email).slice(0, 320),
+  })));
+  await recordAuditRows(prisma, rows);
 }
 
 /** Sign-up, at most EV_SIGNUPS_PER_IP per client address in EV_SIGNUP_WINDOW_MS. */

@@ -16,5 +16,7 @@ CREATE TABLE "audit_events" (
     "method" TEXT,
     "details" TEXT
 );
+-- the retention sweep's window is by time alone
+CREATE INDEX "audit_events_at_idx" ON "audit_events"("at");
 CREATE INDEX "audit_events_org_id_at_idx" ON "audit_events"("org_id", "at");
 CREATE INDEX "audit_events_org_id_action_at_idx" ON "audit_events"("org_id", "action", "at");
