@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { ApiKeys } from '@/components/settings/ApiKeys';
+import { AuditLink } from '@/components/settings/AuditLink';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
@@ -25,6 +26,7 @@ export default function SettingsPage() {
         <Webhooks />
         <DataCard />
         <Security />
+        <AuditLink />
         <EgressCard />
       </div>
     </>

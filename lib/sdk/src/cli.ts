@@ -10,6 +10,7 @@ import { listFromCsv, parseCsv } from './csv.ts';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
 import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
+import { AUDIT_HELP, auditCommand } from './cli-audit.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
@@ -38,6 +39,7 @@ ${RULES_HELP}
 ${MONITORS_HELP}
 ${KEYS_HELP}
 ${DATA_HELP}
+${AUDIT_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -184,6 +186,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         csv: { type: 'boolean' },
         action: { type: 'string' },
         match: { type: 'string' },
+        actor: { type: 'string' },
       },
     });
   } catch (error) {
@@ -222,6 +225,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
     if (command === 'usage') return await usageCommand(client, values, io);
+    if (command === 'audit') return await auditCommand(client, values, io);
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'export') return await exportCommand(client, values.out, io);

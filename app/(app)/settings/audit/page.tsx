@@ -1,0 +1,20 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { AuditLog } from '@/components/settings/AuditLog';
+import { PageTitle, linkButton } from '@/components/ui';
+
+export const metadata: Metadata = { title: 'Audit log' };
+
+// Admins and owners: GET /v1/audit refuses the others (403 insufficient_role), shown in the card.
+export default function AuditPage() {
+  return (
+    <>
+      <PageTitle
+        title="Audit log"
+        subtitle="Who did what in this organisation, when and from where. Kept for the installation's EV_AUDIT_RETENTION_DAYS (a year by default)."
+        actions={<Link href="/settings" className={linkButton}>Back to settings</Link>}
+      />
+      <AuditLog />
+    </>
+  );
+}
