@@ -94,7 +94,7 @@ export interface KeyOptions {
   allowed_ips?: string[] | null;
   allowed_origins?: string[];
   expires_at?: string | null;
-  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number; checks_per_day?: number } | null;
+  rate_limits?: { per_visitor_per_minute?: number | null; per_key_per_minute?: number | null; checks_per_day?: number | null } | null;
 }
 
 /** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
@@ -114,7 +114,7 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     allowedIps: joined(options.allowed_ips),
     allowedOrigins: joined(options.allowed_origins),
     expiresAt,
-    // a field left out of rate_limits stays as it is; rate_limits: null gives every default back
+    // a field left out of rate_limits stays as it is; a field null gives its default back, rate_limits: null every default
     visitorRatePerMinute: rates === null ? null : rates?.per_visitor_per_minute,
     keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
     checksPerDay: rates === null ? null : rates?.checks_per_day,
