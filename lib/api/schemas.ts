@@ -125,7 +125,10 @@ export const keyUpdateBody = z
     allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('The limits sent change, the others stay; `null`: every default.'),
+    rate_limits: z.object({
+      per_visitor_per_minute: perMinute.nullable().optional(), per_key_per_minute: perMinute.nullable().optional(),
+      checks_per_day: z.number().int().min(1).max(10_000_000).nullable().optional(),
+    }).nullable().optional().describe('The limits sent change, the others stay; a limit `null`: its default; `null`: every default.'),
     role: z.enum(ROLES).optional().describe('The highest role the key acts with: at most yours.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });

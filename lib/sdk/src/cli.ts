@@ -224,7 +224,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'usage') return await usageCommand(client, values, io);
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
-    if (command === 'export') return await exportCommand(client, values.out, io);
+    if (command === 'export') return await exportCommand(client, values.out, (body) => writeOut(body, values.out, io), io);
     if (command === 'monitors') return await monitorsCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'changed') return await changedCommand(client, rest[0], (body) => writeOut(body, values.out, io), (message) => new UsageError(message));
     if (command === 'reuse') return await reuseCommand(client, rest[0], io, (message) => new UsageError(message));

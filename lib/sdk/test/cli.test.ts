@@ -36,13 +36,15 @@ describe('the CLI against the real API over HTTP', () => {
     const stderr = new PassThrough();
     let out = '';
     let err = '';
-    stdout.on('data', (c) => (out += c));
+    const bytes: Buffer[] = [];
+    stdout.on('data', (c: Buffer) => { out += c; bytes.push(c); });
     stderr.on('data', (c) => (err += c));
     const code = await main(args, {
       stdout, stderr, stdin: Readable.from([options.stdin ?? '']),
       env: { EV_API_KEY: ctx.key, EV_BASE_URL: api.url, ...options.env },
     });
-    return { code, out, err };
+    // what a program that runs the CLI's main in its own process finds after it: its stdout still open
+    return { code, out, err, bytes: () => Buffer.concat(bytes), stdoutEnded: stdout.writableEnded };
   }
 
   it('verify: one line per address; exit 0 when every address is deliverable, 1 when one is not', async () => {
@@ -113,7 +115,7 @@ describe('the CLI against the real API over HTTP', () => {
     expect((await cli(['usage', '--from', 'yesterday'])).code).toBe(6);
   });
 
-  it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file', async () => {
+  it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file and to stdout', async () => {
     const set = await cli(['retention', '5']);
     expect(set.code).toBe(0);
     // the lists the tests above made are deleted within 7 days now: named after the setting
@@ -131,6 +133,12 @@ describe('the CLI against the real API over HTTP', () => {
     expect(Object.keys(files)).toContain('results.csv');
     expect(strFromU8(files['results.csv']!)).not.toContain('erase+me');
     expect(JSON.parse(strFromU8(files['account.json']!))).toMatchObject({ id: ctx.account.id });
+    // without -o the same zip goes to stdout, whole, and stdout is left open for the caller
+    const piped = await cli(['export']);
+    expect(piped).toMatchObject({ code: 0, err: '', stdoutEnded: false });
+    const streamed = unzipSync(new Uint8Array(piped.bytes()));
+    expect(Object.keys(streamed).sort()).toEqual(Object.keys(files).sort());
+    expect(strFromU8(streamed['results.csv']!)).toBe(strFromU8(files['results.csv']!));
   });
 
   it('monitors, changed rows and reuse: add, show, pause, resume, delete; a run\'s changed rows as CSV', async () => {
