@@ -18,6 +18,7 @@ import type { LedgerTx } from './ledger';
  *                            = Σ charge of `chk_` causes
  *   member_usage_days.used : (organisation, person, day) = Σ reserve − Σ refund of the reserve rows
  *                            naming that person (credits and free together; lib/accounts/member-caps.ts)
+ *   member_usage_months    : (organisation, person, month) = Σ member_usage_days.used of its days
  *
  * An open reserve is one with no charge row. Chargeable is `CHARGEABLE_SQL` (lib/results/chargeable.ts).
  */
@@ -71,6 +72,7 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
         FROM credit_ledger r LEFT JOIN credit_ledger f ON f.cause = r.cause AND f.kind = 'refund'
         WHERE r.kind = 'reserve' AND r.actor_id IS NOT NULL GROUP BY r.user_id, r.actor_id, r.day`),
       memberUsage: await all('SELECT org_id, user_id, day, used FROM member_usage_days'),
+      memberMonths: await all('SELECT org_id, user_id, month, used FROM member_usage_months'),
       singleCharges: await all(`SELECT user_id, SUM(credits + free) AS n FROM credit_ledger WHERE kind = 'charge' AND cause LIKE 'chk%' GROUP BY user_id`),
     };
   };
@@ -138,6 +140,14 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
     const [orgId, person, day] = key.split('|');
     if ((memberUsed.get(key) ?? 0) !== (memberExpected.get(key) ?? 0)) {
       note(orgId, `member ${person}'s charged checks on ${day}: ${memberUsed.get(key) ?? 0} counted ≠ reserved − refunded ${memberExpected.get(key) ?? 0}`);
+    }
+  }
+  const monthOfDays = byUser(data.memberUsage, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, String(r.day).slice(0, 7)));
+  const monthCounted = byUser(data.memberMonths, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, r.month));
+  for (const key of new Set([...monthOfDays.keys(), ...monthCounted.keys()])) {
+    const [orgId, person, month] = key.split('|');
+    if ((monthCounted.get(key) ?? 0) !== (monthOfDays.get(key) ?? 0)) {
+      note(orgId, `member ${person}'s charged checks in ${month}: ${monthCounted.get(key) ?? 0} counted ≠ its days' ${monthOfDays.get(key) ?? 0}`);
     }
   }
   const emails = new Map(data.users.map((u) => [String(u.id), String(u.email)]));

@@ -1,7 +1,7 @@
 import type { Database, Db } from '../db/client';
 import type BetterSqlite3 from 'better-sqlite3';
 import { insertRows, q, sqlValue, sqliteInsert } from '../db/sql';
-import { GIVE_BACK_SQL } from './member-caps';
+import { GIVE_BACK_SQL, giveBackKeys } from './member-caps';
 
 /**
  * The credit ledger (`credit_ledger`, docs/guarantees.md): every movement of credits and free
@@ -93,7 +93,7 @@ function plan(settlements: Settlement[], at: number) {
       if (unused.credits > 0) updates.push(['UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]]);
       if (unused.free > 0) updates.push(['UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]]);
       // the person the reservation counted against gets it back (lib/accounts/member-caps.ts)
-      updates.push([GIVE_BACK_SQL, [unused.credits + unused.free, s.userId, s.day, s.cause]]);
+      giveBackKeys(s.day).forEach((key, i) => updates.push([GIVE_BACK_SQL[i]!, [unused.credits + unused.free, s.userId, key, s.cause]]));
     }
     return { refunds, updates };
   };

@@ -81,9 +81,9 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
   for (let attempt = 1; ; attempt++) {
     try {
       return await database.prisma.$transaction(async (tx) => {
-        // the person's cap first: a capped person's lock is the first this transaction takes
-        if (actor) await countMember(tx, database.dialect, userId, actor, day, count);
         const reservation = await takeReservation(tx, userId, day, count);
+        // the person's rows last: held only until the commit (lib/accounts/member-caps.ts)
+        if (actor) await countMember(tx, database.dialect, userId, actor, day, count);
         await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner, actor }]);
         return { cause, ...reservation };
       });
@@ -101,7 +101,6 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
  */
 function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Reservation {
   return bulk.transaction(() => {
-    if (actor) countMemberSqlite(bulk, userId, actor, day, count);
     bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
     const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
     const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - used));
@@ -111,6 +110,7 @@ function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: stri
       throw insufficient(count, free, user?.credits ?? 0);
     }
     if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
+    if (actor) countMemberSqlite(bulk, userId, actor, day, count);
     sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'], [[userId, 'reserve', cause, credits, free, day, Date.now(), owner, actor]]);
     return { cause, day, free, credits };
   }).immediate();
