@@ -25,7 +25,8 @@ export async function usageByMember(database: Database, orgId: string, range: Da
     'SELECT user_id, day, used FROM member_usage_days WHERE org_id = ? AND day >= ? AND day <= ?', [orgId, from, to]);
   const members = await database.prisma.membership.findMany({ where: { orgId }, orderBy: { createdAt: 'asc' } });
   // people counted here who are no longer members (a removed member's keys keep working): listed after the members
-  const former = [...new Set(rows.filter((r) => Number(r.used) !== 0).map((r) => r.user_id))].filter((id) => !members.some((m) => m.userId === id));
+  const counts = (day: string) => (day >= range.from && day <= range.to) || (day >= monthStart && day <= today);
+  const former = [...new Set(rows.filter((r) => Number(r.used) !== 0 && counts(r.day)).map((r) => r.user_id))].filter((id) => !members.some((m) => m.userId === id));
   const people = await database.prisma.user.findMany({ where: { id: { in: [...members.map((m) => m.userId), ...former] } }, select: { id: true, email: true } });
   const email = new Map(people.map((p) => [p.id, p.email]));
   const used = new Map<string, Map<string, number>>();
