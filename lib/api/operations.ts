@@ -62,7 +62,7 @@ const RULE_AND_USAGE_OPERATIONS: Operation[] = [
   { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', role: 'admin', summary: 'Remove a rule', ok: [200, rr.ruleDeleted], errors: [404] },
   {
     method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', scope: 'account', role: 'viewer', summary: 'Usage per day and mode',
-    description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV.',
+    description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV. `by=member` adds each person\'s charged checks per day, today and this month, with their caps (as CSV: day, user_id, email, role, charged).',
     query: req.usageQuery, ok: [200, rr.usageReport], csvToo: true, errors: [400],
   },
   { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', role: 'viewer', summary: 'Quota and its warning threshold', ok: [200, rr.quotaState] },

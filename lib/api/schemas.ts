@@ -155,7 +155,8 @@ const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD')
 export const usageQuery = z.object({
   from: day.optional().describe('First day (UTC), default 29 days before `to`.'),
   to: day.optional().describe('Last day (UTC), inclusive; default today. At most 366 days at once.'),
-  format: z.enum(['json', 'csv']).optional().describe('`csv`: the same rows as a CSV file.'),
+  format: z.enum(['json', 'csv']).optional().describe('`csv`: the same rows as a CSV file (with `by=member`: the split, a row per person and day).'),
+  by: z.enum(['member']).optional().describe('`member`: also split the charged checks by the person they counted against (`members`).'),
 });
 export const quotaWarningBody = z
   .object({ warning_below: z.number().int().min(0).max(1_000_000_000).nullable().describe('Send `quota.warning` when credits plus today\'s free checks fall below this; null: the installation\'s default (EV_QUOTA_WARNING_BELOW).') })
