@@ -4,6 +4,7 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
+import type { OrganisationInfo } from '../accounts/members';
 import { joinWithInvitation, lookupInvitation, type InvitationPreview } from '../accounts/invitations';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
@@ -64,11 +65,10 @@ export async function signUp(email: string, password: string, address: string): 
 }
 
 /** A new person joins through an invitation link: a sign-up (same limit, same password policy) and the membership at once. */
-export async function signUpWithInvitation(token: string, password: string, address: string): Promise<{ email: string }> {
+export async function signUpWithInvitation(token: string, password: string, address: string): Promise<{ email: string; organisation: OrganisationInfo }> {
   await takeSignUp(address);
   try {
-    const { email } = await joinWithInvitation(await db(), token, password);
-    return { email };
+    return await joinWithInvitation(await db(), token, password);
   } catch (error) {
     if (error instanceof AccountError) throw accountAppError(error);
     throw error;

@@ -152,7 +152,7 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
 
     const joined = await publicCall(join, '/api/invitations/join', { token: tokenOf(link!), password: 'a long password' });
     expect(joined.status).toBe(201);
-    expect(joined.json).toEqual({ email });
+    expect(joined.json).toEqual({ email, organisation: { id: ctx.account.id, name: 'Acme marketing', role: 'member' } });
 
     // as the join page does: sign in with next-auth, then act in the organisation (the ev-org cookie)
     const session = `${await signIn(email, 'a long password')}; ev-org=${ctx.account.id}`;
