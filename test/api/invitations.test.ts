@@ -361,5 +361,25 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     const big = await join.POST(new Request('http://localhost/api/invitations/join', { method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost' }, body: JSON.stringify({ token: 'x', password: 'p'.repeat(20_000) }) })).then(answerOf);
     expect(big.status).toBe(413);
     expect((await answerOf(await lookup.GET(new Request('http://localhost/api/invitations/lookup')))).status).toBe(405);
+
+    // refused look-ups count per client address, as failed sign-ins do; a good link does not count
+    Object.assign(process.env, { EV_TRUST_PROXY: '1', EV_LOGIN_MAX_FAILURES_PER_IP: '2' });
+    try {
+      const good = await invite({ email: address('throttled'), role: 'viewer' });
+      const from = (ip: string, token: string) => lookup.POST(new Request('http://localhost/api/invitations/lookup', {
+        method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost', 'x-forwarded-for': ip }, body: JSON.stringify({ token }),
+      })).then(answerOf);
+      const ip = `198.51.100.${n}`;
+      for (let i = 0; i < 3; i++) expect((await from(ip, tokenOf(good.json.link))).status).toBe(200);
+      expect((await from(ip, 'made-up-1')).status).toBe(404);
+      expect((await from(ip, 'made-up-2')).status).toBe(404);
+      const throttled = await from(ip, tokenOf(good.json.link));
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await from(`198.51.100.${n + 100}`, tokenOf(good.json.link))).status).toBe(200);
+    } finally {
+      delete process.env.EV_TRUST_PROXY;
+      delete process.env.EV_LOGIN_MAX_FAILURES_PER_IP;
+    }
   });
 });
