@@ -4,6 +4,7 @@ import type * as res from '@/lib/api/responses';
 import type * as rr from '@/lib/api/responses-rules';
 import type * as rd from '@/lib/api/responses-data';
 import type * as rm from '@/lib/api/responses-monitors';
+import type * as rt from '@/lib/api/responses-teams';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -44,6 +45,16 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
+    expectTypeOf<sdk.MemberList>().toEqualTypeOf<z.infer<typeof rt.memberList>>();
+    expectTypeOf<sdk.MemberUpdated>().toEqualTypeOf<z.infer<typeof rt.memberUpdated>>();
+    expectTypeOf<sdk.MemberRemoved>().toEqualTypeOf<z.infer<typeof rt.memberRemoved>>();
+    expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
+    expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
+    expectTypeOf<sdk.InvitationList>().toEqualTypeOf<z.infer<typeof rt.invitationList>>();
+    expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
+    expectTypeOf<sdk.InvitationRevoked>().toEqualTypeOf<z.infer<typeof rt.invitationRevoked>>();
+    expectTypeOf<sdk.InvitationAccepted>().toEqualTypeOf<z.infer<typeof rt.invitationAccepted>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 
@@ -54,5 +65,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
+    expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
   });
 });
