@@ -34,7 +34,7 @@ export function isAuditAction(value: string): value is AuditAction {
 
 /** What an action was done to. `label` names it for a reader (a list's name, a key's name, a member's email, a webhook URL's host): never a secret, never a verified address. */
 export interface AuditTarget {
-  type: 'organisation' | 'member' | 'key' | 'webhook' | 'rules' | 'list' | 'settings' | 'data' | 'person';
+  type: 'organisation' | 'member' | 'invitation' | 'key' | 'webhook' | 'rules' | 'list' | 'settings' | 'data' | 'person';
   id?: string | null;
   label?: string | null;
 }

@@ -57,9 +57,11 @@ export async function auditRow(
   };
 }
 
-/** Writes the action's row in the caller's transaction `tx` (for `orgId`: the organisation acted on). */
-export async function recordAudit(tx: Pick<Tx, 'user' | 'auditEvent'>, orgId: string | null, action: AuditAction, target: AuditTarget | null, details?: AuditDetails): Promise<void> {
-  await tx.auditEvent.create({ data: await auditRow(tx, orgId, action, target, details) });
+/** Writes the action's row in the caller's transaction `tx` (for `orgId`: the organisation acted on); `actor` when the context does not know it yet (a person who joins). */
+export async function recordAudit(
+  tx: Pick<Tx, 'user' | 'auditEvent'>, orgId: string | null, action: AuditAction, target: AuditTarget | null, details?: AuditDetails, actor: AuditActor | null = currentActor(),
+): Promise<void> {
+  await tx.auditEvent.create({ data: await auditRow(tx, orgId, action, target, details, actor) });
 }
 
 /** Several rows at once (a sign-in: one per organisation of the person). */

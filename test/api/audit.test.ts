@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import Papa from 'papaparse';
 import * as nextauth from '@/app/api/auth/[...nextauth]/route';
 import * as audit from '@/app/v1/audit/route';
@@ -22,6 +22,9 @@ import * as organisation from '@/app/v1/organisation/route';
 import * as member from '@/app/v1/members/[userId]/route';
 import * as leave from '@/app/v1/members/me/route';
 import * as addresses from '@/app/v1/addresses/[email]/route';
+import * as invitations from '@/app/v1/invitations/route';
+import * as accept from '@/app/v1/invitations/accept/route';
+import * as joinPage from '@/app/api/invitations/join/route';
 import { createAccount, ensureAccount } from '@/lib/accounts/users';
 import { OPERATIONS } from '@/lib/api/operations';
 import { AUDIT_ACTIONS } from '@/lib/audit/actions';
@@ -200,6 +203,46 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     await refusedWithoutRow(409, async () => call(leave.DELETE, { ...(await session(people.owner)), method: 'DELETE' }), 'conflict');
     expect((await call(member.DELETE, { ...admin, method: 'DELETE', params: { userId: someone.id } })).status).toBe(200);
     expect(await rows('member.removed')).toMatchObject([{ actorUserId: people.admin.id, targetId: someone.id, targetLabel: someone.email, details: JSON.stringify({ role: 'member' }) }]);
+  });
+
+  it('members: invited and joined (by the link as a new person, or accepted by a signed-in one), never the link\'s token', async () => {
+    const quiet = vi.spyOn(console, 'info').mockImplementation(() => {});
+    try {
+      const admin = await session(people.admin);
+      const newcomer = `newcomer-${dialect}-${Date.now()}@example.com`;
+      const invited = await call(invitations.POST, { ...admin, body: { email: newcomer, role: 'member' } });
+      expect(invited.status).toBe(201);
+      const token = new URL(invited.json.link).searchParams.get('token')!;
+      expect((await rows('member.invited')).at(-1)).toMatchObject({
+        actorUserId: people.admin.id, clientAddress: FROM, targetType: 'invitation', targetId: invited.json.id, targetLabel: newcomer, details: JSON.stringify({ role: 'member' }),
+      });
+      // refused: the same address again (409), a role above the admin's (403)
+      await refusedWithoutRow(409, () => call(invitations.POST, { ...admin, body: { email: newcomer, role: 'member' } }), 'conflict');
+      await refusedWithoutRow(403, () => call(invitations.POST, { ...admin, body: { email: `x-${newcomer}`, role: 'owner' } }), 'insufficient_role');
+
+      const joined = await joinPage.POST(new Request('http://localhost/api/invitations/join', {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': FROM }, body: JSON.stringify({ token, password: 'a long enough passphrase 2' }),
+      }));
+      expect(joined.status).toBe(201);
+      const person = (await ctx.database.prisma.user.findUnique({ where: { email: newcomer } }))!;
+      expect((await rows('member.joined')).at(-1)).toMatchObject({
+        actorUserId: person.id, actorEmail: newcomer, clientAddress: FROM, method: 'invitation', targetId: person.id, targetLabel: newcomer,
+      });
+      expect(JSON.parse((await rows('member.joined')).at(-1)!.details!)).toEqual({ role: 'member', invitation: invited.json.id });
+
+      // someone with an account accepts while signed in: the row names them and their session's address
+      const existing = await ensureAccount(ctx.database, `existing-${dialect}-${Date.now()}@example.com`);
+      const second = await call(invitations.POST, { ...admin, body: { email: existing.email, role: 'viewer' } });
+      const secondToken = new URL(second.json.link).searchParams.get('token')!;
+      const mine = { key: null, headers: { cookie: await sessionCookie(ctx.database, existing.id), ...ORIGIN, 'x-forwarded-for': FROM } };
+      expect((await call(accept.POST, { ...mine, body: { token: secondToken } })).status).toBe(200);
+      expect((await rows('member.joined')).at(-1)).toMatchObject({ actorUserId: existing.id, actorEmail: existing.email, method: 'session', targetId: existing.id, clientAddress: FROM });
+      // a used link: 404, nothing written
+      await refusedWithoutRow(404, () => call(accept.POST, { ...mine, body: { token: secondToken } }));
+      expect(JSON.stringify(await ctx.database.prisma.auditEvent.findMany())).not.toContain(token);
+    } finally {
+      quiet.mockRestore();
+    }
   });
 
   it('data erased: the counts, never the address', async () => {
