@@ -28,7 +28,7 @@ const PARALLEL = [
   'test/api/client-address.test.ts', 'test/api/idempotency-per-key.test.ts', 'test/api/lists.test.ts',
   'test/api/neighbours.test.ts', 'test/api/publishable-budget.test.ts', 'test/api/publishable.test.ts', 'test/api/quota-events.test.ts',
   'test/api/reuse.test.ts', 'test/api/usage.test.ts', 'test/api/sandbox.test.ts', 'test/api/scopes.test.ts', 'test/api/instant-retry.test.ts',
-  'test/api/hot-path.test.ts', 'test/api/metrics.test.ts',
+  'test/api/hot-path.test.ts', 'test/api/metrics.test.ts', 'test/api/roles.test.ts', 'test/api/teams-upgrade.test.ts',
   'test/hostile/access.test.ts', 'test/hostile/addresses.test.ts', 'test/hostile/bodies.test.ts', 'test/hostile/webhooks.test.ts',
 ];
 
