@@ -6,6 +6,7 @@ import { eraseAddress, exportData, retention, setRetention } from './data.ts';
 import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
 import type { ReuseSettings } from './monitor-types.ts';
+import { Invitations, Members, organisations, renameOrganisation, type OrganisationList } from './teams.ts';
 import type {
   Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -15,6 +16,7 @@ export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
+export type { Invitation, InvitationCreated, InvitationState, Member, MemberUpdate, Organisation, OrganisationList } from './teams.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
@@ -173,6 +175,8 @@ export class EmailVerifier {
   readonly rules: Rules;
   readonly monitors: Monitors;
   readonly keys: Keys;
+  readonly members: Members;
+  readonly invitations: Invitations;
   private readonly transport: Transport;
 
   constructor(options: EmailVerifierOptions) {
@@ -183,6 +187,8 @@ export class EmailVerifier {
     this.rules = new Rules(this.transport);
     this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
+    this.members = new Members(this.transport);
+    this.invitations = new Invitations(this.transport);
   }
 
   get sandbox(): boolean {
@@ -270,5 +276,15 @@ export class EmailVerifier {
 
   signOutEverywhere(options?: RequestOptions): Promise<AccountMessage> {
     return signOutEverywhere(this.transport, options);
+  }
+
+  /** The organisations you belong to with your role in each; `current` is the one this client acts for. */
+  organisations(options?: RequestOptions): Promise<OrganisationList> {
+    return organisations(this.transport, options);
+  }
+
+  /** Owners only. */
+  renameOrganisation(name: string, options?: RequestOptions): Promise<{ success: true; id: string; name: string }> {
+    return renameOrganisation(this.transport, name, options);
   }
 }

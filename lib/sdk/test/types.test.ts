@@ -4,6 +4,7 @@ import type * as res from '@/lib/api/responses';
 import type * as rr from '@/lib/api/responses-rules';
 import type * as rd from '@/lib/api/responses-data';
 import type * as rm from '@/lib/api/responses-monitors';
+import type * as rt from '@/lib/api/responses-teams';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -38,6 +39,9 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.MonitorDetail>().toEqualTypeOf<z.infer<typeof rm.monitorDetail>>();
     expectTypeOf<sdk.MonitorDeleted>().toEqualTypeOf<z.infer<typeof rm.monitorDeleted>>();
     expectTypeOf<sdk.ReuseSettings>().toEqualTypeOf<z.infer<typeof rm.reuseSettings>>();
+    expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
+    expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
+    expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
     expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof rr.ruleCreated>>();
     expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof rr.ruleImported>>();
     expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof rr.quotaState>>();
@@ -54,5 +58,6 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
   });
 });
