@@ -178,3 +178,16 @@ export const organisationBody = z
   .object({ name: z.string().min(1).max(100).describe('Shown in the dashboard\'s header and in invitations.') })
   .strict()
   .register(requestSchemas, { id: 'OrganisationUpdate', examples: [{ name: 'Acme marketing' }] });
+export const invitationBody = z
+  .object({
+    email: z.string().min(3).max(320).describe('The address the invitation is sent to; only that person can accept it.'),
+    role: z.enum(ROLES).describe('The role they join with: admins invite members and viewers, owners any role.'),
+  })
+  .strict()
+  .register(requestSchemas, { id: 'InvitationRequest', examples: [{ email: 'ana@example.com', role: 'member' }] });
+export const invitationTokenBody = z
+  .object({ token: z.string().min(1).max(200).describe('The `token` of the invitation link (`/join?token=...`).') })
+  .strict()
+  .register(requestSchemas, { id: 'InvitationAccept' });
+/** The join page's new person: not in the OpenAPI document (a public route under /api). */
+export const invitationJoinBody = z.object({ token: z.string().min(1).max(200), password: z.string().max(1024) }).strict();
