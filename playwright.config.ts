@@ -52,7 +52,7 @@ export default defineConfig({
       EV_SIGNUPS_PER_IP: '1000',
       NODE_ENV: 'production',
       EV_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-      EV_MAIL_FROM: 'Verifier <verifier@example.test>',
+      EV_INVITATION_FROM: 'Verifier <verifier@example.test>',
     },
   },
 });

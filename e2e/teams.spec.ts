@@ -25,9 +25,9 @@ async function invite(owner: Page, email: string, role: 'admin' | 'viewer'): Pro
 async function join(browser: Browser, link: string, email: string): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
   await page.goto(link);
-  await expect(page.getByText(email)).toBeVisible();
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: /join|accept|create/i }).click();
+  await expect(page.getByTestId('invitation-summary')).toContainText(`as ${email}`);
+  await page.getByLabel('Choose a password').fill(password);
+  await page.getByRole('button', { name: 'Create account and join' }).click();
   await expect(page).toHaveURL(/\/lists$/);
   return page;
 }

@@ -214,7 +214,9 @@ export function InvitationsCard() {
           <div className="rounded-xl bg-emerald-50 p-4 ring-1 ring-emerald-200" role="status" data-testid="invitation-sent">
             {invite.data.link ? (
               <>
-                <p className="text-sm font-semibold text-emerald-900">No mail relay is configured: send {invite.data.email} this link yourself.</p>
+                <p className="text-sm font-semibold text-emerald-900">
+                  {invite.data.mail_error ? `${invite.data.mail_error}. ` : 'No mail relay is configured: '}Send {invite.data.email} this link yourself.
+                </p>
                 <div className="mt-2 flex flex-wrap items-center gap-2">
                   <code className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm ring-1 ring-emerald-200" data-testid="invitation-link">{invite.data.link}</code>
                   <CopyButton value={invite.data.link} label="Copy link" />

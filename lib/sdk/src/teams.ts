@@ -43,16 +43,19 @@ export interface Invitation {
   role: Role;
   expires_at: string;
   created_at: string;
+  /** who sent it; `email` is empty when that person's account is gone */
   invited_by: { user_id: string; email: string };
   state: InvitationState;
 }
 
 export interface InvitationCreated extends Omit<Invitation, 'state'> {
   success: true;
-  /** whether the link went by mail (a relay is configured) */
+  /** whether the SMTP relay took the invitation mail */
   mailed: boolean;
-  /** the link to join, answered only when it was not mailed */
+  /** the link to join, answered only when it was not mailed (no relay, or the relay refused): pass it on yourself */
   link: string | null;
+  /** why the relay did not take the mail (the invitation stands) */
+  mail_error?: string;
 }
 
 const path = (id: string) => encodeURIComponent(id);
