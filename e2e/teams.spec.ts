@@ -40,7 +40,7 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
   const [adminLink, viewerLink] = await test.step('the owner invites an admin and a viewer; the links come by mail', async () => {
     // one organisation: its name, no switcher
     await expect(owner.getByTestId('organisation-name')).toBeVisible();
-    await owner.getByRole('link', { name: 'Settings' }).click();
+    await owner.getByRole('link', { name: 'Settings', exact: true }).click();
     await owner.getByRole('link', { name: 'Manage members' }).click();
     await expect(owner).toHaveURL(/\/settings\/members$/);
     await expect(owner.getByTestId('member')).toHaveCount(1);
@@ -96,7 +96,7 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
 
   await test.step('the viewer sees no key, webhook, verify or settings controls', async () => {
     await expect(viewer.getByRole('link', { name: 'Single check' })).toHaveCount(0);
-    await viewer.getByRole('link', { name: 'Settings' }).click();
+    await viewer.getByRole('link', { name: 'Settings', exact: true }).click();
     await expect(viewer.getByRole('heading', { name: 'Usage', exact: true })).toBeVisible();
     await expect(viewer.getByRole('heading', { name: 'Members' })).toBeVisible();
     await expect(viewer.getByRole('heading', { name: 'API keys' })).toHaveCount(0);
@@ -127,7 +127,7 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
   });
 
   await test.step('the admin manages keys and the members below them, not the owner', async () => {
-    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByRole('link', { name: 'Settings', exact: true }).click();
     await expect(admin.getByRole('heading', { name: 'API keys' })).toBeVisible();
     await expect(admin.getByRole('heading', { name: 'Webhooks' })).toBeVisible();
     await admin.getByRole('link', { name: 'Manage members' }).click();
