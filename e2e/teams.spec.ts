@@ -148,7 +148,7 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
     expect(refused.status()).toBe(403);
     expect((await refused.json()).error).toBe('not_a_member');
     await admin.reload();
-    await expect(admin.getByTestId('not-a-member')).toContainText('not a member of this organisation');
+    await expect(admin.getByTestId('not-a-member')).toContainText('You are not a member of this organisation any more');
     await shoot(admin, 'not-a-member');
     await admin.getByRole('button', { name: 'Back to your own organisation' }).click();
     await expect(admin.getByTestId('not-a-member')).toHaveCount(0);

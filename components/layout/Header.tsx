@@ -53,7 +53,7 @@ export function Header({ email }: { email: string }) {
         <div className="ml-auto flex items-center gap-3">
           <OrganisationSwitcher />
           <SandboxToggle />
-          <span className="hidden max-w-48 truncate text-sm text-slate-500 md:inline" title={email}>
+          <span className="hidden max-w-40 truncate text-sm text-slate-500 md:inline" title={email}>
             {email}
           </span>
           <button

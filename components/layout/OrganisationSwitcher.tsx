@@ -26,7 +26,7 @@ export function OrganisationSwitcher() {
 
   if (data.data.length <= 1) {
     return (
-      <span className="max-w-48 truncate text-sm font-medium text-slate-700" data-testid="organisation-name" title={current ? `${current.name} (${current.role})` : undefined}>
+      <span className="max-w-40 truncate text-sm font-medium text-slate-700" data-testid="organisation-name" title={current ? `${current.name} (${current.role})` : undefined}>
         {current?.name}
       </span>
     );
@@ -35,7 +35,7 @@ export function OrganisationSwitcher() {
     <label className="flex items-center gap-2 text-sm">
       <span className="sr-only">Organisation</span>
       <select
-        className={`${selectClass} max-w-56 py-1.5`}
+        className={`${selectClass} max-w-48 py-1.5`}
         value={data.current}
         onChange={(e) => onChoose(e.target.value)}
         data-testid="organisation-switcher"
@@ -52,14 +52,14 @@ export function OrganisationSwitcher() {
 
 /** After a 403 `not_a_member`: the person was removed from the organisation the cookie names. */
 export function NotMemberBanner() {
-  const message = useNotMember();
+  const refused = useNotMember();
   const switchTo = useSwitchOrganisation();
   const router = useRouter();
-  if (!message) return null;
+  if (!refused) return null;
   return (
     <div role="alert" className="border-t border-red-200 bg-red-50 px-4 py-2 text-sm text-red-900" data-testid="not-a-member">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-3">
-        <span>{message}</span>
+        <span>You are not a member of this organisation any more: an owner or admin removed you, or you left it.</span>
         <Button
           variant="secondary"
           className="py-1"

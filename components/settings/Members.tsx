@@ -71,7 +71,7 @@ export function OrganisationCard() {
       )}
       <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-100 pt-4 first:mt-0 first:border-0 first:pt-0">
         <Button variant="danger" onClick={onLeave} disabled={leave.isPending}>Leave organisation</Button>
-        <span className="text-sm text-slate-500">The last owner cannot leave: make another member owner first.</span>
+        {current.role === 'owner' && <span className="text-sm text-slate-500">The last owner cannot leave: make another member owner first.</span>}
       </div>
       <div className="mt-3 space-y-2">
         <ErrorNote error={rename.error} />

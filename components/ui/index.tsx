@@ -73,7 +73,8 @@ export function PageTitle({ title, subtitle, actions }: { title: string; subtitl
 }
 
 export function ErrorNote({ error }: { error: unknown }) {
-  if (!error) return null;
+  // the header says it once for every panel, with the way back (components/layout/OrganisationSwitcher.tsx)
+  if (!error || (error instanceof EmailVerifierError && error.code === 'not_a_member')) return null;
   // the SDK names the host and the browser's reason; the user needs to know to check the connection
   const message = error instanceof ConnectionError ? 'Could not reach the server. Check your connection.' : error instanceof Error ? roleMessage(error) ?? error.message : String(error);
   return (
