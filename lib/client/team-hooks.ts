@@ -10,7 +10,7 @@ import { sdk } from './sdk';
 const ORGANISATIONS_KEY = ['org', 'organisations'];
 
 export function useOrganisations() {
-  return useQuery({ queryKey: ORGANISATIONS_KEY, queryFn: () => sdk().organisations(), staleTime: 30_000 });
+  return useQuery({ queryKey: ORGANISATIONS_KEY, queryFn: () => sdk().members.organisations(), staleTime: 30_000 });
 }
 
 /** The organisation the session acts for and the person's role in it; undefined until known. */
@@ -50,7 +50,7 @@ export function useSwitchOrganisation() {
 export function useRenameOrganisation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => sdk().renameOrganisation(name),
+    mutationFn: (name: string) => sdk().members.renameOrganisation(name),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ORGANISATIONS_KEY }),
   });
 }

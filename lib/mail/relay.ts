@@ -39,11 +39,23 @@ export async function sendMail(mail: Mail): Promise<void> {
   await transport(url).sendMail({ from: mailFrom(), to: mail.to, subject: mail.subject.replace(/[\r\n]+/g, ' '), text: mail.text });
 }
 
+/** What nodemailer's error codes mean to the person who configured the relay. */
+const MEANING: Record<string, string> = {
+  EAUTH: 'the relay refused the user and password of EV_SMTP_URL',
+  ETLS: 'TLS could not be started (the relay offers no STARTTLS, or its certificate was refused)',
+  ECONNECTION: 'could not connect to the relay',
+  ESOCKET: 'the connection to the relay failed',
+  ETIMEDOUT: 'the relay did not answer in time',
+  EENVELOPE: 'the relay refused the sender or the recipient',
+  EMESSAGE: 'the relay refused the message',
+};
+
 /** A relay error as one line for the inviter: what failed, never the URL (it may hold the password). */
 export function describeMailError(error: unknown): string {
   const e = error as { code?: string; responseCode?: number; response?: string; message?: string };
   const detail = e.response ?? e.message ?? String(error);
   const url = env().EV_SMTP_URL;
-  const safe = url ? detail.split(url).join('EV_SMTP_URL') : detail;
-  return `The mail relay did not take the invitation${e.code ? ` (${e.code}${e.responseCode ? ` ${e.responseCode}` : ''})` : ''}: ${safe.replace(/\s+/g, ' ').trim().slice(0, 300)}`;
+  const safe = (url ? detail.split(url).join('EV_SMTP_URL') : detail).replace(/\s+/g, ' ').trim().slice(0, 300);
+  const meaning = e.code ? MEANING[e.code] : undefined;
+  return `The mail relay did not take the invitation${meaning ? `: ${meaning}` : ''} (${[e.code, e.responseCode].filter(Boolean).join(' ') || 'error'}: ${safe}).`;
 }

@@ -320,6 +320,39 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     expect((await publicCall(lookup, '/api/invitations/lookup', { token: tokenOf(created.json.link) })).status).toBe(200);
   });
 
+  it('speaks TLS from the first byte with smtps://, and with ?requireTLS=true refuses a relay that offers no STARTTLS', async () => {
+    const tlsOnly = { secure: true, ...testCertificate(), logger: false, authOptional: true };
+    const plainOnly = { secure: false, disabledCommands: ['STARTTLS'], logger: false, authOptional: true };
+    const got: { to: string; secure: boolean }[] = [];
+    const servers = [tlsOnly, plainOnly].map((options) => new SMTPServer({
+      ...options,
+      onData(stream, session, done) {
+        stream.resume();
+        stream.on('end', () => {
+          got.push({ to: session.envelope.rcptTo[0]!.address, secure: session.secure });
+          done();
+        });
+      },
+    }));
+    const ports = await Promise.all(servers.map((server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port)))));
+    try {
+      const ca = `tls.servername=mx.tls.test&tls.ca=${encodeURIComponent(testCertificate().cert.toString())}`;
+      process.env.EV_SMTP_URL = `smtps://127.0.0.1:${ports[0]}/?${ca}`;
+      const implicit = await invite({ email: address('implicit-tls'), role: 'viewer' });
+      expect(implicit.json).toMatchObject({ mailed: true, link: null });
+      expect(got).toEqual([{ to: implicit.json.email, secure: true }]);
+
+      vi.spyOn(console, 'warn').mockImplementation(() => {});
+      process.env.EV_SMTP_URL = `smtp://127.0.0.1:${ports[1]}/?requireTLS=true&${ca}`;
+      const refused = await invite({ email: address('no-starttls'), role: 'viewer' });
+      expect(refused.json).toMatchObject({ mailed: false });
+      expect(refused.json.mail_error).toMatch(/STARTTLS/i);
+      expect(got).toHaveLength(1);
+    } finally {
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    }
+  });
+
   it('guards the public routes as sign-up is guarded', async () => {
     const crossSite = await lookup.POST(new Request('http://localhost/api/invitations/lookup', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example', host: 'localhost' }, body: '{"token":"x"}' })).then(answerOf);
     expect(crossSite.status).toBe(403);
@@ -328,5 +361,25 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     const big = await join.POST(new Request('http://localhost/api/invitations/join', { method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost' }, body: JSON.stringify({ token: 'x', password: 'p'.repeat(20_000) }) })).then(answerOf);
     expect(big.status).toBe(413);
     expect((await answerOf(await lookup.GET(new Request('http://localhost/api/invitations/lookup')))).status).toBe(405);
+
+    // refused look-ups count per client address, as failed sign-ins do; a good link does not count
+    Object.assign(process.env, { EV_TRUST_PROXY: '1', EV_LOGIN_MAX_FAILURES_PER_IP: '2' });
+    try {
+      const good = await invite({ email: address('throttled'), role: 'viewer' });
+      const from = (ip: string, token: string) => lookup.POST(new Request('http://localhost/api/invitations/lookup', {
+        method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost', 'x-forwarded-for': ip }, body: JSON.stringify({ token }),
+      })).then(answerOf);
+      const ip = `198.51.100.${n}`;
+      for (let i = 0; i < 3; i++) expect((await from(ip, tokenOf(good.json.link))).status).toBe(200);
+      expect((await from(ip, 'made-up-1')).status).toBe(404);
+      expect((await from(ip, 'made-up-2')).status).toBe(404);
+      const throttled = await from(ip, tokenOf(good.json.link));
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await from(`198.51.100.${n + 100}`, tokenOf(good.json.link))).status).toBe(200);
+    } finally {
+      delete process.env.EV_TRUST_PROXY;
+      delete process.env.EV_LOGIN_MAX_FAILURES_PER_IP;
+    }
   });
 });

@@ -5,8 +5,8 @@ import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
 import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
+import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
-import { Invitations, Members, organisations, renameOrganisation, type OrganisationList } from './teams.ts';
 import type {
   Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -16,7 +16,7 @@ export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
-export type { Invitation, InvitationCreated, InvitationState, Member, MemberUpdate, Organisation, OrganisationList } from './teams.ts';
+export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
@@ -276,15 +276,5 @@ export class EmailVerifier {
 
   signOutEverywhere(options?: RequestOptions): Promise<AccountMessage> {
     return signOutEverywhere(this.transport, options);
-  }
-
-  /** The organisations you belong to with your role in each; `current` is the one this client acts for. */
-  organisations(options?: RequestOptions): Promise<OrganisationList> {
-    return organisations(this.transport, options);
-  }
-
-  /** Owners only. */
-  renameOrganisation(name: string, options?: RequestOptions): Promise<{ success: true; id: string; name: string }> {
-    return renameOrganisation(this.transport, name, options);
   }
 }

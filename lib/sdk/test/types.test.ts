@@ -39,17 +39,24 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.MonitorDetail>().toEqualTypeOf<z.infer<typeof rm.monitorDetail>>();
     expectTypeOf<sdk.MonitorDeleted>().toEqualTypeOf<z.infer<typeof rm.monitorDeleted>>();
     expectTypeOf<sdk.ReuseSettings>().toEqualTypeOf<z.infer<typeof rm.reuseSettings>>();
-    expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
-    expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
-    expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
-    expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
-    expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
     expectTypeOf<sdk.RuleCreated>().toEqualTypeOf<z.infer<typeof rr.ruleCreated>>();
     expectTypeOf<sdk.RuleImport>().toEqualTypeOf<z.infer<typeof rr.ruleImported>>();
     expectTypeOf<sdk.QuotaState>().toEqualTypeOf<z.infer<typeof rr.quotaState>>();
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
+    expectTypeOf<sdk.MemberList>().toEqualTypeOf<z.infer<typeof rt.memberList>>();
+    expectTypeOf<sdk.MemberUpdated>().toEqualTypeOf<z.infer<typeof rt.memberUpdated>>();
+    expectTypeOf<sdk.MemberRemoved>().toEqualTypeOf<z.infer<typeof rt.memberRemoved>>();
+    expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
+    expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
+    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationRenamed>>();
+    expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
+    expectTypeOf<sdk.InvitationList>().toEqualTypeOf<z.infer<typeof rt.invitationList>>();
+    expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
+    expectTypeOf<sdk.InvitationRevoked>().toEqualTypeOf<z.infer<typeof rt.invitationRevoked>>();
+    expectTypeOf<sdk.InvitationAccepted>().toEqualTypeOf<z.infer<typeof rt.invitationAccepted>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 
@@ -61,5 +68,6 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
+    expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
   });
 });
