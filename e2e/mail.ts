@@ -14,12 +14,16 @@ function decoded(raw: string): string {
   return parts.join('\n');
 }
 
-/** Waits for the mail the local SMTP server (e2e/mail-sink.ts) received for `to` and answers the invitation link in it. */
+/**
+ * Waits for a mail the local SMTP server (e2e/mail-sink.ts) received for `to` and answers the
+ * invitation link in the latest one (the relay has the message before the API answers the invitation).
+ */
 export async function invitationLinkFromMail(to: string): Promise<string> {
   const dir = process.env.E2E_MAIL_DIR!;
   let link = '';
   await expect(async () => {
-    const file = readdirSync(dir).find((name) => name.startsWith(`${to.toLowerCase()}.`));
+    const number = (name: string) => Number(name.split('.').at(-2));
+    const file = readdirSync(dir).filter((name) => name.startsWith(`${to.toLowerCase()}.`)).sort((a, b) => number(a) - number(b)).at(-1);
     expect(file, `a mail to ${to}`).toBeTruthy();
     const text = decoded(readFileSync(join(dir, file!), 'utf8'));
     const found = text.match(/https?:\/\/[^\s"<>]+\/join\?token=[A-Za-z0-9_-]+/);

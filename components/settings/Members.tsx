@@ -215,7 +215,7 @@ export function InvitationsCard() {
             {invite.data.link ? (
               <>
                 <p className="text-sm font-semibold text-emerald-900">
-                  {invite.data.mail_error ? `${invite.data.mail_error}. ` : 'No mail relay is configured: '}Send {invite.data.email} this link yourself.
+                  {invite.data.mail_error ? `${invite.data.mail_error} ` : 'No mail relay is configured: '}Send {invite.data.email} this link yourself.
                 </p>
                 <div className="mt-2 flex flex-wrap items-center gap-2">
                   <code className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm ring-1 ring-emerald-200" data-testid="invitation-link">{invite.data.link}</code>
