@@ -49,6 +49,12 @@ export interface OrganisationList {
   data: Organisation[];
 }
 
+export interface OrganisationRenamed {
+  success: true;
+  id: string;
+  name: string;
+}
+
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
 
 export interface Invitation {

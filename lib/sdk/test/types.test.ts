@@ -52,6 +52,8 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.MemberUpdated>().toEqualTypeOf<z.infer<typeof rt.memberUpdated>>();
     expectTypeOf<sdk.MemberRemoved>().toEqualTypeOf<z.infer<typeof rt.memberRemoved>>();
     expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
+    expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
+    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationRenamed>>();
     expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
     expectTypeOf<sdk.InvitationList>().toEqualTypeOf<z.infer<typeof rt.invitationList>>();
     expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
