@@ -40,6 +40,9 @@ export const twoFactorState = z
     enabled_at: timestamp.nullable(),
     recovery_codes_left: z.number().int().min(0),
     required_by: z.array(orgRef).describe('The organisations you belong to that require two-factor.'),
+    organisation: orgRef
+      .extend({ role: role.describe('Your role in it: owners may require two-factor (PATCH /v1/organisation).'), require_two_factor: z.boolean() })
+      .describe('The organisation this session acts for.'),
   })
   .register(named, { id: 'TwoFactorState' });
 export const twoFactorEnrolment = z

@@ -5,6 +5,7 @@ import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { AppError } from '../errors/errors';
 import { sessionSecret } from '../config/secret';
+import type { Role } from '../accounts/roles';
 
 /**
  * Two-factor sign-in with a time-based one-time password (RFC 6238: HMAC-SHA-1, 30 s steps, 6
@@ -99,9 +100,12 @@ export interface TwoFactorState {
   recovery_codes_left: number;
   /** the organisations the person belongs to that require two-factor */
   required_by: { id: string; name: string }[];
+  /** the organisation the session acts for: whether it requires two-factor, and the person's role there (owners may change it) */
+  organisation: { id: string; name: string; role: Role; require_two_factor: boolean };
 }
 
-export async function twoFactorState({ prisma }: Database, userId: string): Promise<TwoFactorState> {
+export async function twoFactorState({ prisma }: Database, userId: string, acting: { orgId: string; role: Role }): Promise<TwoFactorState> {
+  const org = await prisma.user.findUnique({ where: { id: acting.orgId }, select: { email: true, orgName: true, requireTwoFactor: true } });
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { totpSecret: true, totpEnabledAt: true } });
   const left = await prisma.recoveryCode.count({ where: { userId, usedAt: null } });
   return {
@@ -110,6 +114,7 @@ export async function twoFactorState({ prisma }: Database, userId: string): Prom
     enabled_at: user?.totpEnabledAt?.toISOString() ?? null,
     recovery_codes_left: user?.totpEnabledAt ? left : 0,
     required_by: await requiringOrganisations({ prisma } as Database, userId),
+    organisation: { id: acting.orgId, name: org?.orgName ?? org?.email ?? '', role: acting.role, require_two_factor: Boolean(org?.requireTwoFactor) },
   };
 }
 

@@ -10,4 +10,4 @@ export const POST = apiRoute(async (_request, caller) => {
   const enabled = await confirmEnrolment(await db(), userId, parseBody(caller.body, twoFactorConfirmBody).code);
   forgetTwoFactorGates();
   return ok(enabled);
-}, { maxBodyBytes: 4096 });
+}, { maxBodyBytes: 4096, unstored: true });
