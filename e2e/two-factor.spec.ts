@@ -12,7 +12,7 @@ test('enrols an authenticator from Settings, then signs in with the password and
   const secret = (await page.getByTestId('two-factor-secret').innerText()).replace(/\s/g, '');
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   await page.getByLabel('Code from the app').fill(codeAt(secret, Date.now()));
-  await page.getByRole('button', { name: 'Turn on' }).click();
+  await page.getByRole('button', { name: 'Turn on two-factor' }).click();
   const shown = page.getByTestId('recovery-codes');
   await expect(shown).toContainText('Two-factor is on');
   const recovery = (await shown.locator('pre span').allInnerTexts()).map((c) => c.trim());
@@ -20,7 +20,7 @@ test('enrols an authenticator from Settings, then signs in with the password and
   await page.getByRole('button', { name: 'I have saved them' }).click();
   await expect(page.getByText(/Two-factor is on since .*10 of 10 recovery codes left/)).toBeVisible();
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page).toHaveURL(/\/signin/);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
@@ -31,7 +31,7 @@ test('enrols an authenticator from Settings, then signs in with the password and
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/lists$/);
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page).toHaveURL(/\/signin/);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
@@ -43,8 +43,8 @@ test('enrols an authenticator from Settings, then signs in with the password and
   await expect(page.getByText(/9 of 10 recovery codes left/)).toBeVisible();
 
   // off again with the password
-  await page.getByRole('button', { name: 'Turn off', exact: true }).click();
-  await page.getByLabel('A code from the app, a recovery code or your password').fill(password);
   await page.getByRole('button', { name: 'Turn off two-factor' }).click();
+  await page.getByLabel('A code from the app, a recovery code or your password').fill(password);
+  await page.getByRole('button', { name: 'Confirm: turn off' }).click();
   await expect(page.getByRole('button', { name: 'Set up two-factor' })).toBeVisible();
 });

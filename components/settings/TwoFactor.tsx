@@ -86,7 +86,7 @@ export function TwoFactorCard() {
                 <input id="two-factor-confirm" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} className={inputClass} />
               </div>
               <div className="flex gap-2">
-                <Button type="submit" disabled={confirm.isPending}>Turn on</Button>
+                <Button type="submit" disabled={confirm.isPending}>Turn on two-factor</Button>
                 <Button variant="ghost" onClick={() => setEnrolment(null)}>Cancel</Button>
               </div>
             </div>
@@ -119,7 +119,7 @@ function EnabledState({ enabledAt, left, required }: { enabledAt: string | null;
         <p className="text-sm text-slate-600">
           Two-factor is on{enabledAt ? ` since ${new Date(enabledAt).toLocaleDateString()}` : ''}. {left} of 10 recovery codes left.
         </p>
-        {!open && <Button variant="danger" onClick={() => setOpen(true)} disabled={required.length > 0} title={required.length ? `Required by ${required.join(', ')}` : undefined}>Turn off</Button>}
+        {!open && <Button variant="danger" onClick={() => setOpen(true)} disabled={required.length > 0} title={required.length ? `Required by ${required.join(', ')}` : undefined}>Turn off two-factor</Button>}
       </div>
       {open && (
         <form onSubmit={onDisable} className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-end">
@@ -128,7 +128,7 @@ function EnabledState({ enabledAt, left, required }: { enabledAt: string | null;
             <input id="two-factor-disable" type="password" autoComplete="off" required value={proof} onChange={(e) => setProof(e.target.value)} className={inputClass} />
           </div>
           <div className="flex gap-2">
-            <Button type="submit" variant="danger" disabled={disable.isPending}>Turn off two-factor</Button>
+            <Button type="submit" variant="danger" disabled={disable.isPending}>Confirm: turn off</Button>
             <Button variant="ghost" onClick={() => setOpen(false)}>Cancel</Button>
           </div>
         </form>

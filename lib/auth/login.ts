@@ -4,7 +4,7 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
-import { disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
+import { assertNotRequired, disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
 export class SignInThrottled extends Error {
@@ -132,6 +132,8 @@ export async function disableTwoFactorThrottled(userId: string, proof: { code?: 
     await database.prisma.user.update({ where: { id: userId }, data: { totpSecret: null, totpLastStep: null } });
     return;
   }
+  // refused before the proof is checked, so a recovery code is not spent on a refusal
+  await assertNotRequired(database, userId);
   if (!proof.code && proof.current_password === undefined) {
     throw new AppError('invalid_request', 'Send a `code` of the authenticator app (or a recovery code), or `current_password`.', { param: 'code' });
   }

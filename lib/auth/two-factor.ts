@@ -152,12 +152,13 @@ export async function confirmEnrolment({ prisma }: Database, userId: string, cod
   if (step === null) throw new AppError('invalid_request', 'That code is not the one the authenticator shows now. Check the device\'s clock and try the next code.', { param: 'code' });
   const codes = newRecoveryCodes();
   const enabledAt = new Date(now);
-  await prisma.$transaction([
-    // only the pending secret that was read (a concurrent restart makes this match nothing)
-    prisma.user.updateMany({ where: { id: userId, totpSecret: user!.totpSecret, totpEnabledAt: null }, data: { totpEnabledAt: enabledAt, totpLastStep: step } }),
-    prisma.recoveryCode.deleteMany({ where: { userId } }),
-    prisma.recoveryCode.createMany({ data: codes.map((c) => ({ id: newId('rc'), userId, codeHash: hashCode(c) })) }),
-  ]);
+  await prisma.$transaction(async (tx) => {
+    // only the pending secret that was read: a restart in another tab since makes this match nothing
+    const enabled = await tx.user.updateMany({ where: { id: userId, totpSecret: user!.totpSecret, totpEnabledAt: null }, data: { totpEnabledAt: enabledAt, totpLastStep: step } });
+    if (enabled.count !== 1) throw new AppError('conflict', 'The enrolment changed meanwhile (started again elsewhere?): scan the new code and confirm again.');
+    await tx.recoveryCode.deleteMany({ where: { userId } });
+    await tx.recoveryCode.createMany({ data: codes.map((c) => ({ id: newId('rc'), userId, codeHash: hashCode(c) })) });
+  });
   return { recovery_codes: codes, enabled_at: enabledAt.toISOString() };
 }
 
@@ -190,12 +191,17 @@ export async function twoFactorEnabled({ prisma }: Database, userId: string): Pr
   return Boolean(user?.totpEnabledAt);
 }
 
-/** Turns two-factor off: the secret, the replay guard and the recovery codes go. The caller has checked the person. */
-export async function disableTwoFactor(database: Database, userId: string): Promise<void> {
+/** 409 while an organisation the person belongs to requires two-factor. */
+export async function assertNotRequired(database: Database, userId: string): Promise<void> {
   const required = await requiringOrganisations(database, userId);
   if (required.length) {
     throw new AppError('conflict', `${required.map((o) => o.name).join(', ')} require${required.length === 1 ? 's' : ''} two-factor: it stays on while you belong to ${required.length === 1 ? 'it' : 'them'}.`);
   }
+}
+
+/** Turns two-factor off: the secret, the replay guard and the recovery codes go. The caller has checked the person. */
+export async function disableTwoFactor(database: Database, userId: string): Promise<void> {
+  await assertNotRequired(database, userId);
   await database.prisma.$transaction([
     database.prisma.user.update({ where: { id: userId }, data: { totpSecret: null, totpEnabledAt: null, totpLastStep: null } }),
     database.prisma.recoveryCode.deleteMany({ where: { userId } }),
