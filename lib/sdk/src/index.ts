@@ -5,6 +5,7 @@ import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
 import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
+import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
 import { TwoFactor } from './two-factor.ts';
 import type {
@@ -17,6 +18,7 @@ export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
 export type { TwoFactorDisabled, TwoFactorDisableInput, TwoFactorEnabled, TwoFactorEnrolment, TwoFactorState } from './two-factor.ts';
+export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
@@ -177,6 +179,8 @@ export class EmailVerifier {
   readonly keys: Keys;
   /** the signed-in person's two-factor sign-in (dashboard sessions only) */
   readonly twoFactor: TwoFactor;
+  readonly members: Members;
+  readonly invitations: Invitations;
   private readonly transport: Transport;
 
   constructor(options: EmailVerifierOptions) {
@@ -188,6 +192,8 @@ export class EmailVerifier {
     this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
     this.twoFactor = new TwoFactor(this.transport);
+    this.members = new Members(this.transport);
+    this.invitations = new Invitations(this.transport);
   }
 
   get sandbox(): boolean {
