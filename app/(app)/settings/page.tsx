@@ -4,6 +4,7 @@ import { ApiKeys } from '@/components/settings/ApiKeys';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
+import { TwoFactorCard } from '@/components/settings/TwoFactor';
 import { MemberUsageCard, UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
 import { RulesLink } from '@/components/settings/RulesLink';
@@ -31,6 +32,7 @@ export default function SettingsPage() {
           <DataCard />
         </Can>
         <Security />
+        <TwoFactorCard />
         <Can role="member"><EgressCard /></Can>
       </div>
     </>

@@ -45,6 +45,10 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.TwoFactorState>().toEqualTypeOf<z.infer<typeof rt.twoFactorState>>();
+    expectTypeOf<sdk.TwoFactorEnrolment>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnrolment>>();
+    expectTypeOf<sdk.TwoFactorEnabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnabled>>();
+    expectTypeOf<sdk.TwoFactorDisabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorDisabled>>();
     expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
     expectTypeOf<sdk.MemberList>().toEqualTypeOf<z.infer<typeof rt.memberList>>();
     expectTypeOf<sdk.MemberUpdated>().toEqualTypeOf<z.infer<typeof rt.memberUpdated>>();
@@ -67,6 +71,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.TwoFactorDisableInput>().toEqualTypeOf<z.input<typeof req.twoFactorDisableBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
     expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
   });
