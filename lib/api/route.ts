@@ -34,6 +34,12 @@ export interface RouteOptions {
   unscoped?: boolean;
   /** a bulk submission or a download: holds one of the account's heavy slots while it runs (./heavy.ts) */
   heavy?: boolean;
+  /**
+   * the answer holds a secret shown once (a two-factor secret, recovery codes): it is never stored
+   * under an Idempotency-Key (where another session of the organisation could replay it); the
+   * header is ignored
+   */
+  unstored?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -76,7 +82,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
         const run = () => handler(request, { ...caller, sandbox, body, since }, params);
         // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts)
         const actor = { userId: caller.actorId, keyId: caller.key?.id ?? null, clientAddress: clientAddress(request), method: caller.via };
-        response = await withAuditActor(actor, () => withIdempotency(request, body, caller, sandbox, run));
+        response = await withAuditActor(actor, () => (options.unstored ? run() : withIdempotency(request, body, caller, sandbox, run)));
       } catch (error) {
         slot?.release();
         throw error;

@@ -180,9 +180,27 @@ export const memberUpdateBody = z
   .strict()
   .register(requestSchemas, { id: 'MemberUpdate', description: 'Only the fields sent change.', examples: [{ role: 'viewer' }, { checks_per_day: 500 }] });
 export const organisationBody = z
-  .object({ name: z.string().min(1).max(100).describe('Shown in the dashboard\'s header and in invitations.') })
+  .object({
+    name: z.string().min(1).max(100).optional().describe('Shown in the dashboard\'s header and in invitations.'),
+    require_two_factor: z.boolean().optional()
+      .describe('Every member\'s dashboard session must have two-factor on (403 `two_factor_required` otherwise); you must have it on yourself to turn this on (409). API keys are not affected.'),
+  })
   .strict()
-  .register(requestSchemas, { id: 'OrganisationUpdate', examples: [{ name: 'Acme marketing' }] });
+  .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { require_two_factor: true }] });
+
+// Two-factor sign-in (docs/security.md, "Two-factor").
+const otpCode = z.string().min(1).max(64);
+export const twoFactorConfirmBody = z
+  .object({ code: otpCode.describe('The 6-digit code the authenticator app shows for the secret just enrolled.') })
+  .strict()
+  .register(requestSchemas, { id: 'TwoFactorConfirm', examples: [{ code: '123456' }] });
+export const twoFactorDisableBody = z
+  .object({
+    code: otpCode.optional().describe('A code of the authenticator app, or an unused recovery code.'),
+    current_password: z.string().max(1024).optional().describe('Or the account\'s password.'),
+  })
+  .strict()
+  .register(requestSchemas, { id: 'TwoFactorDisable', description: 'One of `code` or `current_password`.', examples: [{ code: '123456' }, { current_password: 'my password' }] });
 
 // The audit log (docs/security.md, "Audit log").
 const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));

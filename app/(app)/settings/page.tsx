@@ -5,6 +5,7 @@ import { AuditLink } from '@/components/settings/AuditLink';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
+import { TwoFactorCard } from '@/components/settings/TwoFactor';
 import { MemberUsageCard, UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
 import { RulesLink } from '@/components/settings/RulesLink';
@@ -32,6 +33,7 @@ export default function SettingsPage() {
           <DataCard />
         </Can>
         <Security />
+        <TwoFactorCard />
         <Can role="admin"><AuditLink /></Can>
         <Can role="member"><EgressCard /></Can>
       </div>

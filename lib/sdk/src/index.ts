@@ -9,6 +9,7 @@ import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
 import { auditCsv, auditPage } from './audit.ts';
 import type { AuditEvent, AuditFilter, AuditPage } from './audit-types.ts';
+import { TwoFactor } from './two-factor.ts';
 import type {
   Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -19,6 +20,7 @@ export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
 export * from './audit-types.ts';
+export type { TwoFactorDisabled, TwoFactorDisableInput, TwoFactorEnabled, TwoFactorEnrolment, TwoFactorState } from './two-factor.ts';
 export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
@@ -178,6 +180,8 @@ export class EmailVerifier {
   readonly rules: Rules;
   readonly monitors: Monitors;
   readonly keys: Keys;
+  /** the signed-in person's two-factor sign-in (dashboard sessions only) */
+  readonly twoFactor: TwoFactor;
   readonly members: Members;
   readonly invitations: Invitations;
   private readonly transport: Transport;
@@ -190,6 +194,7 @@ export class EmailVerifier {
     this.rules = new Rules(this.transport);
     this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
+    this.twoFactor = new TwoFactor(this.transport);
     this.members = new Members(this.transport);
     this.invitations = new Invitations(this.transport);
   }

@@ -53,6 +53,8 @@ export interface OrganisationRenamed {
   success: true;
   id: string;
   name: string;
+  /** sessions of people without two-factor are refused in the organisation (docs/security.md) */
+  require_two_factor: boolean;
 }
 
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';

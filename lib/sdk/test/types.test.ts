@@ -47,6 +47,10 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
     expectTypeOf<sdk.AuditEvent>().toEqualTypeOf<z.infer<typeof rt.auditEvent>>();
     expectTypeOf<sdk.AuditPage>().toEqualTypeOf<z.infer<typeof rt.auditPage>>();
+    expectTypeOf<sdk.TwoFactorState>().toEqualTypeOf<z.infer<typeof rt.twoFactorState>>();
+    expectTypeOf<sdk.TwoFactorEnrolment>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnrolment>>();
+    expectTypeOf<sdk.TwoFactorEnabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnabled>>();
+    expectTypeOf<sdk.TwoFactorDisabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorDisabled>>();
     expectTypeOf<sdk.Member>().toEqualTypeOf<z.infer<typeof rt.member>>();
     expectTypeOf<sdk.MemberList>().toEqualTypeOf<z.infer<typeof rt.memberList>>();
     expectTypeOf<sdk.MemberUpdated>().toEqualTypeOf<z.infer<typeof rt.memberUpdated>>();
@@ -70,6 +74,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
     expectTypeOf<sdk.AuditAction>().toEqualTypeOf<NonNullable<z.input<typeof req.auditQuery>['action']>>();
+    expectTypeOf<sdk.TwoFactorDisableInput>().toEqualTypeOf<z.input<typeof req.twoFactorDisableBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
     expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
   });
