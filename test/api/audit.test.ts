@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ import * as addresses from '@/app/v1/addresses/[email]/route';
 import * as invitations from '@/app/v1/invitations/route';
 import * as accept from '@/app/v1/invitations/accept/route';
 import * as joinPage from '@/app/api/invitations/join/route';
+import * as twoFactor from '@/app/v1/account/two-factor/route';
+import * as twoFactorConfirm from '@/app/v1/account/two-factor/confirm/route';
 import { createAccount, ensureAccount } from '@/lib/accounts/users';
 import { OPERATIONS } from '@/lib/api/operations';
 import { AUDIT_ACTIONS } from '@/lib/audit/actions';
@@ -280,7 +283,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
   });
 
   /** The dashboard's sign-in through next-auth's real route (test/api/auth.test.ts does the same). */
-  async function signIn(email: string, password: string) {
+  async function signIn(email: string, password: string, code?: string) {
     const site = 'http://app.test';
     const request = (path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
       new Request(`${site}${path}`, { method: init.body === undefined ? 'GET' : 'POST', headers: { host: 'app.test', 'x-forwarded-for': FROM, ...init.headers }, body: init.body });
@@ -288,7 +291,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
       answerOf(await (init.body === undefined ? nextauth.GET : nextauth.POST)(request(path, init), { params: Promise.resolve({ nextauth: path.split('/').slice(3) }) }));
     const csrf = await auth('/api/auth/csrf');
     const jar = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password, callbackUrl: `${site}/lists`, json: 'true' });
+    const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password, ...(code ? { code } : {}), callbackUrl: `${site}/lists`, json: 'true' });
     const answer = await auth('/api/auth/callback/credentials', { headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
     return new URL(answer.json.url).searchParams.get('error');
   }
@@ -307,6 +310,27 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(refused.map((r) => r.orgId).sort()).toEqual([org, someone.id].sort());
     expect(refused.every((r) => r.details === JSON.stringify({ reason: 'wrong_credentials' }) && r.clientAddress === FROM)).toBe(true);
     expect(JSON.stringify(refused)).not.toContain('not the password');
+
+    // with two-factor on: the password alone asks for the code (no row), a wrong code is refused (a row), a recovery code signs in
+    const step = await call(twoFactor.POST, { key: null, headers: { cookie: await sessionCookie(ctx.database, someone.id), ...ORIGIN }, body: {} });
+    const totp = (secret: string) => {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+      const bits = [...secret].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+      const counter = Buffer.alloc(8);
+      counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
+      const mac = createHmac('sha1', Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)))).update(counter).digest();
+      return String((mac.readUInt32BE(mac[mac.length - 1]! & 0xf) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+    };
+    const enrolled = await call(twoFactorConfirm.POST, { key: null, headers: { cookie: await sessionCookie(ctx.database, someone.id), ...ORIGIN }, body: { code: totp(step.json.secret) } });
+    expect(enrolled.status, enrolled.text).toBe(200);
+    const before = await total();
+    expect(await signIn(someone.email, password)).toBe('TwoFactorRequired');
+    expect(await total()).toBe(before);
+    expect(await signIn(someone.email, password, 'not-a-code')).toBe('TwoFactorInvalid');
+    const second = await ctx.database.prisma.auditEvent.findMany({ where: { action: 'sign_in.failed', actorUserId: someone.id, details: JSON.stringify({ reason: 'second_factor' }) } });
+    expect(second.map((r) => r.orgId).sort()).toEqual([org, someone.id].sort());
+    expect(await signIn(someone.email, password, enrolled.json.recovery_codes[0])).toBeNull();
+    expect(await ctx.database.prisma.auditEvent.count({ where: { action: 'sign_in.succeeded', actorUserId: someone.id } })).toBe(4);
 
     const unknown = `nobody-${dialect}-${Date.now()}@example.com`;
     expect(await signIn(unknown, password)).toBe('CredentialsSignin');
