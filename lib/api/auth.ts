@@ -5,6 +5,7 @@ import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 import type { Role } from '../accounts/roles';
 import { sessionOrganisation } from '../auth/organisation';
+import { assertSignInMethodAllowed } from '../accounts/sso';
 
 export interface Caller {
   /** the organisation (account) the request acts for: everything it touches is this account's */
@@ -18,6 +19,8 @@ export interface Caller {
   via: 'key' | 'session';
   /** The key's scopes and restrictions (lib/api/key-access.ts enforces them); null for a dashboard session. */
   key: KeyAccess | null;
+  /** a dashboard session's way of signing in (lib/accounts/sso.ts); absent for a key */
+  signIn?: 'password' | 'oidc';
 }
 
 const unauthenticated = (message = 'Missing or invalid API key. Send Authorization: Bearer <key>.') => new AppError('authentication_error', message);
@@ -59,5 +62,11 @@ export async function authenticate(request: Request): Promise<Caller> {
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
   const { orgId, role } = await sessionOrganisation(request, token.sub);
-  return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null };
+  const signIn = token.via === 'oidc' ? 'oidc' : 'password';
+  // An organisation that signs in through SSO only refuses password sessions (403 sso_required),
+  // except the list of organisations, so the dashboard's switcher can still offer the others.
+  if (!(request.method === 'GET' && new URL(request.url).pathname === '/v1/organisations')) {
+    await assertSignInMethodAllowed(await db(), orgId, signIn);
+  }
+  return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null, signIn };
 }

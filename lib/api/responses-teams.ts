@@ -26,4 +26,11 @@ export const organisation = z
 export const organisationList = z
   .object({ success, current: z.string().describe('The organisation this request acted for.'), data: z.array(organisation) })
   .register(named, { id: 'OrganisationList' });
-export const organisationRenamed = z.object({ success, id: z.string(), name: z.string() }).register(named, { id: 'OrganisationRenamed' });
+export const organisationRenamed = z
+  .object({
+    success, id: z.string(), name: z.string(),
+    sso_domain: z.string().nullable().describe('The email domain claimed for single sign-on; null: none.'),
+    sso_default_role: z.enum(['admin', 'member', 'viewer']).describe('The role people joining by the claimed domain get.'),
+    password_sign_in: z.boolean().describe('false: only sessions signed in through single sign-on act for the organisation.'),
+  })
+  .register(named, { id: 'OrganisationRenamed' });

@@ -175,6 +175,14 @@ export const memberUpdateBody = z
   .strict()
   .register(requestSchemas, { id: 'MemberUpdate', description: 'Only the fields sent change.', examples: [{ role: 'viewer' }, { checks_per_day: 500 }] });
 export const organisationBody = z
-  .object({ name: z.string().min(1).max(100).describe('Shown in the dashboard\'s header and in invitations.') })
+  .object({
+    name: z.string().min(1).max(100).optional().describe('Shown in the dashboard\'s header and in invitations.'),
+    sso_domain: z.string().trim().toLowerCase().regex(/^@?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a domain name such as acme.com').nullable().optional()
+      .describe('Single sign-on (docs/security.md): claim this email domain (your own email\'s); people signing in through the installation\'s identity provider with a verified address there join the organisation. `null`: unclaim. One organisation per domain (409 `conflict`).'),
+    sso_default_role: z.enum(['admin', 'member', 'viewer']).optional().describe('The role people joining by the claimed domain get (default `member`).'),
+    password_sign_in: z.boolean().optional()
+      .describe('`false`: members act for the organisation only from sessions signed in through single sign-on (a password session gets 403 `sso_required`). Turning it off needs single sign-on configured and this request made from a session signed in through it (409 `conflict` otherwise).'),
+  })
   .strict()
-  .register(requestSchemas, { id: 'OrganisationUpdate', examples: [{ name: 'Acme marketing' }] });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Send at least one of name, sso_domain, sso_default_role, password_sign_in.' })
+  .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }] });

@@ -4,12 +4,21 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
+import { passwordSignInClosed } from '../accounts/sso';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
 export class SignInThrottled extends Error {
   constructor(readonly retryAfter: number) {
     // next-auth puts this message in the sign-in page's ?error= (components/auth/AuthForm.tsx reads it).
     super(`TooManyAttempts:${retryAfter}`);
+  }
+}
+
+/** A right password of a person whose organisations all turned password sign-in off (lib/accounts/sso.ts). */
+export class SsoRequired extends Error {
+  constructor() {
+    // the sign-in page's ?error= (components/auth/AuthForm.tsx)
+    super('SsoRequired');
   }
 }
 
@@ -32,8 +41,11 @@ export async function signInWithPassword(email: string, password: string, addres
   if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
     throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
   }
-  const signedIn = await authenticatePassword(await db(), email, password);
+  const database = await db();
+  const signedIn = await authenticatePassword(database, email, password);
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
+  // the right password, but every organisation of the person signs in through single sign-on only
+  if (await passwordSignInClosed(database, signedIn.id)) throw new SsoRequired();
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
 
