@@ -6,12 +6,15 @@ import { defineConfig, devices } from '@playwright/test';
 const port = Number((process.env.E2E_PORT ??= '3217'));
 process.env.E2E_DB ??= `file:./data/e2e-${randomBytes(4).toString('hex')}.db`;
 const baseURL = `http://127.0.0.1:${port}`;
+// the OpenID Provider e2e/sso-provider.ts starts for single sign-on (e2e/sso.spec.ts)
+const oidcPort = Number((process.env.E2E_OIDC_PORT ??= '3218'));
 
 // E2E_SKIP_BUILD=1 reuses the last build when only the tests changed.
 const build = process.env.E2E_SKIP_BUILD ? '' : 'npm run build && ';
 
 export default defineConfig({
   testDir: './e2e',
+  globalSetup: './e2e/sso-provider.ts',
   timeout: 180_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -44,6 +47,10 @@ export default defineConfig({
       // Every spec signs up from 127.0.0.1, one shared bucket without a trusted proxy (README, "Accounts").
       EV_SIGNUPS_PER_IP: '1000',
       NODE_ENV: 'production',
+      EV_OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+      EV_OIDC_CLIENT_ID: 'email-verifier',
+      EV_OIDC_CLIENT_SECRET: 'email-verifier-test-secret',
+      EV_OIDC_NAME: 'Acme ID',
     },
   },
 });

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { expect, test, type Page } from '@playwright/test';
+import { password, shoot, signUp } from './helpers';
+
+// Single sign-on through the OpenID Provider e2e/sso-provider.ts runs (its own login and consent
+// pages; a login is the email it signs in with), configured for the web server in playwright.config.ts.
+
+async function signInWithProvider(page: Page, login: string): Promise<void> {
+  await page.goto('/signin');
+  await page.getByRole('button', { name: 'Sign in with Acme ID' }).click();
+  // the provider's own login page
+  await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/interaction\//);
+  await page.getByPlaceholder('Enter any login').fill(login);
+  await page.getByPlaceholder('and password').fill('anything');
+  await shoot(page, 'sso-provider-login');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  // its consent page
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/lists$/);
+}
+
+test('a person signs in through the identity provider and joins the organisation that claimed their domain', async ({ page, baseURL }) => {
+  const domain = `sso-${randomBytes(4).toString('hex')}.test`;
+  await signUp(page, `owner@${domain}`);
+  const claim = await page.request.patch('/v1/organisation', {
+    headers: { origin: baseURL! },
+    data: { name: 'Acme', sso_domain: domain, sso_default_role: 'member' },
+  });
+  expect(claim.status()).toBe(200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  await expect(page.getByRole('button', { name: 'Sign in with Acme ID' })).toBeVisible();
+
+  await signInWithProvider(page, `carol@${domain}`);
+  const orgs = await (await page.request.get('/v1/organisations')).json();
+  expect(orgs.data).toEqual([{ id: orgs.current, name: 'Acme', role: 'member' }]);
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await shoot(page, 'sso-signed-in');
+
+  // an unverified address at the domain lands in an organisation of its own (a new browser
+  // session: the provider would otherwise remember carol; both sites are on 127.0.0.1)
+  await page.context().clearCookies();
+  await signInWithProvider(page, `unverified@${domain}`);
+  const own = await (await page.request.get('/v1/organisations')).json();
+  expect(own.data).toEqual([{ id: own.current, name: `unverified@${domain}`, role: 'owner' }]);
+
+  // the owner's password still works until they turn it off
+  await page.context().clearCookies();
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(`owner@${domain}`);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).toHaveURL(/\/lists$/);
+});
