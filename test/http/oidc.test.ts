@@ -211,16 +211,20 @@ describe('single sign-on through OpenID Connect', () => {
     expect(flow.landed.pathname).toBe('/signin');
     expect(flow.landed.searchParams.get('error')).toBe('OAuthCallback');
     expect(flow.jar.cookies.has(SESSION)).toBe(false);
+    // for that reason (openid-client's check, in the server's log)
+    expect(app.log()).toContain('state mismatch');
   });
 
   describe('the ID token is checked', () => {
-    const refused = async (tamper: (token: string) => string) => {
+    const refused = async (tamper: (token: string) => string, reason: string) => {
       idp.tamper = tamper;
+      const before = app.log().split(reason).length;
       try {
         const flow = await ssoSignIn('bob');
         expect(flow.landed.pathname).toBe('/signin');
         expect(flow.landed.searchParams.get('error')).toBe('OAuthCallback');
         expect(flow.jar.cookies.has(SESSION)).toBe(false);
+        expect(app.log().split(reason).length).toBeGreaterThan(before);
       } finally {
         idp.tamper = null;
       }
@@ -244,7 +248,7 @@ describe('single sign-on through OpenID Connect', () => {
 
     it('a token signed by another key (same kid) is refused', async () => {
       const foreign = rsaKey();
-      await refused((token) => resign(token, foreign));
+      await refused((token) => resign(token, foreign), 'failed to validate JWT signature');
     });
 
     it('a tampered token (claims changed, signature kept) is refused', async () => {
@@ -252,11 +256,11 @@ describe('single sign-on through OpenID Connect', () => {
         const [header, , signature] = token.split('.');
         const claims = { ...claimsOf(token), email: 'boss@acme.test' };
         return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
-      });
+      }, 'failed to validate JWT signature');
     });
 
     it('a wrong nonce is refused, even signed by the provider', async () => {
-      await refused((token) => resign(token, idp.signingKey, (claims) => ({ ...claims, nonce: 'not-the-one-we-sent' })));
+      await refused((token) => resign(token, idp.signingKey, (claims) => ({ ...claims, nonce: 'not-the-one-we-sent' })), 'nonce mismatch');
     });
   });
 
