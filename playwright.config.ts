@@ -7,7 +7,7 @@ const port = Number((process.env.E2E_PORT ??= '3217'));
 process.env.E2E_DB ??= `file:./data/e2e-${randomBytes(4).toString('hex')}.db`;
 const baseURL = `http://127.0.0.1:${port}`;
 // the OpenID Provider e2e/sso-provider.ts starts for single sign-on (e2e/sso.spec.ts)
-const oidcPort = Number((process.env.E2E_OIDC_PORT ??= '3218'));
+const oidcPort = Number((process.env.E2E_OIDC_PORT ??= '3227'));
 
 // E2E_SKIP_BUILD=1 reuses the last build when only the tests changed.
 const build = process.env.E2E_SKIP_BUILD ? '' : 'npm run build && ';
