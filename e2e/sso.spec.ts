@@ -12,7 +12,6 @@ async function signInWithProvider(page: Page, login: string): Promise<void> {
   await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/interaction\//);
   await page.getByPlaceholder('Enter any login').fill(login);
   await page.getByPlaceholder('and password').fill('anything');
-  await shoot(page, 'sso-provider-login');
   await page.getByRole('button', { name: 'Sign-in' }).click();
   // its consent page
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -30,6 +29,7 @@ test('a person signs in through the identity provider and joins the organisation
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signin/);
   await expect(page.getByRole('button', { name: 'Sign in with Acme ID' })).toBeVisible();
+  await shoot(page, 'signin-sso');
 
   await signInWithProvider(page, `carol@${domain}`);
   const orgs = await (await page.request.get('/v1/organisations')).json();
