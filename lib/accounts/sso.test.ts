@@ -75,7 +75,9 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
     const empty = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: {}, headers: await headers('password') });
     expect(empty.status).toBe(400);
     const claimed = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_domain: '@Corp.test', sso_default_role: 'member' }, headers: await headers('password') });
-    expect(claimed.json).toEqual({ success: true, id: boss.id, name: 'boss@corp.test', sso_domain: 'corp.test', sso_default_role: 'member', password_sign_in: true });
+    expect(claimed.json).toEqual({ success: true, id: boss.id, name: 'boss@corp.test', sso_available: true, sso_domain: 'corp.test', sso_default_role: 'member', password_sign_in: true });
+    const read = await call(organisationRoute.GET, { path: '/v1/organisation', headers: await headers('password') });
+    expect(read.json).toEqual(claimed.json);
     const owner = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_default_role: 'owner' }, headers: await headers('password') });
     expect(owner.status).toBe(400);
     expect((await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { password_sign_in: false }, headers: await headers('password') })).status).toBe(409);
@@ -91,5 +93,15 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
     // a key is not a session: it keeps working
     const { key } = await createApiKey(ctx.database, boss.id, 'sso');
     expect((await call(membersRoute.GET, { path: '/v1/members', key })).status).toBe(200);
+
+    // with single sign-on no longer configured, password sessions work again (nobody is locked out)
+    const issuerWas = process.env.EV_OIDC_ISSUER;
+    process.env.EV_OIDC_ISSUER = '';
+    try {
+      expect((await call(membersRoute.GET, { path: '/v1/members', headers: await headers('password') })).status).toBe(200);
+      expect((await call(organisationRoute.GET, { path: '/v1/organisation', headers: await headers('password') })).json.sso_available).toBe(false);
+    } finally {
+      process.env.EV_OIDC_ISSUER = issuerWas;
+    }
   });
 });

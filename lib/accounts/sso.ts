@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { env } from '../config/env';
 import { newId } from '../db/ids';
 import { AppError } from '../errors/errors';
 import { addMember, onMembershipChange } from './members';
@@ -159,6 +160,15 @@ export async function updateSsoSettings(
 /** The role names an owner may give people joining by domain (never owner: that is handed over by an owner). */
 export const SSO_ROLES = ROLES.filter((role) => role !== 'owner') as Exclude<Role, 'owner'>[];
 
+/**
+ * Whether the installation has single sign-on (EV_OIDC_ISSUER). An organisation's
+ * `password_sign_in: false` holds only while it does: if the operator turns single sign-on off,
+ * password sign-in is the only way in and works again for everyone.
+ */
+function ssoConfigured(): boolean {
+  return env().EV_OIDC_ISSUER !== '';
+}
+
 // Whether an organisation admits password sessions, cached briefly like memberships (lib/auth/organisation.ts).
 const passwordSessions = new Map<string, { allowed: boolean; until: number }>();
 onMembershipChange((orgId) => passwordSessions.delete(orgId));
@@ -170,7 +180,7 @@ const CACHE_MS = 2_000;
  * sign-on. Their other organisations, and API keys, are not affected.
  */
 export async function assertSignInMethodAllowed(database: Database, orgId: string, signIn: 'password' | 'oidc'): Promise<void> {
-  if (signIn === 'oidc') return;
+  if (signIn === 'oidc' || !ssoConfigured()) return;
   const now = Date.now();
   let hit = passwordSessions.get(orgId);
   if (!hit || hit.until <= now) {
@@ -186,6 +196,7 @@ export async function assertSignInMethodAllowed(database: Database, orgId: strin
 
 /** Whether every organisation the person belongs to refuses password sessions (then password sign-in itself is refused). */
 export async function passwordSignInClosed({ prisma }: Database, userId: string): Promise<boolean> {
+  if (!ssoConfigured()) return false;
   const rows = await prisma.membership.findMany({ where: { userId }, select: { orgId: true } });
   if (rows.length === 0) return false;
   const open = await prisma.user.count({ where: { id: { in: rows.map((r) => r.orgId) }, passwordSignIn: true } });

@@ -26,11 +26,12 @@ export const organisation = z
 export const organisationList = z
   .object({ success, current: z.string().describe('The organisation this request acted for.'), data: z.array(organisation) })
   .register(named, { id: 'OrganisationList' });
-export const organisationRenamed = z
+export const organisationSettings = z
   .object({
     success, id: z.string(), name: z.string(),
+    sso_available: z.boolean().describe('Whether this installation has single sign-on configured (EV_OIDC_ISSUER): the settings below take effect only then.'),
     sso_domain: z.string().nullable().describe('The email domain claimed for single sign-on; null: none.'),
     sso_default_role: z.enum(['admin', 'member', 'viewer']).describe('The role people joining by the claimed domain get.'),
     password_sign_in: z.boolean().describe('false: only sessions signed in through single sign-on act for the organisation.'),
   })
-  .register(named, { id: 'OrganisationRenamed' });
+  .register(named, { id: 'OrganisationSettings' });

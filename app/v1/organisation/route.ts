@@ -2,11 +2,19 @@ import { parseBody } from '@/lib/api/body';
 import { apiRoute, ok } from '@/lib/api/route';
 import { organisationBody } from '@/lib/api/schemas';
 import { renameOrganisation } from '@/lib/accounts/members';
-import { ssoSettings, updateSsoSettings } from '@/lib/accounts/sso';
+import { ssoSettings, updateSsoSettings, type SsoSettings } from '@/lib/accounts/sso';
 import { oidcSettings } from '@/lib/auth/oidc';
 import { db } from '@/lib/db/client';
 
-/** The organisation's name and single sign-on settings (owners; docs/teams.md, docs/security.md). */
+/** The organisation's name and single sign-on settings (docs/teams.md; docs/security.md, "Single sign-on"). */
+async function settings(orgId: string, sso: SsoSettings) {
+  const row = await (await db()).prisma.user.findUniqueOrThrow({ where: { id: orgId }, select: { email: true, orgName: true } });
+  return { id: orgId, name: row.orgName ?? row.email, sso_available: oidcSettings() !== null, ...sso };
+}
+
+export const GET = apiRoute(async (_request, caller) => ok(await settings(caller.userId, await ssoSettings(await db(), caller.userId))));
+
+/** Owners: the name and the single sign-on settings; only the fields sent change. */
 export const PATCH = apiRoute(async (_request, caller) => {
   const body = parseBody(caller.body, organisationBody);
   const database = await db();
@@ -14,11 +22,6 @@ export const PATCH = apiRoute(async (_request, caller) => {
   const sso = sso_domain !== undefined || sso_default_role !== undefined || password_sign_in !== undefined
     ? await updateSsoSettings(database, caller.userId, { id: caller.actorId, signIn: caller.signIn ?? null }, { sso_domain, sso_default_role, password_sign_in }, oidcSettings() !== null)
     : await ssoSettings(database, caller.userId);
-  let named: { id: string; name: string };
-  if (body.name !== undefined) named = await renameOrganisation(database, caller.userId, body.name);
-  else {
-    const row = await database.prisma.user.findUniqueOrThrow({ where: { id: caller.userId }, select: { email: true, orgName: true } });
-    named = { id: caller.userId, name: row.orgName ?? row.email };
-  }
-  return ok({ ...named, ...sso });
+  if (body.name !== undefined) await renameOrganisation(database, caller.userId, body.name);
+  return ok(await settings(caller.userId, sso));
 });
