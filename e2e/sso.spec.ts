@@ -21,11 +21,15 @@ async function signInWithProvider(page: Page, login: string): Promise<void> {
 test('a person signs in through the identity provider and joins the organisation that claimed their domain', async ({ page, baseURL }) => {
   const domain = `sso-${randomBytes(4).toString('hex')}.test`;
   await signUp(page, `owner@${domain}`);
-  const claim = await page.request.patch('/v1/organisation', {
-    headers: { origin: baseURL! },
-    data: { name: 'Acme', sso_domain: domain, sso_default_role: 'member' },
-  });
-  expect(claim.status()).toBe(200);
+  const rename = await page.request.patch('/v1/organisation', { headers: { origin: baseURL! }, data: { name: 'Acme' } });
+  expect(rename.status()).toBe(200);
+  // the owner claims the domain on the Settings page
+  await page.goto('/settings');
+  const card = page.getByTestId('sso-form');
+  await card.getByLabel('Claimed domain').fill(domain);
+  await card.getByLabel('They join as').selectOption('member');
+  await card.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText(`Claimed: ${domain}. Password sign-in is on.`)).toBeVisible();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signin/);
   await expect(page.getByRole('button', { name: 'Sign in with Acme ID' })).toBeVisible();
@@ -51,4 +55,23 @@ test('a person signs in through the identity provider and joins the organisation
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/lists$/);
+
+  // which they can do only signed in through the provider (their verified address links them)
+  await page.goto('/settings');
+  await page.getByRole('button', { name: 'Turn password sign-in off' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Sign in through single sign-on first' })).toBeVisible();
+  await page.context().clearCookies();
+  await signInWithProvider(page, `owner@${domain}`);
+  await page.goto('/settings');
+  await page.getByRole('button', { name: 'Turn password sign-in off' }).click();
+  await expect(page.getByText('Password sign-in is off')).toBeVisible();
+  await shoot(page, 'settings-sso');
+
+  // now the password alone is refused, with a clear message
+  await page.context().clearCookies();
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(`owner@${domain}`);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.locator('form').getByRole('alert')).toContainText('Your organisation signs in through single sign-on');
 });

@@ -3,6 +3,7 @@ import { ApiKeys } from '@/components/settings/ApiKeys';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
+import { SingleSignOn } from '@/components/settings/SingleSignOn';
 import { UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
 import { RulesLink } from '@/components/settings/RulesLink';
@@ -25,6 +26,7 @@ export default function SettingsPage() {
         <Webhooks />
         <DataCard />
         <Security />
+        <SingleSignOn />
         <EgressCard />
       </div>
     </>

@@ -4,6 +4,7 @@ import type * as res from '@/lib/api/responses';
 import type * as rr from '@/lib/api/responses-rules';
 import type * as rd from '@/lib/api/responses-data';
 import type * as rm from '@/lib/api/responses-monitors';
+import type * as rt from '@/lib/api/responses-teams';
 import type * as req from '@/lib/api/schemas';
 import type * as sdk from '../src/index';
 
@@ -44,6 +45,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.OrganisationSettings>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.ErrorBody['error']>().toMatchTypeOf<string>();
   });
 
@@ -54,5 +56,6 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.OrganisationUpdateInput>().toEqualTypeOf<z.input<typeof req.organisationBody>>();
   });
 });
