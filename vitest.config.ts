@@ -1,13 +1,46 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const ALL = ['lib/**/*.test.ts', 'app/**/*.test.ts', 'test/**/*.test.ts'];
+
+/**
+ * Files that may run two at a time: each makes its own databases (test/databases.ts: a temporary
+ * SQLite file, a PostgreSQL database named after its process) and listens only on ports the OS
+ * picks, starts no mail, DNS or proxy peer, no built server and no worker process, and holds no
+ * latency bound another file's load could break. They run first, two at a time; every other file
+ * runs after them, one at a time (servers, worker processes, peers, timing bounds, and tests long
+ * enough that sharing the CPU could take them past the 30 s bound: lib/accounts/ledger's audit
+ * runs, test/api/key-bounds' property runs of 60 cases).
+ */
+const PARALLEL = [
+  'lib/accounts/key-bounds.test.ts', 'lib/accounts/opening.test.ts', 'lib/accounts/quota.test.ts',
+  'lib/accounts/restrictions.test.ts', 'lib/api/heavy.test.ts', 'lib/api/openapi.test.ts', 'lib/auth/origin.test.ts',
+  'lib/client/parse-workbook.test.ts', 'lib/config/configuration-doc.test.ts', 'lib/db/idempotency-migration.test.ts', 'lib/db/ids.test.ts',
+  'lib/db/schema-sync.test.ts', 'lib/db/shared-connection.test.ts', 'lib/db/sql.test.ts', 'lib/egress/fleet.test.ts',
+  'lib/egress/refusals.test.ts', 'lib/egress/state.test.ts', 'lib/failpoints/failpoints.test.ts', 'lib/jobs/bulk-request.test.ts',
+  'lib/jobs/chunk-rows.test.ts', 'lib/jobs/columns.test.ts', 'lib/jobs/csv.test.ts', 'lib/jobs/duplicates.test.ts',
+  'lib/results/history.test.ts', 'lib/sdk/test/cli.test.ts', 'lib/sdk/test/keys.test.ts', 'lib/sdk/test/pack.test.ts',
+  'lib/sdk/test/sdk.test.ts', 'lib/sdk/test/types.test.ts', 'lib/verifier/lists.test.ts', 'lib/verifier/net.test.ts',
+  'lib/verifier/profiles.test.ts', 'lib/verifier/providers.test.ts', 'lib/verifier/rejection.test.ts', 'lib/verifier/reply.test.ts',
+  'lib/verifier/rules.test.ts', 'lib/verifier/suggest.test.ts', 'lib/verifier/verdict.test.ts', 'lib/webhooks/dispatch.test.ts',
+  'lib/widget/widget.test.ts',
+  'test/docs.test.ts', 'test/bench/compare.test.ts',
+  'test/api/client-address.test.ts', 'test/api/idempotency-per-key.test.ts', 'test/api/lists.test.ts',
+  'test/api/neighbours.test.ts', 'test/api/publishable-budget.test.ts', 'test/api/publishable.test.ts', 'test/api/quota-events.test.ts',
+  'test/api/reuse.test.ts', 'test/api/usage.test.ts', 'test/api/sandbox.test.ts', 'test/api/scopes.test.ts', 'test/api/instant-retry.test.ts',
+  'test/api/hot-path.test.ts', 'test/api/metrics.test.ts', 'test/api/roles.test.ts', 'test/api/teams-upgrade.test.ts',
+  'test/hostile/access.test.ts', 'test/hostile/addresses.test.ts', 'test/hostile/bodies.test.ts', 'test/hostile/webhooks.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('./', import.meta.url)) } },
   test: {
-    include: ['lib/**/*.test.ts', 'app/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    fileParallelism: false,
+    projects: [
+      { extends: true, test: { name: 'parallel', include: PARALLEL, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'serial', include: ALL, exclude: [...configDefaults.exclude, ...PARALLEL], fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -50,7 +50,7 @@ async function ensureBuilt(): Promise<void> {
 export interface ServerOptions {
   /** environment for the server on top of this process's (the bench's own settings come first) */
   env?: Record<string, string>;
-  /** accounts to create, each with a key (default 1) */
+  /** accounts to create, each with a key (default 1; 0 on a database that has its accounts already) */
   accounts?: number;
 }
 
@@ -68,13 +68,17 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', // local peers only: they take any HELO
     ...options.env,
   };
-  const apiKeys: string[] = [];
-  for (let i = 0; i < (options.accounts ?? 1); i++) {
+  const createKey = async (i: number) => {
     const { stdout } = await run(join(BIN, 'tsx'), ['scripts/create-key.ts', '--email', i ? `bench${i}@example.com` : 'bench@example.com'], { cwd: ROOT, env });
     const key = stdout.trim().split('\n').pop()!.trim();
     if (!key) throw new Error(`create-key printed no key:\n${stdout}`);
-    apiKeys.push(key);
-  }
+    return key;
+  };
+  // the first alone (it migrates a fresh database), the others at once
+  const apiKeys: string[] = [];
+  const accounts = options.accounts ?? 1;
+  if (accounts > 0) apiKeys.push(await createKey(0));
+  apiKeys.push(...(await Promise.all(Array.from({ length: Math.max(0, accounts - 1) }, (_, i) => createKey(i + 1)))));
 
   const port = await freePort();
   // own process group, so stop() can end the server and anything it spawned, and nothing else

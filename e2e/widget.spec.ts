@@ -60,6 +60,8 @@ test('the dashboard makes a verify-only key by default, edits it, and makes a pu
   await page.getByLabel('Allowed origins').fill(shop());
   await page.getByLabel('Charged checks a day (optional)').fill('500');
   await page.getByRole('button', { name: 'Create key' }).click();
+  // the secret key's box shows until the new key is made: wait for the publishable one
+  await expect(page.getByTestId('new-key')).toContainText('ev_pub_');
   publishableKey = (await page.getByTestId('new-key').innerText()).trim();
   expect(publishableKey).toMatch(/^ev_pub_/);
   const formRow = page.getByTestId('keys-table').locator('tr', { hasText: 'Sign-up form' });
@@ -70,6 +72,11 @@ test('the dashboard makes a verify-only key by default, edits it, and makes a pu
   await editForm.getByLabel('Charged checks a day (optional)').fill('2000');
   await editForm.getByRole('button', { name: 'Save' }).click();
   await expect(formRow.getByTestId('key-scopes')).toHaveText(`publishable · ${shop()} · 0 of 2000 charged checks today`);
+  // emptied, the cap is the installation's default again (EV_PUBLISHABLE_CHECKS_PER_DAY, 1000)
+  await formRow.getByRole('button', { name: 'Edit key Sign-up form' }).click();
+  await editForm.getByLabel('Charged checks a day (optional)').fill('');
+  await editForm.getByRole('button', { name: 'Save' }).click();
+  await expect(formRow.getByTestId('key-scopes')).toHaveText(`publishable · ${shop()} · 0 of 1000 charged checks today`);
 });
 
 test('serves /widget.js small, cacheable and loadable from any site', async ({ request }) => {
@@ -209,6 +216,10 @@ test('with data-fail="closed", holds the form back with a message while the serv
     await expect(page.getByText('We could not check this email address just now.')).toBeVisible();
     await expect(email).toHaveAttribute('aria-invalid', 'true');
     await expect(page.locator('#thanks')).toHaveCount(0);
+    // an address it did check before the outage is answered from what the widget holds: it goes through
+    await email.fill('valid@example.com');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.locator('#thanks')).toHaveText('Thanks valid@example.com');
   } finally {
     await forwarder.close().catch(() => {});
   }

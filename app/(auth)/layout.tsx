@@ -1,11 +1,8 @@
-import { redirect } from 'next/navigation';
-import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
 import { Logo } from '@/components/layout/Logo';
-import { authOptions } from '@/lib/auth/options';
 
-export default async function AuthLayout({ children }: { children: ReactNode }) {
-  if (await getServerSession(authOptions)) redirect('/lists');
+/** The signed-out pages' frame; sign-in and sign-up send a signed-in person on to /lists, the join page does not (it may be theirs to accept). */
+export default function AuthLayout({ children }: { children: ReactNode }) {
   return (
     <main className="flex min-h-screen flex-col items-center justify-center bg-gradient-to-b from-indigo-50 to-slate-50 px-4 py-12">
       <div className="mb-8 flex items-center gap-3">

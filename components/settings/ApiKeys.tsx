@@ -5,7 +5,8 @@ import type { ApiKey } from '@/lib/sdk/src/index';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useUpdateApiKey } from '@/lib/client/hooks';
 import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
-import { bodyOf, changesOf, draftOf, KeyFields, keySummary, NEW_KEY, type KeyDraft } from './KeyFields';
+import { bodyOf, changesOf, draftOf, NEW_KEY, type KeyDraft } from './key-draft';
+import { KeyFields, keySummary } from './KeyFields';
 
 export function ApiKeys() {
   const keys = useApiKeys();
@@ -112,11 +113,12 @@ export function ApiKeys() {
 
 function EditKey({ apiKey, onDone }: { apiKey: ApiKey; onDone: () => void }) {
   const update = useUpdateApiKey();
-  const [draft, setDraft] = useState(() => draftOf(apiKey));
+  const [before] = useState(() => draftOf(apiKey));
+  const [draft, setDraft] = useState(before);
   const publishable = apiKey.type === 'publishable';
   function onSave(event: FormEvent) {
     event.preventDefault();
-    update.mutate({ id: apiKey.id, ...changesOf(draft, publishable) }, { onSuccess: onDone });
+    update.mutate({ id: apiKey.id, ...changesOf(draft, publishable, before) }, { onSuccess: onDone });
   }
   return (
     <form onSubmit={onSave} className="space-y-3" aria-label={`Edit key ${apiKey.name || apiKey.prefix}`}>

@@ -1,19 +1,9 @@
 'use client';
 
 import { SCOPES, type Scope } from '@/lib/accounts/scopes';
-import type { ApiKey, KeyInput, KeyUpdateInput } from '@/lib/sdk/src/index';
+import type { ApiKey } from '@/lib/sdk/src/index';
 import { inputClass, labelClass } from '../ui';
-
-/** The editable part of a key, as the form holds it. */
-export interface KeyDraft {
-  scopes: Scope[];
-  ips: string;
-  origins: string;
-  /** yyyy-mm-dd, or '' for never */
-  expires: string;
-  /** publishable keys: charged checks a UTC day, or '' for the installation's default */
-  perDay: string;
-}
+import type { KeyDraft } from './key-draft';
 
 const SCOPE_HELP: Record<Scope, string> = {
   verify: 'single checks and lists',
@@ -24,34 +14,6 @@ const SCOPE_HELP: Record<Scope, string> = {
   keys: 'create and revoke keys',
   account: 'plan, usage, sessions',
 };
-
-/** A new secret key may verify, nothing more, unless the owner ticks more (a CRM integration's key). */
-export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', expires: '', perDay: '' };
-
-export function draftOf(key: ApiKey): KeyDraft {
-  return {
-    scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '',
-    perDay: key.rate_limits ? String(key.rate_limits.checks_per_day) : '',
-  };
-}
-
-const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
-
-/** The draft as the body of a new key: what was left empty is not sent. */
-export function bodyOf(draft: KeyDraft, publishable: boolean): KeyInput {
-  return {
-    ...(publishable ? { allowed_origins: list(draft.origins) } : { scopes: draft.scopes }),
-    ...(publishable && Number(draft.perDay) >= 1 ? { rate_limits: { checks_per_day: Math.floor(Number(draft.perDay)) } } : {}),
-    allowed_ips: list(draft.ips).length ? list(draft.ips) : undefined,
-    expires_at: draft.expires ? `${draft.expires}T23:59:59Z` : undefined,
-  };
-}
-
-/** The draft as an edit: nulls clear what was emptied. */
-export function changesOf(draft: KeyDraft, publishable: boolean): KeyUpdateInput {
-  const body = bodyOf(draft, publishable);
-  return { ...body, allowed_ips: body.allowed_ips ?? null, expires_at: body.expires_at ?? null };
-}
 
 export function KeyFields({ id, draft, publishable, onChange }: { id: string; draft: KeyDraft; publishable: boolean; onChange: (draft: KeyDraft) => void }) {
   const toggle = (scope: Scope, on: boolean) =>

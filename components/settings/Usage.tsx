@@ -1,6 +1,7 @@
 'use client';
 
 import { useAccount } from '@/lib/client/hooks';
+import { useMemberUsage } from '@/lib/client/rules-hooks';
 import { Card, ErrorNote, number } from '../ui';
 
 export function UsageStrip() {
@@ -40,5 +41,47 @@ function Stat({ label, value, testId }: { label: string; value: string; testId?:
         {value}
       </dd>
     </div>
+  );
+}
+
+const cap = (used: number, limit: number | null) => (limit === null ? 'no cap' : `${number(Math.max(0, limit - used))} of ${number(limit)} left`);
+
+/** Charged checks by person: today and this month (UTC), beside their caps (set on the members page by an admin). */
+export function MemberUsageCard() {
+  const usage = useMemberUsage();
+  const members = usage.data?.members ?? [];
+  return (
+    <Card title="Usage by member" description="Production checks charged to each person (their sessions and the keys they made), today and this calendar month (UTC). A capped member past a cap gets 402 until it resets; the others go on.">
+      <ErrorNote error={usage.error} />
+      {usage.data && (
+        <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
+          <table className="min-w-full text-left text-sm" data-testid="member-usage">
+            <caption className="sr-only">Charged checks by member</caption>
+            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="px-3 py-2 font-semibold">Member</th>
+                <th scope="col" className="px-3 py-2 font-semibold">Role</th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">Today</th>
+                <th scope="col" className="px-3 py-2 font-semibold">Daily cap</th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">This month</th>
+                <th scope="col" className="px-3 py-2 font-semibold">Monthly cap</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {members.map((m) => (
+                <tr key={m.user_id} className={m.role === null ? 'text-slate-400' : undefined} data-member={m.email}>
+                  <td className="px-3 py-2 font-medium">{m.email}</td>
+                  <td className="px-3 py-2 capitalize">{m.role ?? 'former member'}</td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-today">{number(m.charged_today)}</td>
+                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-day-cap">{cap(m.charged_today, m.checks_per_day)}</td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-month">{number(m.charged_this_month)}</td>
+                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-month-cap">{cap(m.charged_this_month, m.checks_per_month)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
   );
 }

@@ -16,6 +16,9 @@ import type { LedgerTx } from './ledger';
  *                            since the account's opening balance
  *   single checks          : chargeable, uncached production singles since the opening balance
  *                            = Σ charge of `chk_` causes
+ *   member_usage_days.used : (organisation, person, day) = Σ reserve − Σ refund of the reserve rows
+ *                            naming that person (credits and free together; lib/accounts/member-caps.ts)
+ *   member_usage_months    : (organisation, person, month) = Σ member_usage_days.used of its days
  *
  * An open reserve is one with no charge row. Chargeable is `CHARGEABLE_SQL` (lib/results/chargeable.ts).
  */
@@ -65,6 +68,11 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
           AND v.created_at >= COALESCE(o.created_at, 0) GROUP BY v.user_id`),
       // charged single checks deleted by retention or erasure (lib/retention/usage-kept.ts)
       keptSingles: await all(`SELECT user_id, SUM(charged_singles) AS n FROM usage_kept WHERE sandbox = ${no} GROUP BY user_id`),
+      memberReserved: await all(`SELECT r.user_id, r.actor_id, r.day, SUM(r.credits + r.free - COALESCE(f.credits + f.free, 0)) AS used
+        FROM credit_ledger r LEFT JOIN credit_ledger f ON f.cause = r.cause AND f.kind = 'refund'
+        WHERE r.kind = 'reserve' AND r.actor_id IS NOT NULL GROUP BY r.user_id, r.actor_id, r.day`),
+      memberUsage: await all('SELECT org_id, user_id, day, used FROM member_usage_days'),
+      memberMonths: await all('SELECT org_id, user_id, month, used FROM member_usage_months'),
       singleCharges: await all(`SELECT user_id, SUM(credits + free) AS n FROM credit_ledger WHERE kind = 'charge' AND cause LIKE 'chk%' GROUP BY user_id`),
     };
   };
@@ -123,6 +131,23 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
   for (const userId of new Set([...singles.keys(), ...singleCharges.keys()])) {
     if ((singles.get(userId) ?? 0) !== (singleCharges.get(userId) ?? 0)) {
       note(userId, `single checks: ${singles.get(userId) ?? 0} chargeable results, ${singleCharges.get(userId) ?? 0} charged`);
+    }
+  }
+  const memberKey = (org: unknown, person: unknown, day: unknown) => `${org}|${person}|${day}`;
+  const memberExpected = byUser(data.memberReserved, (r) => n(r.used), (r) => memberKey(r.user_id, r.actor_id, r.day));
+  const memberUsed = byUser(data.memberUsage, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, r.day));
+  for (const key of new Set([...memberExpected.keys(), ...memberUsed.keys()])) {
+    const [orgId, person, day] = key.split('|');
+    if ((memberUsed.get(key) ?? 0) !== (memberExpected.get(key) ?? 0)) {
+      note(orgId, `member ${person}'s charged checks on ${day}: ${memberUsed.get(key) ?? 0} counted ≠ reserved − refunded ${memberExpected.get(key) ?? 0}`);
+    }
+  }
+  const monthOfDays = byUser(data.memberUsage, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, String(r.day).slice(0, 7)));
+  const monthCounted = byUser(data.memberMonths, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, r.month));
+  for (const key of new Set([...monthOfDays.keys(), ...monthCounted.keys()])) {
+    const [orgId, person, month] = key.split('|');
+    if ((monthCounted.get(key) ?? 0) !== (monthOfDays.get(key) ?? 0)) {
+      note(orgId, `member ${person}'s charged checks in ${month}: ${monthCounted.get(key) ?? 0} counted ≠ its days' ${monthOfDays.get(key) ?? 0}`);
     }
   }
   const emails = new Map(data.users.map((u) => [String(u.id), String(u.email)]));

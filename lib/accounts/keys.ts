@@ -108,7 +108,7 @@ export interface KeyOptions {
   allowed_ips?: string[] | null;
   allowed_origins?: string[];
   expires_at?: string | null;
-  rate_limits?: { per_visitor_per_minute?: number; per_key_per_minute?: number; checks_per_day?: number } | null;
+  rate_limits?: { per_visitor_per_minute?: number | null; per_key_per_minute?: number | null; checks_per_day?: number | null } | null;
   role?: Role;
 }
 
@@ -129,7 +129,7 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     allowedIps: joined(options.allowed_ips),
     allowedOrigins: joined(options.allowed_origins),
     expiresAt,
-    // a field left out of rate_limits stays as it is; rate_limits: null gives every default back
+    // a field left out of rate_limits stays as it is; a field null gives its default back, rate_limits: null every default
     visitorRatePerMinute: rates === null ? null : rates?.per_visitor_per_minute,
     keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
     checksPerDay: rates === null ? null : rates?.checks_per_day,

@@ -1,6 +1,7 @@
 import type { Database, Db } from '../db/client';
 import type BetterSqlite3 from 'better-sqlite3';
 import { insertRows, q, sqlValue, sqliteInsert } from '../db/sql';
+import { GIVE_BACK_SQL, giveBackKeys } from './member-caps';
 
 /**
  * The credit ledger (`credit_ledger`, docs/guarantees.md): every movement of credits and free
@@ -23,12 +24,14 @@ export interface Movement {
   day: string | null;
   /** a reserve row: the process holding it (lib/accounts/owners.ts) */
   owner?: string | null;
+  /** a reserve row: the person whose charged checks it counted (lib/accounts/member-caps.ts); null: none */
+  actor?: string | null;
 }
 
 export type LedgerTx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
 
-const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner'];
-const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at, m.owner ?? null];
+const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'];
+const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at, m.owner ?? null, m.actor ?? null];
 
 /** Appends movements; a duplicate (cause, kind) fails the caller's transaction. */
 export async function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
@@ -79,7 +82,7 @@ function plan(settlements: Settlement[], at: number) {
     const unused = unusedOf(s);
     return values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day }, at);
   });
-  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
+  const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
   const after = (won: Set<string>) => {
     const refunds: unknown[][] = [];
     const updates: [string, unknown[]][] = [];
@@ -89,6 +92,8 @@ function plan(settlements: Settlement[], at: number) {
       refunds.push(values({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day }, at));
       if (unused.credits > 0) updates.push(['UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]]);
       if (unused.free > 0) updates.push(['UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]]);
+      // the person the reservation counted against gets it back (lib/accounts/member-caps.ts)
+      giveBackKeys(s.day).forEach((key, i) => updates.push([GIVE_BACK_SQL[i]!, [unused.credits + unused.free, s.userId, key, s.cause]]));
     }
     return { refunds, updates };
   };

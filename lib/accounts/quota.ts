@@ -7,6 +7,7 @@ import { env } from '../config/env';
 import { failpoint } from '../failpoints/failpoints';
 import { retriedKey } from './causes';
 import { appendMovements, moveOwner, reservationOf, settleIn, type LedgerTx } from './ledger';
+import { countMember, countMemberSqlite } from './member-caps';
 import { ownerId, settleOrRetry } from './owners';
 import { noteQuotaExceeded, noteQuotaLevel, safely } from './quota-events';
 
@@ -42,8 +43,11 @@ const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.
  * transaction. Under an Idempotency-Key a retry of a request that died finds the open reservation
  * of its first attempt and takes it over instead of reserving again (a 409 if that one was settled:
  * the first attempt's work is stored and paid for, only its answer was lost).
+ * `actorId`: the person the work is for (a session's, or the maker of the key used): it counts
+ * against their caps in the organisation, in the same transaction (lib/accounts/member-caps.ts);
+ * none (a monitor's run) counts against nobody.
  */
-export async function reserve(database: Database, userId: string, count: number, cause: string, options: { quiet?: boolean } = {}): Promise<Reservation> {
+export async function reserve(database: Database, userId: string, count: number, cause: string, options: { quiet?: boolean; actorId?: string | null } = {}): Promise<Reservation> {
   const day = utcDay();
   if (count <= 0) return { cause, day, free: 0, credits: 0 };
   const owner = await ownerId(database);
@@ -59,7 +63,7 @@ export async function reserve(database: Database, userId: string, count: number,
     }
   }
   try {
-    const taken = await takeWithLedger(database, userId, day, count, cause, owner);
+    const taken = await takeWithLedger(database, userId, day, count, cause, owner, options.actorId ?? null);
     failpoint('quota.after-reserve');
     await safely(() => noteQuotaLevel(database, userId)); // quota events: lib/accounts/quota-events.ts
     return taken;
@@ -71,14 +75,16 @@ export async function reserve(database: Database, userId: string, count: number,
 }
 
 /** The reservation and its ledger row in one transaction, on either database. */
-async function takeWithLedger(database: Database, userId: string, day: string, count: number, cause: string, owner: string): Promise<Reservation> {
+async function takeWithLedger(database: Database, userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Promise<Reservation> {
   const { bulk, writeLock } = database;
-  if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause, owner));
+  if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause, owner, actor));
   for (let attempt = 1; ; attempt++) {
     try {
       return await database.prisma.$transaction(async (tx) => {
         const reservation = await takeReservation(tx, userId, day, count);
-        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner }]);
+        // the person's rows last: held only until the commit (lib/accounts/member-caps.ts)
+        if (actor) await countMember(tx, database.dialect, userId, actor, day, count);
+        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner, actor }]);
         return { cause, ...reservation };
       });
     } catch (error) {
@@ -93,7 +99,7 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
  * IMMEDIATE transaction on the direct connection (the write lock taken first, so nothing moves
  * between the read and the updates, and none of Prisma's per-statement cost on the hot path).
  */
-function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string, owner: string): Reservation {
+function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Reservation {
   return bulk.transaction(() => {
     bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
     const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
@@ -104,7 +110,8 @@ function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: stri
       throw insufficient(count, free, user?.credits ?? 0);
     }
     if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
-    sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner'], [[userId, 'reserve', cause, credits, free, day, Date.now(), owner]]);
+    if (actor) countMemberSqlite(bulk, userId, actor, day, count);
+    sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'], [[userId, 'reserve', cause, credits, free, day, Date.now(), owner, actor]]);
     return { cause, day, free, credits };
   }).immediate();
 }

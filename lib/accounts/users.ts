@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
+import type { Tx } from '../db/capped';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -44,7 +45,14 @@ export function checkPasswordPolicy(password: string): void {
   if ([...password].length < min) throw new AccountError('weak_password', `The password needs at least ${min} characters.`);
 }
 
-export async function createAccount({ prisma }: Database, email: string, password: string): Promise<Account> {
+/**
+ * Signs a person up: their account is an organisation of one, of which they are the owner.
+ * `within` runs in the same transaction once the account exists (an invitation's claim and
+ * membership, lib/accounts/invitations.ts): if it throws, nothing is made.
+ */
+export async function createAccount(
+  { prisma }: Database, email: string, password: string, within?: (tx: Tx, userId: string) => Promise<void>,
+): Promise<Account> {
   const address = normalizeEmail(email);
   if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new AccountError('invalid_email', 'Enter a valid email address.');
   checkPasswordPolicy(password);
@@ -52,11 +60,18 @@ export async function createAccount({ prisma }: Database, email: string, passwor
     throw new AccountError('email_taken', 'An account with this email already exists.');
   }
   const id = newId('usr');
+  const passwordHash = await hashPassword(password);
   // every account is an organisation of one, its owner the user who signed up (docs/teams.md)
-  const [user] = await prisma.$transaction([
-    prisma.user.create({ data: { id, email: address, passwordHash: await hashPassword(password) } }),
-    prisma.membership.create({ data: { orgId: id, userId: id, role: 'owner' } }),
-  ]);
+  const user = await prisma.$transaction(async (tx) => {
+    const created = await tx.user.create({ data: { id, email: address, passwordHash } });
+    await tx.membership.create({ data: { orgId: id, userId: id, role: 'owner' } });
+    if (within) await within(tx, id);
+    return created;
+  }).catch((error: unknown) => {
+    // two sign-ups of one address at once: the second meets the unique email
+    if ((error as { code?: string }).code === 'P2002') throw new AccountError('email_taken', 'An account with this email already exists.');
+    throw error;
+  });
   return { id: user.id, email: user.email, plan: user.plan, credits: user.credits };
 }
 

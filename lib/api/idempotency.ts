@@ -1,3 +1,4 @@
+import { isRole } from '../accounts/roles';
 import { createHash, randomBytes } from 'node:crypto';
 import { withKeyToken } from '../accounts/causes';
 import { exceeds, type KeyAccess } from '../accounts/keys';
@@ -117,7 +118,9 @@ function visibleTo(viewer: KeyAccess | null, path: string, body: string | null):
   }
   if (viewer.type === 'publishable' && 'evidence' in parsed && parsed.evidence !== null) return JSON.stringify({ ...parsed, evidence: null });
   if (path === '/v1/keys' && typeof parsed.key === 'string') {
-    const made = { scopes: parsed.scopes as KeyAccess['scopes'], allowedIps: parsed.allowed_ips as string[] | null, expiresAt: parsed.expires_at ? Date.parse(String(parsed.expires_at)) : null };
+    const made = { scopes: parsed.scopes as KeyAccess['scopes'], allowedIps: parsed.allowed_ips as string[] | null, expiresAt: parsed.expires_at ? Date.parse(String(parsed.expires_at)) : null,
+      // answers stored before roles were made by the owner's keys
+      role: isRole(parsed.role) ? parsed.role : undefined };
     if (exceeds(viewer, made)) throw new AppError('insufficient_scope', 'This Idempotency-Key\'s answer holds a key wider than the one replaying it.', { param: 'Idempotency-Key' });
   }
   return body;

@@ -62,7 +62,7 @@ const RULE_AND_USAGE_OPERATIONS: Operation[] = [
   { method: 'delete', path: '/v1/rules/{id}', operationId: 'deleteRule', tag: 'Rules', scope: 'rules', role: 'admin', summary: 'Remove a rule', ok: [200, rr.ruleDeleted], errors: [404] },
   {
     method: 'get', path: '/v1/usage', operationId: 'getUsage', tag: 'Account', scope: 'account', role: 'viewer', summary: 'Usage per day and mode',
-    description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV.',
+    description: 'Checks by verdict bucket, charged, refunded and credits granted, per UTC day and mode (every day of the range, zeros included). `format=csv` answers the same rows as CSV. `by=member` adds each person\'s charged checks per day, today and this month, with their caps (as CSV: day, user_id, email, role, charged).',
     query: req.usageQuery, ok: [200, rr.usageReport], csvToo: true, errors: [400],
   },
   { method: 'get', path: '/v1/account/quota', operationId: 'getQuota', tag: 'Account', scope: 'account', role: 'viewer', summary: 'Quota and its warning threshold', ok: [200, rr.quotaState] },
@@ -156,6 +156,29 @@ const TEAM_OPERATIONS: Operation[] = [
   },
 ];
 
+/** Invitations by email (docs/teams.md): a single-use, expiring, revocable link. */
+const INVITATION_OPERATIONS: Operation[] = [
+  {
+    method: 'post', path: '/v1/invitations', operationId: 'createInvitation', tag: 'Teams', scope: 'account', role: 'admin', summary: 'Invite someone by email',
+    description: 'Admins invite members and viewers, owners any role (403 `insufficient_role` otherwise). The link (`<base>/join?token=...`) is valid EV_INVITATION_DAYS days (7 by default) and once. With an SMTP relay (EV_SMTP_URL) it is mailed to the address and not answered; with none, or when the relay refuses (`mailed: false`, `mail_error`), it is answered as `link` for you to pass on, and the invitation stands either way. 409 `conflict` if the address is already a member or has a pending invitation.',
+    body: req.invitationBody, ok: [201, rt.invitationCreated], errors: [400, 409],
+  },
+  {
+    method: 'get', path: '/v1/invitations', operationId: 'listInvitations', tag: 'Teams', scope: 'account', role: 'admin', summary: 'The organisation\'s invitations',
+    description: 'Newest first (the last 500), each with its state: `pending`, `accepted`, `revoked` or `expired`.', ok: [200, rt.invitationList],
+  },
+  {
+    method: 'delete', path: '/v1/invitations/{id}', operationId: 'revokeInvitation', tag: 'Teams', scope: 'account', role: 'admin', summary: 'Revoke a pending invitation',
+    description: 'Its link stops working at once. 404 unless it is a pending invitation of the organisation; admins cannot revoke the invitation of an admin or owner.',
+    ok: [200, rt.invitationRevoked], errors: [404],
+  },
+  {
+    method: 'post', path: '/v1/invitations/accept', operationId: 'acceptInvitation', tag: 'Teams', scope: 'account', role: 'viewer', summary: 'Accept an invitation as the signed-in person',
+    description: 'From a dashboard session whose address is the invited one (403 `forbidden` naming the address otherwise; API keys cannot accept). You join with the invitation\'s role (a member already keeps the higher role). A link that was used, revoked or has expired answers 404 `not_found`, whichever it was.',
+    body: req.invitationTokenBody, ok: [200, rt.invitationAccepted], errors: [400, 404],
+  },
+];
+
 export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/v1/verify/single', operationId: 'verifySingle', tag: 'Verify', scope: 'verify', role: 'member', publishable: true, summary: 'Verify one address',
@@ -237,6 +260,7 @@ export const OPERATIONS: Operation[] = [
   ...DATA_OPERATIONS,
   ...MONITOR_OPERATIONS,
   ...TEAM_OPERATIONS,
+  ...INVITATION_OPERATIONS,
   {
     method: 'get', path: '/v1/egress', operationId: 'getEgress', tag: 'Operations', scope: 'account', role: 'member', summary: 'Egress health of the installation',
     description: 'Port 25, reverse DNS and blocklists, from this server process\'s cached check; the first call runs it.',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROLES } from '../accounts/roles';
 import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
 import { responseSchemas as named } from './registry';
 import { count, eventBase, success, timestamp } from './responses';
@@ -62,6 +63,24 @@ export const usageRow = z
     credits_granted: count.describe('Credits added that day (`npm run grant-credits`, from the credit ledger). Always 0 in the sandbox.'),
   })
   .register(named, { id: 'UsageRow' });
+const cap = z.number().int().min(0).nullable();
+export const memberUsage = z
+  .object({
+    user_id: z.string(), email: z.string(),
+    role: z.enum(ROLES).nullable().describe('Their role in the organisation; null: no longer a member (keys they made keep working and count here).'),
+    checks_per_day: cap.describe('Their cap of charged checks per UTC day; null: none.'),
+    checks_per_month: cap.describe('Their cap of charged checks per calendar month (UTC); null: none.'),
+    charged_today: count.describe('Charged checks counted against them today (UTC), whatever the range.'),
+    charged_this_month: count.describe('Charged checks counted against them this calendar month (UTC), whatever the range.'),
+    charged: count.describe('Charged checks counted against them in the range.'),
+    days: z.array(z.object({ day: z.string().describe('UTC, YYYY-MM-DD.'), charged: count })).describe('Every day of the range, oldest first, zeros included.'),
+  })
+  .describe('One person\'s charged checks: what their requests and lists (by session, or with keys they made) reserved, less what was given back, on the day it was reserved; a running list counts its reservation until it ends. Production only.')
+  .register(named, { id: 'MemberUsage' });
 export const usageReport = z
-  .object({ success, from: z.string(), to: z.string(), data: z.array(usageRow).describe('Every day of the range in both modes, oldest first.') })
+  .object({
+    success, from: z.string(), to: z.string(), data: z.array(usageRow).describe('Every day of the range in both modes, oldest first.'),
+    members: z.array(memberUsage).optional()
+      .describe('With `by=member`: the charged checks split by the person they counted against (members first, by when they joined, then former members counted in the range or this month). Work no person asked for (a monitor\'s run) is in `data` only.'),
+  })
   .register(named, { id: 'UsageReport' });

@@ -35,3 +35,28 @@ export const organisationSettings = z
     password_sign_in: z.boolean().describe('false: only sessions signed in through single sign-on act for the organisation.'),
   })
   .register(named, { id: 'OrganisationSettings' });
+
+const invitationState = z.enum(['pending', 'accepted', 'revoked', 'expired']);
+const invitedBy = z
+  .object({ user_id: z.string(), email: z.string().describe('Empty when that person\'s account is gone.') })
+  .describe('Who sent the invitation.');
+export const invitation = z
+  .object({
+    id: z.string(), email: z.string(), role,
+    expires_at: timestamp, created_at: timestamp, invited_by: invitedBy,
+    state: invitationState.describe('`pending` until accepted, revoked or past `expires_at`.'),
+  })
+  .register(named, { id: 'Invitation' });
+export const invitationList = z.object({ success, data: z.array(invitation) }).register(named, { id: 'InvitationList' });
+export const invitationCreated = z
+  .object({
+    success, id: z.string(), email: z.string(), role, expires_at: timestamp, created_at: timestamp, invited_by: invitedBy,
+    mailed: z.boolean().describe('Whether the SMTP relay (EV_SMTP_URL) accepted the invitation mail.'),
+    link: z.string().nullable().describe('The invitation link, when it was not mailed (no relay configured, or the relay refused): pass it on yourself. null when mailed: the link then goes only to the invited address.'),
+    mail_error: z.string().optional().describe('Why the relay did not take the mail (the invitation stands: pass the link on, or revoke it).'),
+  })
+  .register(named, { id: 'InvitationCreated' });
+export const invitationRevoked = z.object({ success, id: z.string(), revoked: z.literal(true) }).register(named, { id: 'InvitationRevoked' });
+export const invitationAccepted = z
+  .object({ success, organisation: organisation.describe('The organisation joined, with your role in it.') })
+  .register(named, { id: 'InvitationAccepted' });

@@ -254,9 +254,13 @@ export const errorEnvelope = z
     retry_after: z.number().int().min(1).optional().describe('`rate_limit`: seconds to wait (also `Retry-After`).'),
     scope: z.enum(SCOPES).optional().describe('`insufficient_scope`: the scope the operation needs.'),
     role: z.enum(ROLES).optional().describe('`insufficient_role`: the role the operation needs.'),
-    required: count.optional().describe('`insufficient_credits`: verifications the request needs.'),
+    required: count.optional().describe('`insufficient_credits`, `member_cap_reached`: verifications the request needs.'),
     free_remaining_today: count.optional().describe('`insufficient_credits`.'),
     credits: z.number().int().optional().describe('`insufficient_credits`.'),
+    period: z.enum(['day', 'month']).optional().describe('`member_cap_reached`: the cap passed, per UTC day or per calendar month (UTC).'),
+    cap: count.optional().describe('`member_cap_reached`: the cap, in charged checks.'),
+    used: count.optional().describe('`member_cap_reached`: charged checks the person already spent in the period.'),
+    resets_at: timestamp.optional().describe('`member_cap_reached`: when the period ends (midnight UTC, or the first of the next month).'),
   })
   .register(named, { id: 'Error', description: 'The one error envelope of every /v1 answer of status 400 or more.' });
 

@@ -125,7 +125,10 @@ export const keyUpdateBody = z
     allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: keyRestrictions.rate_limits.nullable().optional().describe('The limits sent change, the others stay; `null`: every default.'),
+    rate_limits: z.object({
+      per_visitor_per_minute: perMinute.nullable().optional(), per_key_per_minute: perMinute.nullable().optional(),
+      checks_per_day: z.number().int().min(1).max(10_000_000).nullable().optional(),
+    }).nullable().optional().describe('The limits sent change, the others stay; a limit `null`: its default; `null`: every default.'),
     role: z.enum(ROLES).optional().describe('The highest role the key acts with: at most yours.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
@@ -152,7 +155,8 @@ const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD')
 export const usageQuery = z.object({
   from: day.optional().describe('First day (UTC), default 29 days before `to`.'),
   to: day.optional().describe('Last day (UTC), inclusive; default today. At most 366 days at once.'),
-  format: z.enum(['json', 'csv']).optional().describe('`csv`: the same rows as a CSV file.'),
+  format: z.enum(['json', 'csv']).optional().describe('`csv`: the same rows as a CSV file (with `by=member`: the split, a row per person and day).'),
+  by: z.enum(['member']).optional().describe('`member`: also split the charged checks by the person they counted against (`members`).'),
 });
 export const quotaWarningBody = z
   .object({ warning_below: z.number().int().min(0).max(1_000_000_000).nullable().describe('Send `quota.warning` when credits plus today\'s free checks fall below this; null: the installation\'s default (EV_QUOTA_WARNING_BELOW).') })
@@ -186,3 +190,16 @@ export const organisationBody = z
   .strict()
   .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Send at least one of name, sso_domain, sso_default_role, password_sign_in.' })
   .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }] });
+export const invitationBody = z
+  .object({
+    email: z.string().min(3).max(320).describe('The address the invitation is sent to; only that person can accept it.'),
+    role: z.enum(ROLES).describe('The role they join with: admins invite members and viewers, owners any role.'),
+  })
+  .strict()
+  .register(requestSchemas, { id: 'InvitationRequest', examples: [{ email: 'ana@example.com', role: 'member' }] });
+export const invitationTokenBody = z
+  .object({ token: z.string().min(1).max(200).describe('The `token` of the invitation link (`/join?token=...`).') })
+  .strict()
+  .register(requestSchemas, { id: 'InvitationAccept' });
+/** The join page's new person: not in the OpenAPI document (a public route under /api). */
+export const invitationJoinBody = z.object({ token: z.string().min(1).max(200), password: z.string().max(1024) }).strict();

@@ -15,7 +15,7 @@ export function singleCheckRoute(shape: typeof singleResult | typeof verifyResul
     const key = caller.key;
     // a publishable key's charged checks count against its daily cap (lib/accounts/key-budget.ts)
     const budget = key?.type === 'publishable' ? { keyId: key.id, name: key.name, perDay: key.checksPerDay } : undefined;
-    const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email, budget, caller.since);
+    const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email, budget, caller.since, caller.actorId);
     return json(withoutEvidenceFor(caller, shape(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox)));
   }, { maxBodyBytes: 64 * 1024 });
 }

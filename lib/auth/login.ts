@@ -5,6 +5,8 @@ import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
 import { passwordSignInClosed } from '../accounts/sso';
+import type { OrganisationInfo } from '../accounts/members';
+import { joinWithInvitation, lookupInvitation, type InvitationPreview } from '../accounts/invitations';
 
 /** A sign-in refused because its account or address has failed too often; next-auth passes the message on. */
 export class SignInThrottled extends Error {
@@ -49,8 +51,8 @@ export async function signInWithPassword(email: string, password: string, addres
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
 
-/** Sign-up, at most EV_SIGNUPS_PER_IP per client address in EV_SIGNUP_WINDOW_MS. */
-export async function signUp(email: string, password: string, address: string): Promise<Account> {
+/** Counts a sign-up from `address`: at most EV_SIGNUPS_PER_IP in EV_SIGNUP_WINDOW_MS (429 past it). */
+async function takeSignUp(address: string): Promise<void> {
   const { EV_SIGNUPS_PER_IP: limit, EV_SIGNUP_WINDOW_MS: windowMs } = env();
   const attempt = await countAttempt(`signup:address:${address}`, windowMs);
   if (attempt.count > limit) {
@@ -61,12 +63,45 @@ export async function signUp(email: string, password: string, address: string): 
       { 'Retry-After': String(attempt.retryAfter) },
     );
   }
+}
+
+/** Sign-up, at most EV_SIGNUPS_PER_IP per client address in EV_SIGNUP_WINDOW_MS. */
+export async function signUp(email: string, password: string, address: string): Promise<Account> {
+  await takeSignUp(address);
   try {
     return await createAccount(await db(), email, password);
   } catch (error) {
     if (error instanceof AccountError) throw accountAppError(error);
     throw error;
   }
+}
+
+/** A new person joins through an invitation link: a sign-up (same limit, same password policy) and the membership at once. */
+export async function signUpWithInvitation(token: string, password: string, address: string): Promise<{ email: string; organisation: OrganisationInfo }> {
+  await takeSignUp(address);
+  try {
+    return await joinWithInvitation(await db(), token, password);
+  } catch (error) {
+    if (error instanceof AccountError) throw accountAppError(error);
+    throw error;
+  }
+}
+
+/**
+ * The join page's look-up of a link: links that cannot be used count against the client address
+ * as failed sign-ins do (EV_LOGIN_MAX_FAILURES_PER_IP per EV_LOGIN_WINDOW_MS), so nobody can go
+ * through made-up tokens at speed (32 random bytes are not guessed anyway; this bounds the load).
+ */
+export async function lookUpInvitationThrottled(token: string, address: string): Promise<InvitationPreview> {
+  const limits = env();
+  const key = `invitation:address:${address}`;
+  const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
+  if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
+    throw new AppError('rate_limit', `Too many invalid invitation links from this address. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+  }
+  const preview = await lookupInvitation(await db(), token);
+  await uncountAttempt(key);
+  return preview;
 }
 
 /** Account errors in the API's envelope: the field at fault as `param`. */

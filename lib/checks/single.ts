@@ -30,9 +30,10 @@ export function refuseWithoutIdentity(): void {
 /**
  * One address, in the caller's mode, recorded in history. `budget`: a publishable key's daily cap
  * of charged checks (lib/accounts/key-budget.ts), taken where the check would be charged and given
- * back when it is not. `since`: when the request arrived (lib/accounts/versions.ts).
+ * back when it is not. `since`: when the request arrived (lib/accounts/versions.ts). `actorId`: the
+ * person acting, whose caps in the organisation the charged check counts against (lib/accounts/member-caps.ts).
  */
-export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget, since?: number): Promise<SingleOutcome> {
+export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget, since?: number, actorId?: string): Promise<SingleOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (sandbox) {
@@ -63,7 +64,7 @@ export async function verifySingle(database: Database, userId: string, sandbox: 
   let charged = false;
   try {
     // reserved before the work, settled (charged or refunded) in the transaction that stores the row
-    const reservation = await reserve(database, userId, 1, causeId('chk'));
+    const reservation = await reserve(database, userId, 1, causeId('chk'), { actorId });
     let verdict: Verdict;
     try {
       // The deadline answers with what is known (`timeout`) instead of hanging.

@@ -41,6 +41,13 @@ export function useUsage(from: string, to: string) {
   return useQuery({ queryKey: [mode, 'account', 'usage', from, to], queryFn: () => sdk().usage({ from, to }) });
 }
 
+/** Today's charged checks split by person, with the month's and their caps (GET /v1/usage?by=member). */
+export function useMemberUsage() {
+  const mode = useSandbox() ? 'sandbox' : 'live';
+  const today = new Date().toISOString().slice(0, 10);
+  return useQuery({ queryKey: [mode, 'account', 'usage', 'members', today], queryFn: () => sdk().usage({ from: today, to: today, by: 'member' }) });
+}
+
 /** The quota and its warning; production only (the sandbox has no quota). Refreshed every minute for the banner. */
 export function useQuota() {
   const sandbox = useSandbox();

@@ -126,6 +126,12 @@ const schema = z.object({
   EV_OIDC_CLIENT_SECRET: z.string().default(''),
   /** the sign-in button's label: "Sign in with <name>" */
   EV_OIDC_NAME: z.string().default('single sign-on'),
+  /** the relay invitations are mailed through (lib/mail/relay.ts): smtp://user:pass@host:587 (STARTTLS when offered; `?requireTLS=true` insists), smtps://... (TLS from the start); empty: no mail, the link is shown to the inviter and logged */
+  EV_SMTP_URL: z.string().default('').refine((v) => v === '' || /^smtps?:\/\/[^/?#]+/i.test(v), 'smtp://[user:pass@]host[:port] or smtps://...'),
+  /** the From of invitation mails; empty: EV_MAIL_FROM */
+  EV_INVITATION_FROM: z.string().default(''),
+  /** days an invitation link stays valid */
+  EV_INVITATION_DAYS: int.min(1).max(365).default(7),
   /** a reservation with no settlement after this long (its request or process died) is given back by the sweeper (lib/accounts/sweeper.ts, docs/guarantees.md) */
   EV_RESERVATION_TIMEOUT_MS: int.default(600_000),
   /** a `running` Idempotency-Key whose heartbeat is older than this is taken over by a retry (lib/api/idempotency.ts) */

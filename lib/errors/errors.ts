@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   rate_limit: 429,
   insufficient_credits: 402,
+  member_cap_reached: 402,
   forbidden: 403,
   insufficient_scope: 403,
   insufficient_role: 403,

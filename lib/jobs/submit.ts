@@ -38,6 +38,8 @@ export interface BulkRequest {
   uploadBytes?: number;
   /** never answer from the account's fresh results (lib/jobs/reuse.ts) */
   noReuse?: boolean;
+  /** the person submitting: the list's reservation counts against their caps (lib/accounts/member-caps.ts) */
+  actorId?: string;
 }
 
 /** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
@@ -109,7 +111,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
   // each mailbox is verified and charged once; its later rows take the first row's verdict
   const jobId = causeId('job');
   // reserved before the work, settled in the transaction that writes the completed job and its rows
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve, jobId);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, toReserve, jobId, { actorId: request.actorId });
   // what is settled is what was reserved: a retry of an Idempotency-Key took over its first attempt's
   // reservation, made when the rules or DNS may have said otherwise (issue 29, item 7)
   const reserved = reservation ? reservation.free + reservation.credits : 0;
@@ -192,7 +194,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.length);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
   // use; a mailbox listed twice is verified and reserved once.
-  const reservation = request.sandbox ? null : await reserve(database, request.userId, toVerify, jobId);
+  const reservation = request.sandbox ? null : await reserve(database, request.userId, toVerify, jobId, { actorId: request.actorId });
   const job = newJob(request, shape, jobId, reservation);
   // a retry of an Idempotency-Key whose first attempt queued the job and died before answering
   try {

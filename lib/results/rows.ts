@@ -48,6 +48,9 @@ export const VERIFICATION_COLUMNS = [
 const everyField: Exclude<keyof VerificationRecord, (typeof VERIFICATION_COLUMNS)[number]> extends never ? true : never = true;
 void everyField;
 
+/** Every column of `verifications`: its id, the fields a verdict is stored with, and reused_at (set by the copy of lib/jobs/reuse.ts). */
+export const STORED_COLUMNS = ['id', ...VERIFICATION_COLUMNS, 'reused_at'] as const;
+
 export interface Recorded {
   userId: string;
   jobId: string | null;

@@ -4,7 +4,7 @@ import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { csvLine } from '../jobs/csv-cells';
 import { listWebhooks } from '../webhooks/manage';
-import { bool } from '../results/rows';
+import { bool, STORED_COLUMNS } from '../results/rows';
 import { effectiveDays } from './policy';
 
 /**
@@ -16,8 +16,8 @@ import { effectiveDays } from './policy';
 
 const PAGE = 5000;
 
-export const RESULT_COLUMNS = ['id', 'job_id', 'idx', 'email', 'sandbox', 'source', 'status', 'valid', 'deliverable', 'risk_level', 'reason', 'score',
-  'confidence', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'sub_reason', 'mailbox_provider', 'created_at'] as const;
+// the stored columns but the owner (the export is the account's own) and details (the verdict's JSON)
+const RESULT_COLUMNS = STORED_COLUMNS.filter((column) => column !== 'user_id' && column !== 'details');
 const LIST_COLUMNS = ['job_id', 'status', 'sandbox', 'instant', 'total_emails', 'valid_emails', 'invalid_format_emails', 'duplicate_emails', 'filename', 'created_at', 'completed_at', 'error'] as const;
 const ROW_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'] as const;
 
@@ -164,7 +164,7 @@ function exportFiles(database: Database, userId: string): File[] {
 
 function resultCell(column: string, value: unknown): unknown {
   if (typeof value === 'bigint') value = Number(value);
-  if (column === 'created_at') return new Date(Number(value)).toISOString();
+  if (column === 'created_at' || column === 'reused_at') return value === null ? null : new Date(Number(value)).toISOString();
   if (['sandbox', 'valid', 'deliverable', 'disposable', 'role', 'free', 'catch_all', 'cached'].includes(column)) return bool(value as boolean | number | bigint);
   return value;
 }

@@ -5,6 +5,7 @@ import { selectRows } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { daySql, daysOf, dayOf, msRange, type DayRange } from './days';
 import { ledgerByDay } from './ledger';
+import { usageByMember } from './members';
 import { keptUsage } from '../retention/usage-kept';
 
 /** GET /v1/usage: per UTC day and mode, checks by verdict bucket and the quota's movements. */
@@ -27,10 +28,11 @@ export function usageRange(query: { from?: string; to?: string }, now = Date.now
   return { from, to };
 }
 
-/** GET /v1/usage's one domain call: the range asked for and its rows. */
-export async function usageFor(database: Database, userId: string, query: { from?: string; to?: string }) {
+/** GET /v1/usage's one domain call: the range asked for and its rows; with `by=member`, the split by person too (lib/usage/members.ts). */
+export async function usageFor(database: Database, userId: string, query: { from?: string; to?: string; by?: 'member' }) {
   const range = usageRange(query);
-  return { ...range, data: await usageReport(database, userId, range) };
+  const data = await usageReport(database, userId, range);
+  return query.by === 'member' ? { ...range, data, members: await usageByMember(database, userId, range) } : { ...range, data };
 }
 
 /** Every day of the range in both modes (zeros included, so a chart or a spreadsheet needs no gaps filled). */

@@ -82,7 +82,37 @@
     return message;
   }
 
+  // A message shown or hidden moves what follows its field. A press on the submit button commits a
+  // changed field (its blur fires change), and an answer the widget holds is shown at once: the button
+  // would move from under the pointer before its release, and the click would be lost (no submit).
+  // While a pointer is down, fields are painted once it is released, after the click it makes.
+  var pressed = false;
+  var deferred = new Map(); // input → the result to paint on release
+  var stuck = 0;
+  function release() {
+    pressed = false;
+    clearTimeout(stuck);
+    setTimeout(function () {
+      if (pressed) return; // pressed again: the next release paints
+      deferred.forEach(function (result, input) { paint(input, result); });
+      deferred.clear();
+    }, 0);
+  }
+  window.addEventListener('pointerdown', function () {
+    pressed = true;
+    clearTimeout(stuck);
+    stuck = setTimeout(release, 2000); // a release the page never sees (the pointer left the window)
+  }, true);
+  window.addEventListener('pointerup', release, true);
+  window.addEventListener('pointercancel', release, true);
+
   function show(input, result) {
+    if (pressed) return void deferred.set(input, result);
+    deferred.delete(input);
+    paint(input, result);
+  }
+
+  function paint(input, result) {
     var message = messageFor(input);
     while (message.firstChild) message.removeChild(message.firstChild);
     // no answer: with data-fail="closed" the field holds the form back, as a blocked one does

@@ -6,6 +6,7 @@ import * as keyById from '@/app/v1/keys/[id]/route';
 import * as keys from '@/app/v1/keys/route';
 import * as single from '@/app/v1/verify/single/route';
 import * as webhooks from '@/app/v1/webhooks/route';
+import { changesOf, draftOf } from '@/components/settings/key-draft';
 import { grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
@@ -65,6 +66,29 @@ describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
     expect(reset.json.rate_limits).toEqual({ per_visitor_per_minute: 1000, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
     const bad = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: { checks_per_day: 0 } } });
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'rate_limits.checks_per_day' });
+  });
+
+  it('the dashboard\'s edit sends the daily cap only when changed, and an emptied cap follows the installation\'s default again', async () => {
+    const pub = await makeKey({ per_visitor_per_minute: 7 });
+    const edit = async (change: (draft: ReturnType<typeof draftOf>) => void) => {
+      const key = await listed(pub.id);
+      const before = draftOf(key);
+      const draft = { ...before };
+      change(draft);
+      const saved = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: changesOf(draft, true, before) });
+      expect(saved.status).toBe(200);
+      return (await ctx.database.prisma.apiKey.findUniqueOrThrow({ where: { id: pub.id } })).checksPerDay;
+    };
+    // the form shows the default in force (1000); saving another change leaves the key on the default
+    expect(draftOf(await listed(pub.id)).perDay).toBe('1000');
+    expect(await edit((draft) => (draft.origins = `${SHOP}, https://other.example`))).toBeNull();
+    expect(await edit((draft) => (draft.perDay = '25'))).toBe(25);
+    expect(await edit((draft) => (draft.expires = '2999-01-01'))).toBe(25);
+    expect(await edit((draft) => (draft.perDay = ''))).toBeNull();
+    const after = await listed(pub.id);
+    // the per-minute limits are not the form's: they stay
+    expect(after.rate_limits).toEqual({ per_visitor_per_minute: 7, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
+    expect(after.allowed_origins).toEqual([SHOP, 'https://other.example']);
   });
 
   it('refuses charged checks past the cap until midnight UTC; uncharged and cached answers do not count', async () => {

@@ -13,6 +13,7 @@ import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as webhooks from '@/app/v1/webhooks/route';
 import * as rules from '@/app/v1/rules/route';
 import * as monitors from '@/app/v1/monitors/route';
+import * as reuse from '@/app/v1/account/reuse/route';
 import { auditCredits } from '@/lib/accounts/audit';
 import { createApiKey } from '@/lib/accounts/keys';
 import { grantCredits } from '@/lib/accounts/quota';
@@ -304,7 +305,12 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
 
   it('exports the account as a zip of CSV and JSON files, without secrets', async () => {
     const g = await account();
-    const jobId = await list(g.key, 11);
+    // an address checked, then answered in the list from that result (reuse of fresh results)
+    const again = `valid.again.${dialect}@example.com`;
+    expect((await call(reuse.POST, { key: g.key, sandbox: false, body: { days: 7 } })).status).toBe(200);
+    const first = await call(single.POST, { key: g.key, sandbox: false, body: { email: again } });
+    expect(first.status).toBe(200);
+    const jobId = await list(g.key, 10, [[again, 'again']]);
     await call(single.POST, { key: g.key, sandbox: true, body: { email: 'valid.single@example.com' } });
     await call(rules.POST, { key: g.key, body: { action: 'block', match: 'domain', value: 'spam.test' } });
     const hook = await call(webhooks.POST, { key: g.key, body: { url: 'http://127.0.0.1:9999/hook' } });
@@ -318,9 +324,19 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(JSON.parse(text('account.json'))).toMatchObject({ id: g.id, retention_days: 30 });
     expect(JSON.parse(text('lists.json'))).toMatchObject([{ job_id: jobId, status: 'completed', total_emails: 11, filename: 'people.csv', columns: ['email', 'note'] }]);
     const results = Papa.parse<Record<string, string>>(text('results.csv'), { header: true, skipEmptyLines: true }).data;
-    expect(results).toHaveLength(12);
+    expect(results).toHaveLength(13);
     expect(results.filter((r) => r.job_id === jobId)).toHaveLength(11);
-    expect(results.find((r) => r.email === 'valid.single@example.com')).toMatchObject({ sandbox: 'true', status: 'deliverable' });
+    expect(results.find((r) => r.email === 'valid.single@example.com')).toMatchObject({ sandbox: 'true', status: 'deliverable', reused_at: '' });
+    // the list's row says which result it repeats: reused_at, the time of the single check
+    const checked = results.find((r) => r.email === again && r.job_id === '')!;
+    expect(checked).toMatchObject({ sandbox: 'false', cached: 'false', reused_at: '' });
+    expect(results.find((r) => r.email === again && r.job_id === jobId)).toMatchObject({ cached: 'true', reused_at: checked.created_at });
+    expect(checked.created_at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    // every column of the table as the database has it, but the owner and the verdict's JSON
+    const table = dialect === 'sqlite'
+      ? (await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM pragma_table_info('verifications')`)).map((c) => c.name)
+      : (await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'verifications'`)).map((c) => c.name);
+    expect(Object.keys(results[0]!).sort()).toEqual(table.filter((c) => c !== 'user_id' && c !== 'details').sort());
     expect(Papa.parse(text('list-rows.csv'), { header: true, skipEmptyLines: true }).data).toHaveLength(11);
     expect(text('rules.csv')).toContain('block,domain,spam.test');
     const keys = JSON.parse(text('keys.json'));

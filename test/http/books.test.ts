@@ -45,7 +45,8 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
   });
 
   const start = async (env: Record<string, string>) => {
-    const server = await startServer({ ...BASE, DATABASE_URL: url, ...env }, 1);
+    // the first start makes the account and its key; later ones start on the same database
+    const server = await startServer({ ...BASE, DATABASE_URL: url, ...env }, database ? 0 : 1);
     servers.push(server);
     if (!database) {
       database = await openDatabase(url);
@@ -55,7 +56,7 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
     return server;
   };
   const credits = async () => (await database.prisma.user.findUniqueOrThrow({ where: { id: userId } })).credits;
-  // one API key throughout (each start makes one more): an Idempotency-Key belongs to the key that sent it
+  // one API key throughout, the first start's: an Idempotency-Key belongs to the key that sent it
   let apiKey: string | undefined;
   const auth = (server: Served, key?: string) => ({ authorization: `Bearer ${(apiKey ??= server.keys[0])}`, ...(key ? { 'idempotency-key': key } : {}) });
 

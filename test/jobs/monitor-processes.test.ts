@@ -59,7 +59,7 @@ describe.each(DIALECTS)('monitor runs with workers killed around the due time (%
     expect((await ctx.database.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).periods).toBe(1);
 
     // period 2: every worker is killed just before it is due and started again
-    const fresh = [await start(), await start()];
+    const fresh = await Promise.all([start(), start()]);
     await dueIn(monitor.id, 800);
     await new Promise((r) => setTimeout(r, 600));
     await Promise.all([restarted.kill(), ...fresh.map((w) => w.kill())]);

@@ -4,7 +4,7 @@ import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
 import { SingleSignOn } from '@/components/settings/SingleSignOn';
-import { UsageCard } from '@/components/settings/Usage';
+import { MemberUsageCard, UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
 import { RulesLink } from '@/components/settings/RulesLink';
 import { ReuseCard } from '@/components/settings/Reuse';
@@ -20,6 +20,7 @@ export default function SettingsPage() {
       <div className="space-y-6">
         <UsageCard />
         <UsageHistory />
+        <MemberUsageCard />
         <RulesLink />
         <ReuseCard />
         <ApiKeys />

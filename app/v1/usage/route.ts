@@ -3,12 +3,14 @@ import { apiRoute, ok } from '@/lib/api/route';
 import { usageQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { usageCsv, usageFor } from '@/lib/usage/report';
+import { memberUsageCsv } from '@/lib/usage/members';
 
 export const GET = apiRoute(async (request, caller) => {
   const query = parseQuery(request, usageQuery);
   const report = await usageFor(await db(), caller.userId, query);
   if (query.format !== 'csv') return ok(report);
-  return new Response(usageCsv(report.data), {
-    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="usage-${report.from}-${report.to}.csv"` },
+  const members = 'members' in report ? report.members : undefined;
+  return new Response(members ? memberUsageCsv(members) : usageCsv(report.data), {
+    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="usage-${members ? 'members-' : ''}${report.from}-${report.to}.csv"` },
   });
 });

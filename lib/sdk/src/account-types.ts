@@ -162,7 +162,8 @@ export interface KeyUpdateInput {
   allowed_ips?: string[] | null;
   allowed_origins?: string[];
   expires_at?: string | null;
-  rate_limits?: Partial<KeyRateLimits> | null;
+  /** the limits given change, the others stay; a limit `null` gives its default back, `null` every default */
+  rate_limits?: { [limit in keyof KeyRateLimits]?: number | null } | null;
   role?: Role;
 }
 

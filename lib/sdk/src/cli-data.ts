@@ -1,7 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { EmailVerifier } from './index.ts';
 
 /** The CLI's `retention`, `erase` and `export` commands (cli.ts dispatches; docs/retention.md describes them). */
@@ -32,9 +28,9 @@ export async function eraseCommand(client: EmailVerifier, args: string[], io: Ou
   return 0;
 }
 
-export async function exportCommand(client: EmailVerifier, out: string | undefined, io: Out): Promise<number> {
-  const stream = Readable.fromWeb((await client.exportData()) as NodeReadableStream<Uint8Array>);
-  await pipeline(stream, out ? createWriteStream(out) : io.stdout);
+/** `write` is cli.ts's writeOut: to the -o file, else to stdout without ending it (as `changed` writes). */
+export async function exportCommand(client: EmailVerifier, out: string | undefined, write: (body: ReadableStream<Uint8Array>) => Promise<void>, io: Out): Promise<number> {
+  await write(await client.exportData());
   if (out) io.stderr.write(`wrote ${out}\n`);
   return 0;
 }

@@ -10,6 +10,7 @@ import { listFromCsv, parseCsv } from './csv.ts';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
 import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
+import { TEAMS_HELP, invitationsCommand, membersCommand } from './cli-teams.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
   TimeoutError, type Bucket, type JobStatus,
@@ -37,6 +38,7 @@ Commands:
 ${RULES_HELP}
 ${MONITORS_HELP}
 ${KEYS_HELP}
+${TEAMS_HELP}
 ${DATA_HELP}
 
 Options:
@@ -176,6 +178,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         'expires-at': { type: 'string' },
         origins: { type: 'string' },
         'checks-per-day': { type: 'string' },
+        'checks-per-month': { type: 'string' },
+        role: { type: 'string' },
         publishable: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -224,10 +228,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'usage') return await usageCommand(client, values, io);
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
-    if (command === 'export') return await exportCommand(client, values.out, io);
+    if (command === 'export') return await exportCommand(client, values.out, (body) => writeOut(body, values.out, io), io);
     if (command === 'monitors') return await monitorsCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'changed') return await changedCommand(client, rest[0], (body) => writeOut(body, values.out, io), (message) => new UsageError(message));
     if (command === 'reuse') return await reuseCommand(client, rest[0], io, (message) => new UsageError(message));
+    if (command === 'invitations') return await invitationsCommand(client, rest, io, (message) => new UsageError(message));
+    if (command === 'members') return await membersCommand(client, rest, values, io, (message) => new UsageError(message));
     if (command === 'keys') {
       await keysCommand(client, rest, values, io, (message) => new UsageError(message));
       return EXIT.ok;

@@ -39,7 +39,7 @@ export class EmailVerifierError extends Error {
 export class AuthenticationError extends EmailVerifierError {}
 /** 400, 413, 422: the request itself is wrong (see `param`). */
 export class ValidationError extends EmailVerifierError {}
-/** 402: the free quota and the credits are used up. */
+/** 402: the free quota and the credits are used up (`insufficient_credits`), or the person acting has spent their cap in the organisation (`member_cap_reached`: `body.period`, `body.cap`, `body.resets_at`). */
 export class InsufficientCreditsError extends EmailVerifierError {
   get required(): number | undefined {
     return this.body?.required;

@@ -5,6 +5,7 @@ import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
 import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
+import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
 import type {
   Account, AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
@@ -15,6 +16,7 @@ export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
+export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
@@ -173,6 +175,8 @@ export class EmailVerifier {
   readonly rules: Rules;
   readonly monitors: Monitors;
   readonly keys: Keys;
+  readonly members: Members;
+  readonly invitations: Invitations;
   private readonly transport: Transport;
 
   constructor(options: EmailVerifierOptions) {
@@ -183,6 +187,8 @@ export class EmailVerifier {
     this.rules = new Rules(this.transport);
     this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
+    this.members = new Members(this.transport);
+    this.invitations = new Invitations(this.transport);
   }
 
   get sandbox(): boolean {

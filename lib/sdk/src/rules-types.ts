@@ -1,3 +1,4 @@
+import type { Role } from './account-types.ts';
 // Allow and block rules, the quota warning and usage, as the OpenAPI document states them.
 
 export type RuleAction = 'allow' | 'block';
@@ -60,11 +61,31 @@ export interface UsageRow {
   credits_granted: number;
 }
 
+/** One person's charged checks in the organisation (`usage({ by: 'member' })`). */
+export interface MemberUsage {
+  user_id: string;
+  email: string;
+  /** null: no longer a member (keys they made keep working and count here) */
+  role: Role | null;
+  /** their cap of charged checks per UTC day; null: none */
+  checks_per_day: number | null;
+  /** their cap per calendar month (UTC); null: none */
+  checks_per_month: number | null;
+  charged_today: number;
+  charged_this_month: number;
+  /** in the range */
+  charged: number;
+  /** every day of the range, oldest first */
+  days: { day: string; charged: number }[];
+}
+
 export interface UsageReport {
   success: true;
   from: string;
   to: string;
   data: UsageRow[];
+  /** with `by: 'member'`: the charged checks split by the person they counted against */
+  members?: MemberUsage[];
 }
 
 interface EventBase {

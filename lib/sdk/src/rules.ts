@@ -38,16 +38,18 @@ export interface UsageRange {
   from?: string;
   /** last UTC day, inclusive (default today) */
   to?: string;
+  /** `member`: also split the charged checks by person (`members`; the CSV: a row per person and day) */
+  by?: 'member';
 }
 
 export function usage(t: Transport, range: UsageRange & RequestOptions = {}): Promise<UsageReport> {
-  const { from, to, ...rest } = range;
-  return t.json('GET', '/v1/usage', { ...rest, query: { from, to } });
+  const { from, to, by, ...rest } = range;
+  return t.json('GET', '/v1/usage', { ...rest, query: { from, to, by } });
 }
 
 export async function usageCsv(t: Transport, range: UsageRange & RequestOptions = {}): Promise<string> {
-  const { from, to, ...rest } = range;
-  return new Response(await t.stream('/v1/usage', { ...rest, query: { from, to, format: 'csv' } })).text();
+  const { from, to, by, ...rest } = range;
+  return new Response(await t.stream('/v1/usage', { ...rest, query: { from, to, by, format: 'csv' } })).text();
 }
 
 export function quota(t: Transport, options?: RequestOptions): Promise<QuotaState> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { strFromU8, unzipSync } from 'fflate';
 import Papa from 'papaparse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobWorker } from '@/lib/jobs/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '@/test/api/harness';
@@ -36,13 +36,15 @@ describe('the CLI against the real API over HTTP', () => {
     const stderr = new PassThrough();
     let out = '';
     let err = '';
-    stdout.on('data', (c) => (out += c));
+    const bytes: Buffer[] = [];
+    stdout.on('data', (c: Buffer) => { out += c; bytes.push(c); });
     stderr.on('data', (c) => (err += c));
     const code = await main(args, {
       stdout, stderr, stdin: Readable.from([options.stdin ?? '']),
       env: { EV_API_KEY: ctx.key, EV_BASE_URL: api.url, ...options.env },
     });
-    return { code, out, err };
+    // what a program that runs the CLI's main in its own process finds after it: its stdout still open
+    return { code, out, err, bytes: () => Buffer.concat(bytes), stdoutEnded: stdout.writableEnded };
   }
 
   it('verify: one line per address; exit 0 when every address is deliverable, 1 when one is not', async () => {
@@ -113,7 +115,7 @@ describe('the CLI against the real API over HTTP', () => {
     expect((await cli(['usage', '--from', 'yesterday'])).code).toBe(6);
   });
 
-  it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file', async () => {
+  it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file and to stdout', async () => {
     const set = await cli(['retention', '5']);
     expect(set.code).toBe(0);
     // the lists the tests above made are deleted within 7 days now: named after the setting
@@ -131,6 +133,12 @@ describe('the CLI against the real API over HTTP', () => {
     expect(Object.keys(files)).toContain('results.csv');
     expect(strFromU8(files['results.csv']!)).not.toContain('erase+me');
     expect(JSON.parse(strFromU8(files['account.json']!))).toMatchObject({ id: ctx.account.id });
+    // without -o the same zip goes to stdout, whole, and stdout is left open for the caller
+    const piped = await cli(['export']);
+    expect(piped).toMatchObject({ code: 0, err: '', stdoutEnded: false });
+    const streamed = unzipSync(new Uint8Array(piped.bytes()));
+    expect(Object.keys(streamed).sort()).toEqual(Object.keys(files).sort());
+    expect(strFromU8(streamed['results.csv']!)).toBe(strFromU8(files['results.csv']!));
   });
 
   it('monitors, changed rows and reuse: add, show, pause, resume, delete; a run\'s changed rows as CSV', async () => {
@@ -165,6 +173,41 @@ describe('the CLI against the real API over HTTP', () => {
     expect((await cli(['reuse', '7'])).out).toBe('reuse on: results verified within 7 days\n');
     expect((await cli(['reuse', 'off'])).out).toBe('reuse off\n');
     expect((await cli(['reuse', 'soon'])).code).toBe(2);
+  });
+
+  it('invitations and members: invite (the link when nothing is mailed), list, revoke; list, set and remove members', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+    try {
+      const created = await cli(['invitations', 'create', 'Teammate@Example.com', 'member']);
+      expect(created.code).toBe(0);
+      // no relay configured: the server answers the link for the inviter to pass on
+      expect(created.out).toMatch(/^inv_\S+\tteammate@example\.com\tmember\texpires \S+Z\tnot mailed\nlink: http:\/\/\S+\/join\?token=[\w-]{43}\n$/);
+      const id = created.out.split('\t')[0]!;
+      expect((await cli(['invitations', 'create', 'teammate@example.com', 'viewer'])).code).toBe(6); // pending already
+      expect((await cli(['invitations', 'create', 'someone@example.com', 'boss'])).code).toBe(2);
+      expect((await cli(['invitations', 'list'])).out).toContain(`${id}\tteammate@example.com\tmember\tpending\texpires `);
+      expect((await cli(['invitations', 'revoke', id])).out).toBe(`${id}\trevoked\n`);
+      expect((await cli(['invitations', 'list'])).out).toContain(`${id}\tteammate@example.com\tmember\trevoked\t`);
+      expect((await cli(['invitations', 'revoke', id])).code).toBe(6); // not pending any more
+    } finally {
+      info.mockRestore();
+    }
+
+    const { ensureAccount } = await import('@/lib/accounts/users');
+    const colleague = await ensureAccount(ctx.database, 'colleague@example.com');
+    await ctx.database.prisma.membership.create({ data: { orgId: ctx.account.id, userId: colleague.id, role: 'member' } });
+    const listed = await cli(['members', 'list']);
+    expect(listed.out).toContain(`${ctx.account.id}\t${ctx.account.email}\towner\tno cap a day\tno cap a month\n`);
+    expect(listed.out).toContain(`${colleague.id}\tcolleague@example.com\tmember\tno cap a day\tno cap a month\n`);
+    const set = await cli(['members', 'set', colleague.id, '--role', 'viewer', '--checks-per-day', '50', '--checks-per-month', 'none']);
+    expect(set).toMatchObject({ code: 0, out: `${colleague.id}\tcolleague@example.com\tviewer\t50 a day\tno cap a month\n` });
+    expect((await cli(['members', 'set', colleague.id, '--checks-per-day', 'lots'])).code).toBe(2);
+    expect((await cli(['members', 'set', colleague.id])).code).toBe(2);
+    expect((await cli(['members', 'remove', colleague.id])).out).toBe(`${colleague.id}\tremoved\n`);
+    expect((await cli(['members', 'list'])).out).not.toContain(colleague.id);
+    expect((await cli(['members', 'remove', colleague.id])).code).toBe(6);
+    // the last owner stays
+    expect((await cli(['members', 'remove', ctx.account.id])).code).toBe(6);
   });
 });
 
