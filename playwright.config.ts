@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
 // Runs against the built app (`next build` + `next start`) with a fresh SQLite file per run.
@@ -6,6 +8,10 @@ import { defineConfig, devices } from '@playwright/test';
 const port = Number((process.env.E2E_PORT ??= '3217'));
 process.env.E2E_DB ??= `file:./data/e2e-${randomBytes(4).toString('hex')}.db`;
 const baseURL = `http://127.0.0.1:${port}`;
+// The app's mail relay is the local SMTP server globalSetup starts (e2e/mail-sink.ts); it writes
+// every message it receives to E2E_MAIL_DIR, where a spec reads an invitation's link (e2e/mail.ts).
+const smtpPort = Number((process.env.E2E_SMTP_PORT ??= String(port + 1)));
+process.env.E2E_MAIL_DIR ??= join(tmpdir(), `ev-e2e-mail-${randomBytes(4).toString('hex')}`);
 // the OpenID Provider e2e/sso-provider.ts starts for single sign-on (e2e/sso.spec.ts)
 const oidcPort = Number((process.env.E2E_OIDC_PORT ??= '3227'));
 
@@ -14,7 +20,7 @@ const build = process.env.E2E_SKIP_BUILD ? '' : 'npm run build && ';
 
 export default defineConfig({
   testDir: './e2e',
-  globalSetup: './e2e/sso-provider.ts',
+  globalSetup: ['./e2e/mail-sink.ts', './e2e/sso-provider.ts'],
   timeout: 180_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -47,6 +53,8 @@ export default defineConfig({
       // Every spec signs up from 127.0.0.1, one shared bucket without a trusted proxy (README, "Accounts").
       EV_SIGNUPS_PER_IP: '1000',
       NODE_ENV: 'production',
+      EV_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      EV_INVITATION_FROM: 'Verifier <verifier@example.test>',
       EV_OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
       EV_OIDC_CLIENT_ID: 'email-verifier',
       EV_OIDC_CLIENT_SECRET: 'email-verifier-test-secret',

@@ -19,6 +19,9 @@ function signInError(code: string): string {
     const minutes = Math.max(1, Math.ceil(Number(throttled[1] ?? 900) / 60));
     return `Too many failed sign-ins for this account or network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
   }
+  // lib/auth/login.ts: the right password of a person with two-factor on, without a code (the code field then shows) or with a wrong one.
+  if (code === 'TwoFactorRequired') return 'Enter the code from your authenticator app, or a recovery code.';
+  if (code === 'TwoFactorInvalid') return 'That code is wrong or was used already. Wait for the next code, or use a recovery code.';
   // lib/auth/login.ts: the right password, but every organisation of the person signs in through single sign-on.
   if (code === 'SsoRequired') return 'Your organisation signs in through single sign-on: use the button below.';
   // lib/accounts/sso.ts: refusals of a sign-in through the identity provider.
@@ -48,17 +51,20 @@ export function AuthForm({ mode, sso }: { mode: 'signin' | 'signup'; sso?: strin
   const params = useSearchParams();
   const [error, setError] = useState<string | null>(params.get('error') ? signInError(params.get('error')!) : null);
   const [busy, setBusy] = useState(false);
+  const [askCode, setAskCode] = useState(/^TwoFactor/.test(params.get('error') ?? ''));
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const email = String(form.get('email') ?? '');
     const password = String(form.get('password') ?? '');
+    const code = String(form.get('code') ?? '');
     setBusy(true);
     setError(null);
     try {
       if (mode === 'signup') await createAccount(email, password);
-      const result = await signIn('credentials', { email, password, redirect: false });
+      const result = await signIn('credentials', { email, password, ...(askCode ? { code } : {}), redirect: false });
+      if (result?.error?.startsWith('TwoFactor')) setAskCode(true);
       if (!result || result.error) throw new Error(signInError(result?.error ?? ''));
       const target = params.get('callbackUrl');
       // A full load so the server layout sees the new session cookie.
@@ -99,7 +105,18 @@ export function AuthForm({ mode, sso }: { mode: 'signin' | 'signup'; sso?: strin
           </p>
         )}
       </div>
-      <Button type="submit" disabled={busy} className="w-full">
+      {askCode && (
+        <div>
+          <label htmlFor="code" className={labelClass}>
+            Two-factor code
+          </label>
+          <input id="code" name="code" type="text" autoComplete="one-time-code" required autoFocus className={inputClass} aria-describedby="code-hint" />
+          <p id="code-hint" className="mt-1 text-xs text-slate-500">
+            The 6-digit code your authenticator app shows, or one of your recovery codes.
+          </p>
+        </div>
+      )}
+            <Button type="submit" disabled={busy} className="w-full">
         {busy ? text.busy : text.action}
       </Button>
       {sso && (

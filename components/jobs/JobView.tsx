@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useCancelJob, useJobStatus } from '@/lib/client/hooks';
+import { useCan } from '@/lib/client/team-hooks';
 import type { JobStatus } from '@/lib/sdk/src/index';
 import { Button, Card, ErrorNote, ProgressBar, formatDate, linkButton, number } from '../ui';
 import { EgressBanner } from '../settings/Egress';
@@ -16,6 +17,7 @@ export function JobView({ jobId }: { jobId: string }) {
   const job = useJobStatus(jobId);
   const cancel = useCancelJob();
   const status = job.data?.status;
+  const canRun = useCan('member');
 
   return (
     <div className="space-y-6">
@@ -35,14 +37,14 @@ export function JobView({ jobId }: { jobId: string }) {
             </p>
           )}
         </div>
-        {(status === 'queued' || status === 'processing') && (
+        {canRun && (status === 'queued' || status === 'processing') && (
           <Button variant="danger" onClick={() => cancel.mutate(jobId)} disabled={cancel.isPending}>
             Cancel job
           </Button>
         )}
       </div>
       <ErrorNote error={job.error ?? cancel.error} />
-      {(status === 'queued' || status === 'processing') && <EgressBanner />}
+      {canRun && (status === 'queued' || status === 'processing') && <EgressBanner />}
 
       {job.isPending && <p className="text-sm text-slate-500">Loading job…</p>}
 

@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
+import { useCan } from '@/lib/client/team-hooks';
 import { useCreateMonitor, useDeleteMonitor, useMonitor, useMonitors, useUpdateMonitor } from '@/lib/client/monitor-hooks';
 import type { JobStatus, MonitorRun } from '@/lib/sdk/src/index';
 import { Button, Card, ErrorNote, cx, formatDate, inputClass, labelClass, linkButton, number, selectClass } from '../ui';
@@ -16,8 +17,10 @@ const INTERVALS = [30, 60, 90];
  * A run's page links back to its list and offers the rows that changed.
  */
 export function MonitorPanel({ job }: { job: JobStatus }) {
+  const canRun = useCan('member');
   if (job.monitor_id) return <RunNote job={job} />;
-  return <ListMonitor job={job} />;
+  // setting up, pausing and deleting a monitor needs the member role (docs/teams.md)
+  return canRun ? <ListMonitor job={job} /> : null;
 }
 
 function RunNote({ job }: { job: JobStatus }) {

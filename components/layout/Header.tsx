@@ -5,11 +5,14 @@ import { usePathname } from 'next/navigation';
 import { signOut } from 'next-auth/react';
 import { SandboxBanner, SandboxToggle } from './SandboxToggle';
 import { Logo } from './Logo';
+import { NotMemberBanner, OrganisationSwitcher } from './OrganisationSwitcher';
+import { useCurrentOrganisation } from '@/lib/client/team-hooks';
 import { cx } from '../ui';
 
+// A viewer cannot verify (docs/teams.md): the single check is not offered to them.
 const links = [
   { href: '/lists', label: 'Lists' },
-  { href: '/check', label: 'Single check' },
+  { href: '/check', label: 'Single check', member: true },
   { href: '/history', label: 'History' },
   { href: '/settings', label: 'Settings' },
   { href: '/docs', label: 'API' },
@@ -17,6 +20,7 @@ const links = [
 
 export function Header({ email }: { email: string }) {
   const pathname = usePathname();
+  const viewer = useCurrentOrganisation()?.role === 'viewer';
   const isCurrent = (href: string) => pathname === href || pathname.startsWith(`${href}/`) || (href === '/lists' && pathname.startsWith('/jobs'));
   return (
     <header className="sticky top-0 z-20 bg-white/95 shadow-sm backdrop-blur">
@@ -30,7 +34,7 @@ export function Header({ email }: { email: string }) {
         </Link>
         <nav aria-label="Main" className="order-last -mx-4 w-full overflow-x-auto px-4 sm:order-none sm:mx-0 sm:w-auto sm:px-0">
           <ul className="flex gap-1">
-            {links.map((link) => (
+            {links.filter((link) => !(viewer && link.member)).map((link) => (
               <li key={link.href}>
                 <Link
                   href={link.href}
@@ -47,8 +51,9 @@ export function Header({ email }: { email: string }) {
           </ul>
         </nav>
         <div className="ml-auto flex items-center gap-3">
+          <OrganisationSwitcher />
           <SandboxToggle />
-          <span className="hidden max-w-48 truncate text-sm text-slate-500 md:inline" title={email}>
+          <span className="hidden max-w-40 truncate text-sm text-slate-500 md:inline" title={email}>
             {email}
           </span>
           <button
@@ -61,6 +66,7 @@ export function Header({ email }: { email: string }) {
         </div>
       </div>
       <SandboxBanner />
+      <NotMemberBanner />
     </header>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { useReuse, useSetReuse } from '@/lib/client/monitor-hooks';
+import { useCan } from '@/lib/client/team-hooks';
 import { Button, Card, ErrorNote, inputClass, labelClass } from '../ui';
 
 /** The reuse of fresh results (docs/lists.md, "Reuse of fresh results"): off, or a window in days. */
@@ -9,6 +10,7 @@ export function ReuseCard() {
   const reuse = useReuse();
   const save = useSetReuse();
   const [days, setDays] = useState('');
+  const canEdit = useCan('admin');
 
   function onSave(event: FormEvent) {
     event.preventDefault();
@@ -22,12 +24,16 @@ export function ReuseCard() {
     >
       {reuse.data && (
         <form onSubmit={onSave} className="flex flex-wrap items-end gap-2" data-testid="reuse-form">
-          <div>
-            <label htmlFor="reuse-days" className={labelClass}>Freshness window (days)</label>
-            <input id="reuse-days" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} placeholder={String(reuse.data.days ?? 7)} className={inputClass} />
-          </div>
-          <Button type="submit" variant="secondary" disabled={save.isPending}>{reuse.data.enabled ? 'Save' : 'Turn on'}</Button>
-          {reuse.data.enabled && <Button type="button" variant="ghost" disabled={save.isPending} onClick={() => save.mutate(null)}>Turn off</Button>}
+          {canEdit && (
+            <>
+              <div>
+                <label htmlFor="reuse-days" className={labelClass}>Freshness window (days)</label>
+                <input id="reuse-days" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} placeholder={String(reuse.data.days ?? 7)} className={inputClass} />
+              </div>
+              <Button type="submit" variant="secondary" disabled={save.isPending}>{reuse.data.enabled ? 'Save' : 'Turn on'}</Button>
+              {reuse.data.enabled && <Button type="button" variant="ghost" disabled={save.isPending} onClick={() => save.mutate(null)}>Turn off</Button>}
+            </>
+          )}
           <p className="text-sm text-slate-500" role="status">{reuse.data.enabled ? `On: results from the last ${reuse.data.days} days are reused.` : 'Off: every address is verified again.'}</p>
         </form>
       )}

@@ -2,6 +2,7 @@
 
 import Papa from 'papaparse';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useCan } from '@/lib/client/team-hooks';
 import { useAddRule, useDeleteRule, useImportRules, useRules } from '@/lib/client/rules-hooks';
 import { rulesFromRows } from '@/lib/sdk/src/rules';
 import type { RuleAction, RuleMatch } from '@/lib/sdk/src/rules-types';
@@ -17,6 +18,8 @@ export function Rules() {
   const [action, setAction] = useState<RuleAction>('block');
   const [match, setMatch] = useState<RuleMatch>('domain');
   const [value, setValue] = useState('');
+  // members read the rules; admins change them (docs/teams.md)
+  const canEdit = useCan('admin');
 
   function onAdd(event: FormEvent) {
     event.preventDefault();
@@ -25,27 +28,31 @@ export function Rules() {
 
   return (
     <Card title="Allow and block rules" description="Decided before any probe and never charged: the most specific match wins (address, domain, MX host, TLD); at one level a block beats an allow.">
-      <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
-        <div>
-          <label htmlFor="rule-action" className={labelClass}>Action</label>
-          <select id="rule-action" value={action} onChange={(e) => setAction(e.target.value as RuleAction)} className={selectClass}>
-            <option value="block">Block</option>
-            <option value="allow">Allow</option>
-          </select>
-        </div>
-        <div>
-          <label htmlFor="rule-match" className={labelClass}>Match</label>
-          <select id="rule-match" value={match} onChange={(e) => setMatch(e.target.value as RuleMatch)} className={selectClass}>
-            {Object.entries(MATCH_LABELS).map(([key, label]) => <option key={key} value={key}>{label}</option>)}
-          </select>
-        </div>
-        <div className="min-w-56 flex-1">
-          <label htmlFor="rule-value" className={labelClass}>Value</label>
-          <input id="rule-value" required value={value} onChange={(e) => setValue(e.target.value)} placeholder="competitor.example" className={inputClass} />
-        </div>
-        <Button type="submit" disabled={add.isPending}>Add rule</Button>
-      </form>
-      <CsvImport action={action} match={match} />
+      {canEdit && (
+        <>
+          <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
+            <div>
+              <label htmlFor="rule-action" className={labelClass}>Action</label>
+              <select id="rule-action" value={action} onChange={(e) => setAction(e.target.value as RuleAction)} className={selectClass}>
+                <option value="block">Block</option>
+                <option value="allow">Allow</option>
+              </select>
+            </div>
+            <div>
+              <label htmlFor="rule-match" className={labelClass}>Match</label>
+              <select id="rule-match" value={match} onChange={(e) => setMatch(e.target.value as RuleMatch)} className={selectClass}>
+                {Object.entries(MATCH_LABELS).map(([key, label]) => <option key={key} value={key}>{label}</option>)}
+              </select>
+            </div>
+            <div className="min-w-56 flex-1">
+              <label htmlFor="rule-value" className={labelClass}>Value</label>
+              <input id="rule-value" required value={value} onChange={(e) => setValue(e.target.value)} placeholder="competitor.example" className={inputClass} />
+            </div>
+            <Button type="submit" disabled={add.isPending}>Add rule</Button>
+          </form>
+          <CsvImport action={action} match={match} />
+        </>
+      )}
       <div className="mt-4 space-y-3">
         <ErrorNote error={add.error ?? remove.error ?? rules.error} />
         <DataTable
@@ -60,7 +67,7 @@ export function Rules() {
               <td className="px-3 py-2 font-mono">{rule.value}</td>
               <td className="px-3 py-2 text-slate-500">{formatDate(rule.created_at)}</td>
               <td className="px-3 py-2">
-                <Button variant="danger" onClick={() => remove.mutate(rule.id)} aria-label={`Delete ${rule.action} rule for ${rule.value}`}>Delete</Button>
+                {canEdit && <Button variant="danger" onClick={() => remove.mutate(rule.id)} aria-label={`Delete ${rule.action} rule for ${rule.value}`}>Delete</Button>}
               </td>
             </tr>
           ))}

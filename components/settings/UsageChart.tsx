@@ -6,6 +6,7 @@ import type { UsageRow } from '@/lib/sdk/src/rules-types';
 import { Card, cx, ErrorNote, linkButton, number } from '../ui';
 import { verdicts } from '../verdict';
 import { QuotaWarningForm } from './QuotaWarning';
+import { Can } from '../layout/Can';
 
 const DAYS = 30;
 const FILL = { deliverable: 'fill-emerald-500', undeliverable: 'fill-rose-500', risky: 'fill-amber-400', unknown: 'fill-slate-400' } as const;
@@ -32,7 +33,7 @@ export function UsageHistory() {
           <p className="mt-3 text-sm text-slate-600" data-testid="usage-totals">
             {number(total('checks'))} checks · {number(total('charged'))} charged · {number(total('refunded'))} refunded
           </p>
-          <QuotaWarningForm />
+          <Can role="admin"><QuotaWarningForm /></Can>
         </>
       )}
     </Card>

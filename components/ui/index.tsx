@@ -1,5 +1,5 @@
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
-import { ConnectionError } from '@/lib/sdk/src/errors';
+import { ConnectionError, EmailVerifierError } from '@/lib/sdk/src/errors';
 
 export function cx(...classes: (string | false | null | undefined)[]): string {
   return classes.filter(Boolean).join(' ');
@@ -73,14 +73,22 @@ export function PageTitle({ title, subtitle, actions }: { title: string; subtitl
 }
 
 export function ErrorNote({ error }: { error: unknown }) {
-  if (!error) return null;
+  // the header says it once for every panel, with the way back (components/layout/OrganisationSwitcher.tsx)
+  if (!error || (error instanceof EmailVerifierError && error.code === 'not_a_member')) return null;
   // the SDK names the host and the browser's reason; the user needs to know to check the connection
-  const message = error instanceof ConnectionError ? 'Could not reach the server. Check your connection.' : error instanceof Error ? error.message : String(error);
+  const message = error instanceof ConnectionError ? 'Could not reach the server. Check your connection.' : error instanceof Error ? roleMessage(error) ?? error.message : String(error);
   return (
     <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
       {message}
     </p>
   );
+}
+
+/** A 403 of the role check (lib/api/key-access.ts) in words: what the role may not do, not the route. */
+function roleMessage(error: Error): string | null {
+  if (!(error instanceof EmailVerifierError) || error.code !== 'insufficient_role') return null;
+  const needed = error.body?.role;
+  return `Your role in this organisation does not allow this${needed ? `: it needs the ${needed} role` : ''}. Ask an owner or admin.`;
 }
 
 export function ProgressBar({ value, label }: { value: number; label: string }) {

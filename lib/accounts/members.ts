@@ -66,10 +66,33 @@ export async function listMembers({ prisma }: Database, orgId: string): Promise<
   }));
 }
 
-/** Renames the organisation (owners: lib/api/operations.ts). */
-export async function renameOrganisation({ prisma }: Database, orgId: string, name: string): Promise<{ id: string; name: string }> {
-  const row = await prisma.user.update({ where: { id: orgId }, data: { orgName: name.trim() || null }, select: { id: true, email: true, orgName: true } });
-  return { id: row.id, name: row.orgName ?? row.email };
+/**
+ * Renames the organisation and/or sets whether it requires two-factor (owners: lib/api/operations.ts).
+ * Requiring two-factor needs the person asking to have it on (409), so an owner cannot lock
+ * themselves out of their own settings.
+ */
+export async function renameOrganisation(
+  { prisma }: Database,
+  orgId: string,
+  change: { name?: string; require_two_factor?: boolean },
+  actorId: string,
+): Promise<{ id: string; name: string; require_two_factor: boolean }> {
+  if (change.name === undefined && change.require_two_factor === undefined) {
+    throw new AppError('invalid_request', 'Send `name` or `require_two_factor`.', { param: 'body' });
+  }
+  if (change.require_two_factor) {
+    const actor = await prisma.user.findUnique({ where: { id: actorId }, select: { totpEnabledAt: true } });
+    if (!actor?.totpEnabledAt) throw new AppError('conflict', 'Turn on two-factor for yourself first (Settings, Two-factor), then require it for the organisation.');
+  }
+  const row = await prisma.user.update({
+    where: { id: orgId },
+    data: {
+      ...(change.name !== undefined ? { orgName: change.name.trim() || null } : {}),
+      ...(change.require_two_factor !== undefined ? { requireTwoFactor: change.require_two_factor } : {}),
+    },
+    select: { id: true, email: true, orgName: true, requireTwoFactor: true },
+  });
+  return { id: row.id, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor };
 }
 
 /**

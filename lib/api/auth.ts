@@ -4,7 +4,8 @@ import { AppError } from '../errors/errors';
 import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 import type { Role } from '../accounts/roles';
-import { sessionOrganisation } from '../auth/organisation';
+import { assertTwoFactorMet, sessionOrganisation } from '../auth/organisation';
+import { operationFor } from './scopes';
 import { assertSignInMethodAllowed } from '../accounts/sso';
 
 export interface Caller {
@@ -51,7 +52,8 @@ export async function keyCaller(request: Request): Promise<Caller | null> {
 /**
  * A Bearer key (or a publishable `?key=`), or (for the dashboard's own pages) the next-auth session
  * cookie, which must not have been signed out everywhere (lib/auth/sessions.ts), acting for the
- * organisation the person chose and still belongs to (lib/auth/organisation.ts). A request with a
+ * organisation the person chose and still belongs to, with two-factor on when it requires it
+ * (lib/auth/organisation.ts). A request with a
  * key never reads the cookie.
  */
 export async function authenticate(request: Request): Promise<Caller> {
@@ -62,6 +64,8 @@ export async function authenticate(request: Request): Promise<Caller> {
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
   const { orgId, role } = await sessionOrganisation(request, token.sub);
+  // an organisation that requires two-factor admits a person without it only to enrol or switch
+  if (!operationFor(request.method, new URL(request.url).pathname)?.twoFactorExempt) await assertTwoFactorMet(orgId, token.sub);
   const signIn = token.via === 'oidc' ? 'oidc' : 'password';
   // An organisation that signs in through SSO only refuses password sessions (403 sso_required),
   // except the list of organisations, so the dashboard's switcher can still offer the others.

@@ -30,6 +30,12 @@ export interface Operation {
   role: Role;
   /** publishable keys may call it (from their allowed origins; lib/api/cors.ts) */
   publishable?: true;
+  /**
+   * a session without two-factor may call it in an organisation that requires two-factor (so the
+   * person can enrol, or switch organisation); every other operation refuses it (403
+   * `two_factor_required`, lib/api/auth.ts)
+   */
+  twoFactorExempt?: true;
   query?: z.ZodObject;
   body?: z.ZodType;
   /** status and schema of the success answer; `csv` for the download, `zip` for the export */
@@ -124,13 +130,13 @@ const MONITOR_OPERATIONS: Operation[] = [
 /** Organisations and their members (docs/teams.md). */
 const TEAM_OPERATIONS: Operation[] = [
   {
-    method: 'get', path: '/v1/organisations', operationId: 'listOrganisations', tag: 'Teams', scope: 'account', role: 'viewer', summary: 'The organisations you belong to',
+    method: 'get', path: '/v1/organisations', operationId: 'listOrganisations', tag: 'Teams', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'The organisations you belong to',
     description: 'A dashboard session: every organisation the signed-in person belongs to, with their role in each; `current` is the one this request acted for (the `ev-org` cookie, else their own). A key: its own organisation and role.',
     ok: [200, rt.organisationList],
   },
   {
-    method: 'patch', path: '/v1/organisation', operationId: 'renameOrganisation', tag: 'Teams', scope: 'account', role: 'owner', summary: 'Rename the organisation or change its single sign-on',
-    description: 'The name, and single sign-on (docs/security.md, "Single sign-on"): the claimed email domain (only your own email\'s: 403 `forbidden` otherwise; one organisation per domain: 409 `conflict`), the role people joining by it get, and whether password sessions may act for the organisation (turning them off needs single sign-on configured and a session signed in through it: 409 `conflict`).',
+    method: 'patch', path: '/v1/organisation', operationId: 'renameOrganisation', tag: 'Teams', scope: 'account', role: 'owner', summary: 'Rename the organisation, require two-factor, or change its single sign-on',
+    description: 'The name; `require_two_factor: true`: a member\'s dashboard session without two-factor is refused (403 `two_factor_required`) except to enrol and to list their organisations, and you must have two-factor on yourself to turn it on (409 `conflict`); and single sign-on (docs/security.md, "Single sign-on"): the claimed email domain (only your own email\'s: 403 `forbidden` otherwise; one organisation per domain: 409 `conflict`), the role people joining by it get, and whether password sessions may act for the organisation (turning them off needs single sign-on configured and a session signed in through it: 409 `conflict`).',
     body: req.organisationBody, ok: [200, rt.organisationSettings], errors: [400, 409],
   },
   {
@@ -153,6 +159,30 @@ const TEAM_OPERATIONS: Operation[] = [
     method: 'delete', path: '/v1/members/me', operationId: 'leaveOrganisation', tag: 'Teams', scope: 'account', role: 'viewer', summary: 'Leave the organisation',
     description: 'The last owner cannot leave (409 `conflict`): make another member owner first.',
     ok: [200, rt.memberRemoved], errors: [409],
+  },
+];
+
+/** The person's own two-factor sign-in (docs/security.md, "Two-factor"): from a dashboard session only, like the password. */
+const TWO_FACTOR_OPERATIONS: Operation[] = [
+  {
+    method: 'get', path: '/v1/account/two-factor', operationId: 'getTwoFactor', tag: 'Account', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'Whether your two-factor sign-in is on',
+    description: 'About the signed-in person, whichever organisation the session acts for. From a dashboard session only (403 with an API key).',
+    ok: [200, rt.twoFactorState],
+  },
+  {
+    method: 'post', path: '/v1/account/two-factor', operationId: 'startTwoFactor', tag: 'Account', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'Start enrolling an authenticator app',
+    description: 'A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s), as a QR code and as text, pending until a code of it is confirmed; starting again replaces a pending one. 409 `conflict` while two-factor is on. From a dashboard session only.',
+    ok: [200, rt.twoFactorEnrolment],
+  },
+  {
+    method: 'post', path: '/v1/account/two-factor/confirm', operationId: 'confirmTwoFactor', tag: 'Account', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'Turn two-factor on with a code of the app',
+    description: 'Answers ten one-time recovery codes, shown only this once. From then on, password sign-in also asks for a code. 400 for a wrong code; 409 `conflict` without a pending enrolment.',
+    body: req.twoFactorConfirmBody, ok: [200, rt.twoFactorEnabled],
+  },
+  {
+    method: 'delete', path: '/v1/account/two-factor', operationId: 'disableTwoFactor', tag: 'Account', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'Turn two-factor off',
+    description: 'With a code of the app, an unused recovery code or the password (a wrong one counts towards the sign-in throttle: 429). The secret and the recovery codes are deleted. 409 `conflict` while an organisation you belong to requires two-factor, or when it is not on.',
+    body: req.twoFactorDisableBody, ok: [200, rt.twoFactorDisabled], errors: [400, 409],
   },
 ];
 
@@ -256,6 +286,7 @@ export const OPERATIONS: Operation[] = [
     description: 'From a dashboard session only (403 with an API key). Every other session is signed out; this one gets a new cookie. A wrong current password counts towards the sign-in throttle (429).',
     body: req.passwordChangeBody, ok: [200, res.accountMessage],
   },
+  ...TWO_FACTOR_OPERATIONS,
   ...RULE_AND_USAGE_OPERATIONS,
   ...DATA_OPERATIONS,
   ...MONITOR_OPERATIONS,

@@ -29,12 +29,45 @@ export const organisationList = z
 export const organisationSettings = z
   .object({
     success, id: z.string(), name: z.string(),
+    require_two_factor: z.boolean().describe('Every member\'s dashboard session must have two-factor on.'),
     sso_available: z.boolean().describe('Whether this installation has single sign-on configured (EV_OIDC_ISSUER): the settings below take effect only then.'),
     sso_domain: z.string().nullable().describe('The email domain claimed for single sign-on; null: none.'),
     sso_default_role: z.enum(['admin', 'member', 'viewer']).describe('The role people joining by the claimed domain get.'),
     password_sign_in: z.boolean().describe('false: only sessions signed in through single sign-on act for the organisation.'),
   })
   .register(named, { id: 'OrganisationSettings' });
+
+// Two-factor sign-in (docs/security.md, "Two-factor").
+const orgRef = z.object({ id: z.string(), name: z.string() });
+export const twoFactorState = z
+  .object({
+    success,
+    enabled: z.boolean(),
+    pending: z.boolean().describe('An enrolment was started and not confirmed yet.'),
+    enabled_at: timestamp.nullable(),
+    recovery_codes_left: z.number().int().min(0),
+    required_by: z.array(orgRef).describe('The organisations you belong to that require two-factor.'),
+    organisation: orgRef
+      .extend({ role: role.describe('Your role in it: owners may require two-factor (PATCH /v1/organisation).'), require_two_factor: z.boolean() })
+      .describe('The organisation this session acts for.'),
+  })
+  .register(named, { id: 'TwoFactorState' });
+export const twoFactorEnrolment = z
+  .object({
+    success,
+    secret: z.string().describe('The base32 secret, for typing into an app by hand. Answered only here, before confirmation; stored encrypted.'),
+    otpauth_uri: z.string().describe('`otpauth://totp/...` (SHA-1, 6 digits, 30 s), what the QR code holds.'),
+    qr_code: z.string().describe('The URI as a QR code: a `data:image/svg+xml;base64,` URL.'),
+  })
+  .register(named, { id: 'TwoFactorEnrolment' });
+export const twoFactorEnabled = z
+  .object({
+    success,
+    enabled_at: timestamp,
+    recovery_codes: z.array(z.string()).length(10).describe('Ten one-time codes, each good for one sign-in instead of a code of the app. Shown only now: only their hashes are kept.'),
+  })
+  .register(named, { id: 'TwoFactorEnabled' });
+export const twoFactorDisabled = z.object({ success, enabled: z.literal(false) }).register(named, { id: 'TwoFactorDisabled' });
 
 const invitationState = z.enum(['pending', 'accepted', 'revoked', 'expired']);
 const invitedBy = z

@@ -32,6 +32,12 @@ export interface RouteOptions {
   unscoped?: boolean;
   /** a bulk submission or a download: holds one of the account's heavy slots while it runs (./heavy.ts) */
   heavy?: boolean;
+  /**
+   * the answer holds a secret shown once (a two-factor secret, recovery codes): it is never stored
+   * under an Idempotency-Key (where another session of the organisation could replay it); the
+   * header is ignored
+   */
+  unstored?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -71,7 +77,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
         const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
         const run = () => handler(request, { ...caller, sandbox, body, since }, params);
-        response = await withIdempotency(request, body, caller, sandbox, run);
+        response = options.unstored ? await run() : await withIdempotency(request, body, caller, sandbox, run);
       } catch (error) {
         slot?.release();
         throw error;

@@ -5,6 +5,7 @@ import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
 import { passwordSignInClosed } from '../accounts/sso';
+import { assertNotRequired, disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
 import type { OrganisationInfo } from '../accounts/members';
 import { joinWithInvitation, lookupInvitation, type InvitationPreview } from '../accounts/invitations';
 
@@ -25,14 +26,30 @@ export class SsoRequired extends Error {
 }
 
 /**
+ * A right password of a person with two-factor on, without a code or with a wrong one; next-auth
+ * passes the message on (TwoFactorRequired: the sign-in page shows the code field; TwoFactorInvalid).
+ */
+export class SecondFactorNeeded extends Error {
+  constructor(readonly reason: 'TwoFactorRequired' | 'TwoFactorInvalid') {
+    super(reason);
+  }
+}
+
+/**
  * Email and password sign-in, throttled per account (EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) and per
  * client address (EV_LOGIN_MAX_FAILURES_PER_IP) in EV_LOGIN_WINDOW_MS. Every attempt is counted
  * before the password is checked (so parallel guesses cannot pass together) and a success takes its
  * count back; once over a limit, even the right password is refused until the window ends.
  * The account counter is keyed by the email as typed (normalized), so unknown emails are throttled
  * exactly like known ones.
+ *
+ * A person with two-factor on (lib/auth/two-factor.ts) also sends `code`: a TOTP code or a recovery
+ * code. The right password without a code takes its attempt back and answers TwoFactorRequired (the
+ * page asks for the code, and the counters are where they were: sending the password alone cannot
+ * reset them); a wrong code stays counted like a wrong password; only the right code clears the
+ * account's counter as a password sign-in does.
  */
-export async function signInWithPassword(email: string, password: string, address: string): Promise<Account & { sessionVersion: number }> {
+export async function signInWithPassword(email: string, password: string, address: string, code?: string): Promise<Account & { sessionVersion: number }> {
   const limits = env();
   const accountKey = `login:account:${normalizeEmail(email)}`;
   const addressKey = `login:address:${address}`;
@@ -45,6 +62,13 @@ export async function signInWithPassword(email: string, password: string, addres
   }
   const database = await db();
   const signedIn = await authenticatePassword(database, email, password);
+  if (await twoFactorEnabled(database, signedIn.id)) {
+    if (!code?.trim()) {
+      await Promise.all([uncountAttempt(accountKey), uncountAttempt(addressKey)]);
+      throw new SecondFactorNeeded('TwoFactorRequired');
+    }
+    if (!(await spendSecondFactor(database, signedIn.id, code))) throw new SecondFactorNeeded('TwoFactorInvalid');
+  }
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
   // the right password, but every organisation of the person signs in through single sign-on only
   if (await passwordSignInClosed(database, signedIn.id)) throw new SsoRequired();
@@ -139,4 +163,42 @@ export async function changePasswordThrottled(userId: string, current: string, n
     if (error instanceof AccountError) throw accountAppError(error);
     throw error;
   }
+}
+
+/**
+ * Turns the person's two-factor off after checking a code of the app, a recovery code or the
+ * password, under the same per-account limit as a password change (a stolen session cannot guess
+ * faster than a sign-in could). A pending enrolment is simply dropped.
+ */
+export async function disableTwoFactorThrottled(userId: string, proof: { code?: string; current_password?: string }): Promise<void> {
+  const database = await db();
+  const user = await database.prisma.user.findUnique({ where: { id: userId }, select: { email: true, totpSecret: true, totpEnabledAt: true } });
+  if (!user?.totpEnabledAt) {
+    if (!user?.totpSecret) throw new AppError('conflict', 'Two-factor is not on.');
+    await database.prisma.user.update({ where: { id: userId }, data: { totpSecret: null, totpLastStep: null } });
+    return;
+  }
+  // refused before the proof is checked, so a recovery code is not spent on a refusal
+  await assertNotRequired(database, userId);
+  if (!proof.code && proof.current_password === undefined) {
+    throw new AppError('invalid_request', 'Send a `code` of the authenticator app (or a recovery code), or `current_password`.', { param: 'code' });
+  }
+  const limits = env();
+  const key = `password:user:${userId}`;
+  const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
+  if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
+    throw new AppError('rate_limit', `Too many wrong codes or passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+  }
+  if (proof.code) {
+    if (!(await spendSecondFactor(database, userId, proof.code))) throw new AppError('invalid_request', 'That code is wrong or was used already.', { param: 'code' });
+  } else {
+    try {
+      await authenticatePassword(database, user.email, proof.current_password!);
+    } catch (error) {
+      if (error instanceof AccountError) throw new AppError('invalid_request', 'The current password is wrong.', { param: 'current_password' });
+      throw error;
+    }
+  }
+  await clearAttempts(key);
+  await disableTwoFactor(database, userId);
 }

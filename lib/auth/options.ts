@@ -34,16 +34,20 @@ export const authOptions: NextAuthOptions = {
       credentials: {
         email: { label: 'Email', type: 'email' },
         password: { label: 'Password', type: 'password' },
+        // with two-factor on: a code of the authenticator app or a recovery code (lib/auth/two-factor.ts)
+        code: { label: 'Two-factor code', type: 'text' },
       },
       async authorize(credentials, req) {
         if (typeof credentials?.email !== 'string' || typeof credentials.password !== 'string') return null;
         const headers = new Headers(Object.entries(req.headers ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
         try {
-          const account = await signInWithPassword(credentials.email, credentials.password, clientAddress({ headers }));
+          const code = typeof credentials.code === 'string' ? credentials.code : undefined;
+          const account = await signInWithPassword(credentials.email, credentials.password, clientAddress({ headers }), code);
           return { id: account.id, email: account.email, sessionVersion: account.sessionVersion };
         } catch (error) {
           // next-auth turns null into error=CredentialsSignin; a thrown error's message becomes the
-          // error (SignInThrottled: TooManyAttempts, SsoRequired); anything else is a real failure.
+          // error (SignInThrottled: TooManyAttempts; SecondFactorNeeded: TwoFactorRequired or
+          // TwoFactorInvalid; SsoRequired); anything else is a real failure.
           if (error instanceof AccountError) return null;
           throw error;
         }

@@ -49,3 +49,33 @@ export async function sessionOrganisation(request: Request, userId: string): Pro
   }
   return { orgId, ...membership };
 }
+
+/**
+ * Two-factor required by the organisation (users.require_two_factor, set by an owner): a session of
+ * a person without two-factor on is refused (403 `two_factor_required`), except for the operations
+ * that let them enrol or switch organisation (lib/api/operations.ts `twoFactorExempt`). Cached like
+ * memberships (VERSION_CACHE_MS in other processes; at once in the one that made the change).
+ */
+const gates = new Map<string, { refused: boolean; until: number }>();
+
+/** After a change of a requirement or of a person's two-factor: every process-local answer is read again. */
+export function forgetTwoFactorGates(): void {
+  gates.clear();
+}
+
+export async function assertTwoFactorMet(orgId: string, userId: string): Promise<void> {
+  const now = Date.now();
+  const key = `${orgId}:${userId}`;
+  let hit = gates.get(key);
+  if (!hit || hit.until <= now) {
+    const rows = await (await db()).prisma.user.findMany({ where: { id: { in: [orgId, userId] } }, select: { id: true, requireTwoFactor: true, totpEnabledAt: true } });
+    const org = rows.find((r) => r.id === orgId);
+    const person = rows.find((r) => r.id === userId);
+    hit = { refused: Boolean(org?.requireTwoFactor) && !person?.totpEnabledAt, until: now + VERSION_CACHE_MS };
+    if (gates.size > 10_000) gates.clear();
+    gates.set(key, hit);
+  }
+  if (hit.refused) {
+    throw new AppError('two_factor_required', 'This organisation requires two-factor sign-in: turn it on in Settings (Two-factor), or switch to another organisation in the header.');
+  }
+}

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   insufficient_role: 403,
   not_a_member: 403,
   sso_required: 403,
+  two_factor_required: 403,
   ip_not_allowed: 403,
   origin_not_allowed: 403,
   method_not_allowed: 405,

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Can } from '@/components/layout/Can';
 import { JobList } from '@/components/lists/JobList';
 import { Uploader } from '@/components/lists/Uploader';
 import { EgressBanner } from '@/components/settings/Egress';
@@ -12,8 +13,10 @@ export default function ListsPage() {
     <>
       <PageTitle title="Lists" subtitle="Upload an export, check every address, download it back with the verdicts added." actions={<UsageStrip />} />
       <div className="space-y-6">
-        <EgressBanner />
-        <Uploader />
+        <Can role="member">
+          <EgressBanner />
+          <Uploader />
+        </Can>
         <JobList />
       </div>
     </>

@@ -220,6 +220,8 @@ export interface OrganisationSettings {
   success: true;
   id: string;
   name: string;
+  /** sessions of people without two-factor are refused in the organisation (docs/security.md) */
+  require_two_factor: boolean;
   /** whether the installation has single sign-on configured: the settings below take effect only then */
   sso_available: boolean;
   /** the email domain claimed for single sign-on; null: none */
@@ -233,6 +235,8 @@ export interface OrganisationSettings {
 /** PATCH /v1/organisation (owners): only the fields sent change; at least one. */
 export interface OrganisationUpdateInput {
   name?: string | undefined;
+  /** you need two-factor on yourself to turn it on */
+  require_two_factor?: boolean | undefined;
   /** your own email's domain; null unclaims */
   sso_domain?: string | null | undefined;
   sso_default_role?: 'admin' | 'member' | 'viewer' | undefined;

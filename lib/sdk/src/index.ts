@@ -7,6 +7,7 @@ import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
 import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
+import { TwoFactor } from './two-factor.ts';
 import type {
   Account, AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
@@ -16,6 +17,7 @@ export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
+export type { TwoFactorDisabled, TwoFactorDisableInput, TwoFactorEnabled, TwoFactorEnrolment, TwoFactorState } from './two-factor.ts';
 export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
@@ -175,6 +177,8 @@ export class EmailVerifier {
   readonly rules: Rules;
   readonly monitors: Monitors;
   readonly keys: Keys;
+  /** the signed-in person's two-factor sign-in (dashboard sessions only) */
+  readonly twoFactor: TwoFactor;
   readonly members: Members;
   readonly invitations: Invitations;
   private readonly transport: Transport;
@@ -187,6 +191,7 @@ export class EmailVerifier {
     this.rules = new Rules(this.transport);
     this.monitors = new Monitors(this.transport);
     this.keys = new Keys(this.transport);
+    this.twoFactor = new TwoFactor(this.transport);
     this.members = new Members(this.transport);
     this.invitations = new Invitations(this.transport);
   }

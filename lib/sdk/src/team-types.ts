@@ -1,6 +1,6 @@
 /** Organisations, members and invitations (/v1/organisations, /v1/members, /v1/invitations; docs/teams.md). */
 
-import type { Role } from './account-types.ts';
+import type { OrganisationSettings, Role } from './account-types.ts';
 
 export interface Member {
   user_id: string;
@@ -48,6 +48,9 @@ export interface OrganisationList {
   current: string;
   data: Organisation[];
 }
+
+/** PATCH /v1/organisation's answer: the organisation's settings (account-types.ts). */
+export type OrganisationRenamed = OrganisationSettings;
 
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
 

@@ -1,7 +1,7 @@
 import type { RequestOptions, Transport } from './client.ts';
 import type {
   Invitation, InvitationAccepted, InvitationCreated, InvitationInput, InvitationList, InvitationRevoked, Member, MemberList, MemberRemoved,
-  MemberUpdate, MemberUpdated, OrganisationList,
+  MemberUpdate, MemberUpdated, OrganisationList, OrganisationRenamed,
 } from './team-types.ts';
 
 const path = (id: string) => encodeURIComponent(id);
@@ -31,6 +31,11 @@ export class Members {
   /** The organisations the caller belongs to, and the one this request acted for. */
   organisations(options?: RequestOptions): Promise<OrganisationList> {
     return this.t.json('GET', '/v1/organisations', options);
+  }
+
+  /** Renames the organisation this request acts for (owners only). */
+  renameOrganisation(name: string, options?: RequestOptions): Promise<OrganisationRenamed> {
+    return this.t.json('PATCH', '/v1/organisation', { ...options, body: { name } });
   }
 }
 
