@@ -75,7 +75,7 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
     const empty = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: {}, headers: await headers('password') });
     expect(empty.status).toBe(400);
     const claimed = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_domain: '@Corp.test', sso_default_role: 'member' }, headers: await headers('password') });
-    expect(claimed.json).toEqual({ success: true, id: boss.id, name: 'boss@corp.test', sso_available: true, sso_domain: 'corp.test', sso_default_role: 'member', password_sign_in: true });
+    expect(claimed.json).toEqual({ success: true, id: boss.id, name: 'boss@corp.test', require_two_factor: false, sso_available: true, sso_domain: 'corp.test', sso_default_role: 'member', password_sign_in: true });
     const read = await call(organisationRoute.GET, { path: '/v1/organisation', headers: await headers('password') });
     expect(read.json).toEqual(claimed.json);
     const owner = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_default_role: 'owner' }, headers: await headers('password') });
