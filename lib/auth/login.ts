@@ -4,6 +4,7 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
+import { passwordSignInClosed } from '../accounts/sso';
 import { assertNotRequired, disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
 import type { OrganisationInfo } from '../accounts/members';
 import { joinWithInvitation, lookupInvitation, type InvitationPreview } from '../accounts/invitations';
@@ -13,6 +14,14 @@ export class SignInThrottled extends Error {
   constructor(readonly retryAfter: number) {
     // next-auth puts this message in the sign-in page's ?error= (components/auth/AuthForm.tsx reads it).
     super(`TooManyAttempts:${retryAfter}`);
+  }
+}
+
+/** A right password of a person whose organisations all turned password sign-in off (lib/accounts/sso.ts). */
+export class SsoRequired extends Error {
+  constructor() {
+    // the sign-in page's ?error= (components/auth/AuthForm.tsx)
+    super('SsoRequired');
   }
 }
 
@@ -61,6 +70,8 @@ export async function signInWithPassword(email: string, password: string, addres
     if (!(await spendSecondFactor(database, signedIn.id, code))) throw new SecondFactorNeeded('TwoFactorInvalid');
   }
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
+  // the right password, but every organisation of the person signs in through single sign-on only
+  if (await passwordSignInClosed(database, signedIn.id)) throw new SsoRequired();
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
 

@@ -4,6 +4,7 @@ import { ApiKeys } from '@/components/settings/ApiKeys';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
+import { SingleSignOn } from '@/components/settings/SingleSignOn';
 import { TwoFactorCard } from '@/components/settings/TwoFactor';
 import { MemberUsageCard, UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
@@ -33,6 +34,7 @@ export default function SettingsPage() {
         </Can>
         <Security />
         <TwoFactorCard />
+        <SingleSignOn />
         <Can role="member"><EgressCard /></Can>
       </div>
     </>

@@ -45,6 +45,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.OrganisationSettings>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.TwoFactorState>().toEqualTypeOf<z.infer<typeof rt.twoFactorState>>();
     expectTypeOf<sdk.TwoFactorEnrolment>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnrolment>>();
     expectTypeOf<sdk.TwoFactorEnabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnabled>>();
@@ -55,7 +56,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.MemberRemoved>().toEqualTypeOf<z.infer<typeof rt.memberRemoved>>();
     expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
     expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
-    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationRenamed>>();
+    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
     expectTypeOf<sdk.InvitationList>().toEqualTypeOf<z.infer<typeof rt.invitationList>>();
     expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
@@ -71,6 +72,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.OrganisationUpdateInput>().toEqualTypeOf<z.input<typeof req.organisationBody>>();
     expectTypeOf<sdk.TwoFactorDisableInput>().toEqualTypeOf<z.input<typeof req.twoFactorDisableBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
     expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
