@@ -12,13 +12,15 @@ const baseURL = `http://127.0.0.1:${port}`;
 // every message it receives to E2E_MAIL_DIR, where a spec reads an invitation's link (e2e/mail.ts).
 const smtpPort = Number((process.env.E2E_SMTP_PORT ??= String(port + 1)));
 process.env.E2E_MAIL_DIR ??= join(tmpdir(), `ev-e2e-mail-${randomBytes(4).toString('hex')}`);
+// the OpenID Provider e2e/sso-provider.ts starts for single sign-on (e2e/sso.spec.ts)
+const oidcPort = Number((process.env.E2E_OIDC_PORT ??= '3227'));
 
 // E2E_SKIP_BUILD=1 reuses the last build when only the tests changed.
 const build = process.env.E2E_SKIP_BUILD ? '' : 'npm run build && ';
 
 export default defineConfig({
   testDir: './e2e',
-  globalSetup: './e2e/mail-sink.ts',
+  globalSetup: ['./e2e/mail-sink.ts', './e2e/sso-provider.ts'],
   timeout: 180_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -53,6 +55,10 @@ export default defineConfig({
       NODE_ENV: 'production',
       EV_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       EV_INVITATION_FROM: 'Verifier <verifier@example.test>',
+      EV_OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+      EV_OIDC_CLIENT_ID: 'email-verifier',
+      EV_OIDC_CLIENT_SECRET: 'email-verifier-test-secret',
+      EV_OIDC_NAME: 'Acme ID',
     },
   },
 });

@@ -14,7 +14,7 @@ const ALL = ['lib/**/*.test.ts', 'app/**/*.test.ts', 'test/**/*.test.ts'];
  */
 const PARALLEL = [
   'lib/accounts/key-bounds.test.ts', 'lib/accounts/opening.test.ts', 'lib/accounts/quota.test.ts',
-  'lib/accounts/restrictions.test.ts', 'lib/api/heavy.test.ts', 'lib/api/openapi.test.ts', 'lib/auth/origin.test.ts',
+  'lib/accounts/restrictions.test.ts', 'lib/accounts/sso.test.ts', 'lib/api/heavy.test.ts', 'lib/api/openapi.test.ts', 'lib/auth/origin.test.ts',
   'lib/client/parse-workbook.test.ts', 'lib/config/configuration-doc.test.ts', 'lib/db/idempotency-migration.test.ts', 'lib/db/ids.test.ts',
   'lib/db/schema-sync.test.ts', 'lib/db/shared-connection.test.ts', 'lib/db/sql.test.ts', 'lib/egress/fleet.test.ts',
   'lib/egress/refusals.test.ts', 'lib/egress/state.test.ts', 'lib/failpoints/failpoints.test.ts', 'lib/jobs/bulk-request.test.ts',

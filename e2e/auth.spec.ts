@@ -22,11 +22,11 @@ test('pages need a session; sign up, sign out, sign in with clear errors', async
   await page.goto('/signin');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('not the password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.locator('form').getByRole('alert')).toContainText('Wrong email or password');
 
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/lists$/);
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
 });

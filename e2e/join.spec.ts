@@ -74,7 +74,7 @@ test('an invited person joins with a new account, another accepts signed in, a u
   await expect(signedOutPage).toHaveURL(/\/signin\?callbackUrl=/);
   await signedOutPage.getByLabel('Email').fill(existingEmail);
   await signedOutPage.getByLabel('Password').fill(password);
-  await signedOutPage.getByRole('button', { name: 'Sign in' }).click();
+  await signedOutPage.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(signedOutPage).toHaveURL(/\/join\?token=/);
   await signedOutPage.getByRole('button', { name: `Accept and join ${ownerEmail}` }).click();
   await expect(signedOutPage).toHaveURL(/\/lists$/);

@@ -5,7 +5,7 @@ async function signInAs(page: Page, email: string, pass = password) {
   await page.goto('/signin');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(pass);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 test('change password keeps this session and ends the others; sign out everywhere ends them all', async ({ page, browser }) => {

@@ -24,20 +24,20 @@ test('enrols an authenticator from Settings, then signs in with the password and
   await expect(page).toHaveURL(/\/signin/);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.locator('form').getByRole('alert')).toContainText('Enter the code from your authenticator app');
   // the next 30 s window's code: the current one was spent confirming the enrolment
   await page.getByLabel('Two-factor code').fill(codeAt(secret, Date.now() + 30_000));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/lists$/);
 
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page).toHaveURL(/\/signin/);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByLabel('Two-factor code').fill(recovery[0]!);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/lists$/);
   await page.goto('/settings');
   await expect(page.getByText(/9 of 10 recovery codes left/)).toBeVisible();

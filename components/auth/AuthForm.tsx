@@ -22,6 +22,14 @@ function signInError(code: string): string {
   // lib/auth/login.ts: the right password of a person with two-factor on, without a code (the code field then shows) or with a wrong one.
   if (code === 'TwoFactorRequired') return 'Enter the code from your authenticator app, or a recovery code.';
   if (code === 'TwoFactorInvalid') return 'That code is wrong or was used already. Wait for the next code, or use a recovery code.';
+  // lib/auth/login.ts: the right password, but every organisation of the person signs in through single sign-on.
+  if (code === 'SsoRequired') return 'Your organisation signs in through single sign-on: use the button below.';
+  // lib/accounts/sso.ts: refusals of a sign-in through the identity provider.
+  if (code === 'SsoUnverifiedEmail') return 'An account with this email exists, but your identity provider has not verified the address, so it cannot be linked. Sign in with your password, or ask your administrator.';
+  if (code === 'SsoNoEmail') return 'Your identity provider did not share an email address; ask your administrator.';
+  if (code === 'SsoOtherIdentity') return 'This email is linked to another identity at your provider already.';
+  // next-auth: the provider's answer did not check out (state, nonce, signature) or could not be reached.
+  if (['OAuthSignin', 'OAuthCallback', 'Callback', 'AccessDenied', 'Configuration'].includes(code)) return 'Single sign-on failed. Try again, or ask your administrator.';
   return 'Wrong email or password.';
 }
 
@@ -37,7 +45,8 @@ async function createAccount(email: string, password: string): Promise<void> {
   }
 }
 
-export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
+/** `sso`: the label of the operator's identity provider (EV_OIDC_NAME) when single sign-on is configured. */
+export function AuthForm({ mode, sso }: { mode: 'signin' | 'signup'; sso?: string | null }) {
   const text = copy[mode];
   const params = useSearchParams();
   const [error, setError] = useState<string | null>(params.get('error') ? signInError(params.get('error')!) : null);
@@ -110,6 +119,28 @@ export function AuthForm({ mode }: { mode: 'signin' | 'signup' }) {
             <Button type="submit" disabled={busy} className="w-full">
         {busy ? text.busy : text.action}
       </Button>
+      {sso && (
+        <>
+          <div className="flex items-center gap-3 text-xs text-slate-400" aria-hidden="true">
+            <span className="h-px flex-1 bg-slate-200" />
+            or
+            <span className="h-px flex-1 bg-slate-200" />
+          </div>
+          <Button
+            variant="secondary"
+            disabled={busy}
+            className="w-full"
+            onClick={() => {
+              setBusy(true);
+              const target = params.get('callbackUrl');
+              // next-auth's OpenID Connect provider (lib/auth/oidc.ts): off to the identity provider and back
+              void signIn('oidc', { callbackUrl: target?.startsWith('/') ? target : '/lists' });
+            }}
+          >
+            Sign in with {sso}
+          </Button>
+        </>
+      )}
       <p className="text-center text-sm text-slate-500">
         {text.switchText}{' '}
         <Link href={text.switchHref} className="font-semibold text-indigo-600 hover:text-indigo-500">

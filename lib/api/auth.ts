@@ -6,6 +6,7 @@ import { db } from '../db/client';
 import type { Role } from '../accounts/roles';
 import { assertTwoFactorMet, sessionOrganisation } from '../auth/organisation';
 import { operationFor } from './scopes';
+import { assertSignInMethodAllowed } from '../accounts/sso';
 
 export interface Caller {
   /** the organisation (account) the request acts for: everything it touches is this account's */
@@ -19,6 +20,8 @@ export interface Caller {
   via: 'key' | 'session';
   /** The key's scopes and restrictions (lib/api/key-access.ts enforces them); null for a dashboard session. */
   key: KeyAccess | null;
+  /** a dashboard session's way of signing in (lib/accounts/sso.ts); absent for a key */
+  signIn?: 'password' | 'oidc';
 }
 
 const unauthenticated = (message = 'Missing or invalid API key. Send Authorization: Bearer <key>.') => new AppError('authentication_error', message);
@@ -63,5 +66,11 @@ export async function authenticate(request: Request): Promise<Caller> {
   const { orgId, role } = await sessionOrganisation(request, token.sub);
   // an organisation that requires two-factor admits a person without it only to enrol or switch
   if (!operationFor(request.method, new URL(request.url).pathname)?.twoFactorExempt) await assertTwoFactorMet(orgId, token.sub);
-  return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null };
+  const signIn = token.via === 'oidc' ? 'oidc' : 'password';
+  // An organisation that signs in through SSO only refuses password sessions (403 sso_required),
+  // except the list of organisations, so the dashboard's switcher can still offer the others.
+  if (!(request.method === 'GET' && new URL(request.url).pathname === '/v1/organisations')) {
+    await assertSignInMethodAllowed(await db(), orgId, signIn);
+  }
+  return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null, signIn };
 }

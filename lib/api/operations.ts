@@ -135,9 +135,14 @@ const TEAM_OPERATIONS: Operation[] = [
     ok: [200, rt.organisationList],
   },
   {
-    method: 'patch', path: '/v1/organisation', operationId: 'renameOrganisation', tag: 'Teams', scope: 'account', role: 'owner', summary: 'Rename the organisation, or require two-factor',
-    description: 'With `require_two_factor: true`, a member\'s dashboard session without two-factor is refused (403 `two_factor_required`) except to enrol and to list their organisations; you must have two-factor on yourself to turn it on (409 `conflict`).',
-    body: req.organisationBody, ok: [200, rt.organisationRenamed], errors: [400, 409],
+    method: 'patch', path: '/v1/organisation', operationId: 'renameOrganisation', tag: 'Teams', scope: 'account', role: 'owner', summary: 'Rename the organisation, require two-factor, or change its single sign-on',
+    description: 'The name; `require_two_factor: true`: a member\'s dashboard session without two-factor is refused (403 `two_factor_required`) except to enrol and to list their organisations, and you must have two-factor on yourself to turn it on (409 `conflict`); and single sign-on (docs/security.md, "Single sign-on"): the claimed email domain (only your own email\'s: 403 `forbidden` otherwise; one organisation per domain: 409 `conflict`), the role people joining by it get, and whether password sessions may act for the organisation (turning them off needs single sign-on configured and a session signed in through it: 409 `conflict`).',
+    body: req.organisationBody, ok: [200, rt.organisationSettings], errors: [400, 409],
+  },
+  {
+    method: 'get', path: '/v1/organisation', operationId: 'getOrganisation', tag: 'Teams', scope: 'account', role: 'viewer', summary: 'The organisation\'s name and single sign-on settings',
+    description: 'The organisation this request acts for: its name, its claimed email domain, the role people joining by it get, whether password sessions may act for it, and whether the installation has single sign-on at all.',
+    ok: [200, rt.organisationSettings],
   },
   { method: 'get', path: '/v1/members', operationId: 'listMembers', tag: 'Teams', scope: 'account', role: 'viewer', summary: 'The organisation\'s members and their roles', ok: [200, rt.memberList] },
   {

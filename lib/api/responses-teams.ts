@@ -27,9 +27,16 @@ export const organisation = z
 export const organisationList = z
   .object({ success, current: z.string().describe('The organisation this request acted for.'), data: z.array(organisation) })
   .register(named, { id: 'OrganisationList' });
-export const organisationRenamed = z
-  .object({ success, id: z.string(), name: z.string(), require_two_factor: z.boolean().describe('Every member\'s dashboard session must have two-factor on.') })
-  .register(named, { id: 'OrganisationRenamed' });
+export const organisationSettings = z
+  .object({
+    success, id: z.string(), name: z.string(),
+    require_two_factor: z.boolean().describe('Every member\'s dashboard session must have two-factor on.'),
+    sso_available: z.boolean().describe('Whether this installation has single sign-on configured (EV_OIDC_ISSUER): the settings below take effect only then.'),
+    sso_domain: z.string().nullable().describe('The email domain claimed for single sign-on; null: none.'),
+    sso_default_role: z.enum(['admin', 'member', 'viewer']).describe('The role people joining by the claimed domain get.'),
+    password_sign_in: z.boolean().describe('false: only sessions signed in through single sign-on act for the organisation.'),
+  })
+  .register(named, { id: 'OrganisationSettings' });
 
 // Two-factor sign-in (docs/security.md, "Two-factor").
 const orgRef = z.object({ id: z.string(), name: z.string() });

@@ -184,9 +184,15 @@ export const organisationBody = z
     name: z.string().min(1).max(100).optional().describe('Shown in the dashboard\'s header and in invitations.'),
     require_two_factor: z.boolean().optional()
       .describe('Every member\'s dashboard session must have two-factor on (403 `two_factor_required` otherwise); you must have it on yourself to turn this on (409). API keys are not affected.'),
+    sso_domain: z.string().trim().toLowerCase().regex(/^@?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a domain name such as acme.com').nullable().optional()
+      .describe('Single sign-on (docs/security.md): claim this email domain (your own email\'s); people signing in through the installation\'s identity provider with a verified address there join the organisation. `null`: unclaim. One organisation per domain (409 `conflict`).'),
+    sso_default_role: z.enum(['admin', 'member', 'viewer']).optional().describe('The role people joining by the claimed domain get (default `member`).'),
+    password_sign_in: z.boolean().optional()
+      .describe('`false`: members act for the organisation only from sessions signed in through single sign-on (a password session gets 403 `sso_required`). Turning it off needs single sign-on configured and this request made from a session signed in through it (409 `conflict` otherwise).'),
   })
   .strict()
-  .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { require_two_factor: true }] });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Send at least one of name, require_two_factor, sso_domain, sso_default_role, password_sign_in.' })
+  .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { require_two_factor: true }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }] });
 
 // Two-factor sign-in (docs/security.md, "Two-factor").
 const otpCode = z.string().min(1).max(64);

@@ -6,6 +6,7 @@ import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
 import { auditRow, recordAuditRows } from '../audit/record';
 import { withAuditActor } from '../audit/context';
+import { passwordSignInClosed } from '../accounts/sso';
 import { assertNotRequired, disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
 import type { OrganisationInfo } from '../accounts/members';
 import { joinWithInvitation, lookupInvitation, type InvitationPreview } from '../accounts/invitations';
@@ -15,6 +16,14 @@ export class SignInThrottled extends Error {
   constructor(readonly retryAfter: number) {
     // next-auth puts this message in the sign-in page's ?error= (components/auth/AuthForm.tsx reads it).
     super(`TooManyAttempts:${retryAfter}`);
+  }
+}
+
+/** A right password of a person whose organisations all turned password sign-in off (lib/accounts/sso.ts). */
+export class SsoRequired extends Error {
+  constructor() {
+    // the sign-in page's ?error= (components/auth/AuthForm.tsx)
+    super('SsoRequired');
   }
 }
 
@@ -73,8 +82,13 @@ export async function signInWithPassword(email: string, password: string, addres
       throw new SecondFactorNeeded('TwoFactorInvalid');
     }
   }
-  await auditSignIn(email, address, null);
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
+  // the right password, but every organisation of the person signs in through single sign-on only
+  if (await passwordSignInClosed(database, signedIn.id)) {
+    await auditSignIn(email, address, 'sso_required');
+    throw new SsoRequired();
+  }
+  await auditSignIn(email, address, null);
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
 }
 
@@ -82,9 +96,9 @@ export async function signInWithPassword(email: string, password: string, addres
  * The audit log's sign-in rows (lib/audit/record.ts): one per organisation the person belongs to,
  * succeeded or refused (`refused`: why), with the client address. A refused address nobody signs in
  * with gets one row of no organisation (the operator's to read), except once throttled: a flood of
- * guesses at unknown addresses adds nothing. OIDC and the second factor (other branches) call it too.
+ * guesses at unknown addresses adds nothing. Single sign-on (lib/auth/oidc.ts) calls it too.
  */
-export async function auditSignIn(email: string, address: string, refused: 'wrong_credentials' | 'throttled' | 'second_factor' | null, method: 'password' | 'oidc' = 'password'): Promise<void> {
+export async function auditSignIn(email: string, address: string, refused: string | null, method: 'password' | 'oidc' = 'password'): Promise<void> {
   const { prisma } = await db();
   const person = await prisma.user.findUnique({ where: { email: normalizeEmail(email) }, select: { id: true, email: true } });
   if (!person && refused === 'throttled') return;

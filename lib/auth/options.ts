@@ -5,6 +5,7 @@ import { clientAddress } from './origin';
 import { sessionSecret } from '@/lib/config/secret';
 import { signInWithPassword } from './login';
 import { SESSION_MAX_AGE_S, sessionIsCurrent } from './sessions';
+import { admitOidcUser, OIDC_PROVIDER_ID, oidcProvider, oidcSettings } from './oidc';
 
 // next-auth v4 only reads the request's Host header when told to trust it; without NEXTAUTH_URL it
 // would otherwise assume http://localhost:3000 and break sign-in on any other port or host. The
@@ -18,11 +19,15 @@ class SessionRevoked extends Error {
   }
 }
 
+// single sign-on's provider, when the operator configured one (lib/auth/oidc.ts); read at start
+const sso = oidcSettings();
+
 export const authOptions: NextAuthOptions = {
   // The same secret the API layer reads the session cookie with.
   secret: sessionSecret(),
   session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
-  pages: { signIn: '/signin' },
+  // refusals and failures land on the sign-in page, which explains their ?error= (components/auth/AuthForm.tsx)
+  pages: { signIn: '/signin', error: '/signin' },
   providers: [
     CredentialsProvider({
       name: 'Email and password',
@@ -42,18 +47,26 @@ export const authOptions: NextAuthOptions = {
         } catch (error) {
           // next-auth turns null into error=CredentialsSignin; a thrown error's message becomes the
           // error (SignInThrottled: TooManyAttempts; SecondFactorNeeded: TwoFactorRequired or
-          // TwoFactorInvalid); anything else is a real failure.
+          // TwoFactorInvalid; SsoRequired); anything else is a real failure.
           if (error instanceof AccountError) return null;
           throw error;
         }
       },
     }),
+    ...(sso ? [oidcProvider(sso)] : []),
   ],
   callbacks: {
-    async jwt({ token, user }) {
+    async signIn({ user, account, profile }) {
+      if (account?.provider === OIDC_PROVIDER_ID) return admitOidcUser(user, profile as Parameters<typeof admitOidcUser>[1]);
+      return true;
+    },
+    async jwt({ token, user, account }) {
       if (user) {
         token.sub = user.id;
+        token.email = user.email;
         token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        // how the session signed in: an organisation may refuse password sessions (lib/accounts/sso.ts)
+        token.via = account?.provider === OIDC_PROVIDER_ID ? 'oidc' : 'password';
       } else if (!(await sessionIsCurrent(token))) {
         throw new SessionRevoked();
       }

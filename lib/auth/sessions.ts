@@ -13,6 +13,8 @@ declare module 'next-auth/jwt' {
   interface JWT {
     /** the user's session version at sign-in */
     sv?: number;
+    /** how the session signed in (absent in sessions older than single sign-on: by password) */
+    via?: 'password' | 'oidc';
   }
 }
 

@@ -122,6 +122,12 @@ const schema = z.object({
   EV_SIGNUPS_PER_IP: int.default(10),
   EV_SIGNUP_WINDOW_MS: int.default(3600_000),
   EV_MIN_PASSWORD_LENGTH: int.default(8),
+  /** single sign-on through OpenID Connect (lib/auth/oidc.ts, docs/security.md): the issuer's URL (its /.well-known/openid-configuration is read); unset: off */
+  EV_OIDC_ISSUER: z.string().default(''),
+  EV_OIDC_CLIENT_ID: z.string().default(''),
+  EV_OIDC_CLIENT_SECRET: z.string().default(''),
+  /** the sign-in button's label: "Sign in with <name>" */
+  EV_OIDC_NAME: z.string().default('single sign-on'),
   /** the relay invitations are mailed through (lib/mail/relay.ts): smtp://user:pass@host:587 (STARTTLS when offered; `?requireTLS=true` insists), smtps://... (TLS from the start); empty: no mail, the link is shown to the inviter and logged */
   EV_SMTP_URL: z.string().default('').refine((v) => v === '' || /^smtps?:\/\/[^/?#]+/i.test(v), 'smtp://[user:pass@]host[:port] or smtps://...'),
   /** the From of invitation mails; empty: EV_MAIL_FROM */
@@ -145,6 +151,10 @@ const schema = z.object({
   EV_DOWNLOAD_RATIO: int.default(4),
 }).refine((e) => e.EV_RATE_LIMIT_STORE !== 'redis' || e.EV_REDIS_URL !== '', {
   path: ['EV_RATE_LIMIT_STORE'], message: 'redis needs EV_REDIS_URL',
+}).refine((e) => e.EV_OIDC_ISSUER === '' || (e.EV_OIDC_CLIENT_ID !== '' && e.EV_OIDC_CLIENT_SECRET !== ''), {
+  path: ['EV_OIDC_ISSUER'], message: 'single sign-on needs EV_OIDC_CLIENT_ID and EV_OIDC_CLIENT_SECRET too',
+}).refine((e) => e.EV_OIDC_ISSUER === '' || URL.canParse(e.EV_OIDC_ISSUER), {
+  path: ['EV_OIDC_ISSUER'], message: 'the issuer is a URL, e.g. https://id.example.com/realms/acme',
 });
 
 export type Env = z.infer<typeof schema>;

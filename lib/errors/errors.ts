@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   insufficient_role: 403,
   not_a_member: 403,
+  sso_required: 403,
   two_factor_required: 403,
   ip_not_allowed: 403,
   origin_not_allowed: 403,

@@ -5,6 +5,7 @@ import { AuditLink } from '@/components/settings/AuditLink';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
+import { SingleSignOn } from '@/components/settings/SingleSignOn';
 import { TwoFactorCard } from '@/components/settings/TwoFactor';
 import { MemberUsageCard, UsageCard } from '@/components/settings/Usage';
 import { UsageHistory } from '@/components/settings/UsageChart';
@@ -34,6 +35,7 @@ export default function SettingsPage() {
         </Can>
         <Security />
         <TwoFactorCard />
+        <SingleSignOn />
         <Can role="admin"><AuditLink /></Can>
         <Can role="member"><EgressCard /></Can>
       </div>

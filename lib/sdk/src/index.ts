@@ -1,5 +1,5 @@
 import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.ts';
-import { changePassword, egress, signOutEverywhere } from './account.ts';
+import { changePassword, egress, organisation, signOutEverywhere, updateOrganisation } from './account.ts';
 import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.ts';
 import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
@@ -11,7 +11,7 @@ import { auditCsv, auditPage } from './audit.ts';
 import type { AuditEvent, AuditFilter, AuditPage } from './audit-types.ts';
 import { TwoFactor } from './two-factor.ts';
 import type {
-  Account, AccountMessage, EgressReport, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
+  Account, AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
   SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
 } from './types.ts';
 
@@ -300,5 +300,15 @@ export class EmailVerifier {
 
   signOutEverywhere(options?: RequestOptions): Promise<AccountMessage> {
     return signOutEverywhere(this.transport, options);
+  }
+
+  /** The name and single sign-on settings of the organisation this client acts for. */
+  organisation(options?: RequestOptions): Promise<OrganisationSettings> {
+    return organisation(this.transport, options);
+  }
+
+  /** Owners: rename the organisation or change its single sign-on (docs/security.md, "Single sign-on"). */
+  updateOrganisation(input: OrganisationUpdateInput, options?: RequestOptions): Promise<OrganisationSettings> {
+    return updateOrganisation(this.transport, input, options);
   }
 }

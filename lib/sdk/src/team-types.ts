@@ -1,6 +1,6 @@
 /** Organisations, members and invitations (/v1/organisations, /v1/members, /v1/invitations; docs/teams.md). */
 
-import type { Role } from './account-types.ts';
+import type { OrganisationSettings, Role } from './account-types.ts';
 
 export interface Member {
   user_id: string;
@@ -49,13 +49,8 @@ export interface OrganisationList {
   data: Organisation[];
 }
 
-export interface OrganisationRenamed {
-  success: true;
-  id: string;
-  name: string;
-  /** sessions of people without two-factor are refused in the organisation (docs/security.md) */
-  require_two_factor: boolean;
-}
+/** PATCH /v1/organisation's answer: the organisation's settings (account-types.ts). */
+export type OrganisationRenamed = OrganisationSettings;
 
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
 

@@ -47,6 +47,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
     expectTypeOf<sdk.AuditEvent>().toEqualTypeOf<z.infer<typeof rt.auditEvent>>();
     expectTypeOf<sdk.AuditPage>().toEqualTypeOf<z.infer<typeof rt.auditPage>>();
+    expectTypeOf<sdk.OrganisationSettings>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.TwoFactorState>().toEqualTypeOf<z.infer<typeof rt.twoFactorState>>();
     expectTypeOf<sdk.TwoFactorEnrolment>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnrolment>>();
     expectTypeOf<sdk.TwoFactorEnabled>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnabled>>();
@@ -57,7 +58,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.MemberRemoved>().toEqualTypeOf<z.infer<typeof rt.memberRemoved>>();
     expectTypeOf<sdk.OrganisationList>().toEqualTypeOf<z.infer<typeof rt.organisationList>>();
     expectTypeOf<sdk.Organisation>().toEqualTypeOf<z.infer<typeof rt.organisation>>();
-    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationRenamed>>();
+    expectTypeOf<sdk.OrganisationRenamed>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.Invitation>().toEqualTypeOf<z.infer<typeof rt.invitation>>();
     expectTypeOf<sdk.InvitationList>().toEqualTypeOf<z.infer<typeof rt.invitationList>>();
     expectTypeOf<sdk.InvitationCreated>().toEqualTypeOf<z.infer<typeof rt.invitationCreated>>();
@@ -74,6 +75,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
     expectTypeOf<sdk.AuditAction>().toEqualTypeOf<NonNullable<z.input<typeof req.auditQuery>['action']>>();
+    expectTypeOf<sdk.OrganisationUpdateInput>().toEqualTypeOf<z.input<typeof req.organisationBody>>();
     expectTypeOf<sdk.TwoFactorDisableInput>().toEqualTypeOf<z.input<typeof req.twoFactorDisableBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();
     expectTypeOf<sdk.InvitationInput>().toEqualTypeOf<z.input<typeof req.invitationBody>>();
