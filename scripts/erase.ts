@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '../lib/accounts/users';
 import { db } from '../lib/db/client';
-import { eraseAddress } from '../lib/retention/erase';
+import { eraseEverywhere } from '../lib/retention/erase';
+import { operatorActor, withAuditActor } from '../lib/audit/context';
 
 const { values } = parseArgs({ options: { email: { type: 'string' }, json: { type: 'boolean' } } });
 if (!values.email) {
@@ -12,11 +13,13 @@ if (!values.email) {
   process.exit(2);
 }
 const database = await db();
-const erased = await eraseAddress(database, null, values.email);
+// each organisation it held the address of gets a `data.erased` row naming the operator's command
+const erased = await withAuditActor(operatorActor('npm run erase'), () => eraseEverywhere(database, values.email!));
 const account = await database.prisma.user.findUnique({ where: { email: normalizeEmail(erased.email) }, select: { id: true } });
 const accounts = account ? [account] : [];
 if (values.json) {
-  console.log(JSON.stringify({ ...erased, account_ids: accounts.map((a) => a.id) }, null, 2));
+  const { organisations: _organisations, ...report } = erased;
+  console.log(JSON.stringify({ ...report, account_ids: accounts.map((a) => a.id) }, null, 2));
 } else {
   console.log(`Erased ${erased.email} from every account:`);
   for (const [what, n] of Object.entries(erased.removed)) console.log(`  ${String(n).padStart(8)} ${what.replaceAll('_', ' ')}`);

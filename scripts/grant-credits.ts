@@ -4,6 +4,7 @@
 import { db } from '../lib/db/client';
 import { grantCredits } from '../lib/accounts/quota';
 import { argValue, fail } from './cli';
+import { operatorActor, withAuditActor } from '../lib/audit/context';
 
 const email = argValue('email') ?? fail('usage: npm run grant-credits -- --email <address> --credits <n>');
 const credits = Number(argValue('credits'));
@@ -14,7 +15,7 @@ if (!user) fail(`No account for ${email}. Create one with npm run create-key -- 
 const reference = argValue('reference');
 if (reference !== undefined && !/^[A-Za-z0-9_.:-]{1,100}$/.test(reference)) fail('--reference: 1 to 100 letters, digits, _ . : -');
 try {
-  console.log(`${user.email} now has ${await grantCredits(database, user.id, credits, reference ? `grant_${reference}` : undefined)} credits.`);
+  console.log(`${user.email} now has ${await withAuditActor(operatorActor('npm run grant-credits'), () => grantCredits(database, user.id, credits, reference ? `grant_${reference}` : undefined))} credits.`);
 } catch (error) {
   if ((error as { code?: string }).code !== 'P2002' && !/unique|UNIQUE/.test(String(error))) throw error;
   fail(`A grant with reference ${reference} was already made: nothing was added.`);

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { recordAudit } from '../audit/record';
+import { currentActor } from '../audit/context';
 import type { Database } from '../db/client';
 import type { Tx } from '../db/capped';
 import { env } from '../config/env';
@@ -82,11 +84,15 @@ export async function createInvitation(
     throw new AppError('conflict', `${email} already has a pending invitation: revoke it first to send a new one.`, { param: 'email' });
   }
   const token = randomBytes(32).toString('base64url');
-  const row = await prisma.invitation.create({
-    data: {
-      id: newId('inv'), orgId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.id,
-      createdAt: now, expiresAt: new Date(now.getTime() + env().EV_INVITATION_DAYS * DAY_MS),
-    },
+  const row = await prisma.$transaction(async (tx) => {
+    const created = await tx.invitation.create({
+      data: {
+        id: newId('inv'), orgId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.id,
+        createdAt: now, expiresAt: new Date(now.getTime() + env().EV_INVITATION_DAYS * DAY_MS),
+      },
+    });
+    await recordAudit(tx, orgId, 'member.invited', { type: 'invitation', id: created.id, label: email }, { role: input.role });
+    return created;
   });
   return { invitation: (await describe(database, [row]))[0]!, token };
 }
@@ -163,6 +169,7 @@ export async function acceptInvitation(database: Database, token: string, person
   const row = await prisma.$transaction(async (tx) => {
     const claimed = await claim(tx, token, person.id);
     await addMember(tx, claimed.orgId, person.id, claimed.role as Role);
+    await recordAudit(tx, claimed.orgId, 'member.joined', { type: 'member', id: person.id, label: me.email }, { role: claimed.role, invitation: claimed.id });
     return claimed;
   });
   const membership = await prisma.membership.findUnique({ where: { orgId_userId: { orgId: row.orgId, userId: person.id } } });
@@ -181,6 +188,9 @@ export async function joinWithInvitation(database: Database, token: string, pass
     await createAccount(database, pending.email, password, async (tx, userId) => {
       joined = await claim(tx, token, userId);
       await addMember(tx, joined.orgId, userId, joined.role as Role);
+      // the person who joins is the actor: made in this transaction, from the join page's address (lib/auth/login.ts)
+      const actor = { userId, keyId: null, clientAddress: currentActor()?.clientAddress ?? null, method: 'invitation' };
+      await recordAudit(tx, joined.orgId, 'member.joined', { type: 'member', id: userId, label: pending.email }, { role: joined.role, invitation: joined.id }, actor);
     });
   } catch (error) {
     if (error instanceof AccountError && error.code === 'email_taken') {

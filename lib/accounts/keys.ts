@@ -10,6 +10,7 @@ import { checksToday } from './key-budget';
 import { ipRulesWithin } from './restrictions';
 import { SCOPES, type KeyType, type Scope } from './scopes';
 import { isRole, roleAtLeast, type Role } from './roles';
+import { recordAudit } from '../audit/record';
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix. A key
 // holds scopes and restrictions (docs/integrations.md); lib/api/key-access.ts enforces them.
@@ -218,9 +219,13 @@ export async function createApiKey(database: Database, userId: string, nameOrOpt
   // an expired key is not active: it does not hold a place under the cap
   const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
   const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: live }) };
-  const row = await createCapped(database, userId, cap, (tx) => tx.apiKey.create({
-    data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key), createdBy: maker?.personId ?? null },
-  }));
+  const row = await createCapped(database, userId, cap, async (tx) => {
+    const created = await tx.apiKey.create({
+      data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key), createdBy: maker?.personId ?? null },
+    });
+    await recordAudit(tx, userId, 'key.created', { type: 'key', id: created.id, label: created.name }, { type, role: created.role });
+    return created;
+  });
   return { key, info: keyInfo(row, 0, (await makersOf(database, userId, [row.createdBy])).get(row.createdBy ?? '') ?? null) };
 }
 
@@ -263,8 +268,14 @@ export async function updateApiKey(database: Database, userId: string, keyId: st
     expiresAt: data.expiresAt === undefined ? before.expiresAt : data.expiresAt?.getTime() ?? null,
     role: data.role ?? before.role,
   }, 'edit');
-  const updated = await prisma.apiKey.update({ where: { id: row.id }, data });
-  await bumpAccountVersion(prisma, database.dialect, userId);
+  // the request's field names, never their values (an address block, an origin)
+  const changed = Object.entries(options).filter(([, value]) => value !== undefined).map(([field]) => field).sort().join(',');
+  const updated = await prisma.$transaction(async (tx) => {
+    const after = await tx.apiKey.update({ where: { id: row.id }, data });
+    await bumpAccountVersion(tx, database.dialect, userId);
+    await recordAudit(tx, userId, 'key.updated', { type: 'key', id: after.id, label: after.name }, { fields: changed });
+    return after;
+  });
   const makers = await makersOf(database, userId, [updated.createdBy]);
   return keyInfo(updated, (await checksToday(database, [updated.id])).get(updated.id) ?? 0, makers.get(updated.createdBy ?? '') ?? null);
 }
@@ -277,9 +288,14 @@ export async function revokeApiKey({ prisma, dialect }: Database, userId: string
     if (!row) return false;
     assertWithin(maker, boundsOf(row), 'revoke');
   }
-  const result = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
-  if (result.count > 0) await bumpAccountVersion(prisma, dialect, userId);
-  return result.count === 1;
+  return prisma.$transaction(async (tx) => {
+    const result = await tx.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (result.count === 0) return false;
+    await bumpAccountVersion(tx, dialect, userId);
+    const revoked = await tx.apiKey.findUnique({ where: { id: keyId }, select: { name: true } });
+    await recordAudit(tx, userId, 'key.revoked', { type: 'key', id: keyId, label: revoked?.name ?? null });
+    return true;
+  });
 }
 
 /** A live (not revoked) key's access, or null. The lookup is by hash (no timing leak on the key); expiry is the caller's to check. */

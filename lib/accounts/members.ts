@@ -1,4 +1,6 @@
 import type { Database } from '../db/client';
+import { recordAudit } from '../audit/record';
+import type { AuditTarget } from '../audit/actions';
 import { byDialect } from '../db/sql';
 import type { Tx } from '../db/capped';
 import { AppError, notFound } from '../errors/errors';
@@ -69,7 +71,7 @@ export async function listMembers({ prisma }: Database, orgId: string): Promise<
 /**
  * Renames the organisation and/or sets whether it requires two-factor (owners: lib/api/operations.ts).
  * Requiring two-factor needs the person asking to have it on (409), so an owner cannot lock
- * themselves out of their own settings.
+ * themselves out of their own settings. Each change is a `settings.changed` audit row, from and to.
  */
 export async function renameOrganisation(
   { prisma }: Database,
@@ -84,13 +86,22 @@ export async function renameOrganisation(
     const actor = await prisma.user.findUnique({ where: { id: actorId }, select: { totpEnabledAt: true } });
     if (!actor?.totpEnabledAt) throw new AppError('conflict', 'Turn on two-factor for yourself first (Settings, Two-factor), then require it for the organisation.');
   }
-  const row = await prisma.user.update({
-    where: { id: orgId },
-    data: {
-      ...(change.name !== undefined ? { orgName: change.name.trim() || null } : {}),
-      ...(change.require_two_factor !== undefined ? { requireTwoFactor: change.require_two_factor } : {}),
-    },
-    select: { id: true, email: true, orgName: true, requireTwoFactor: true },
+  const row = await prisma.$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: orgId }, select: { orgName: true, requireTwoFactor: true } });
+    const after = await tx.user.update({
+      where: { id: orgId },
+      data: {
+        ...(change.name !== undefined ? { orgName: change.name.trim() || null } : {}),
+        ...(change.require_two_factor !== undefined ? { requireTwoFactor: change.require_two_factor } : {}),
+      },
+      select: { id: true, email: true, orgName: true, requireTwoFactor: true },
+    });
+    const target = { type: 'organisation' as const, id: orgId, label: after.orgName ?? after.email };
+    if (change.name !== undefined) await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'name', from: before?.orgName ?? null, to: after.orgName });
+    if (change.require_two_factor !== undefined) {
+      await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'require_two_factor', from: before?.requireTwoFactor ?? null, to: after.requireTwoFactor });
+    }
+    return after;
   });
   return { id: row.id, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor };
 }
@@ -104,6 +115,12 @@ function assertManages(actor: Actor, target: Role, newRole?: Role): void {
   if (!manages) throw new AppError('insufficient_role', `A${actor.role === 'admin' ? 'n admin' : ` ${actor.role}`} cannot manage a${target === 'owner' || target === 'admin' ? 'n' : ''} ${target}; ask an owner.`, { role: 'owner' });
   if (newRole && !roleAtLeast(actor.role, newRole)) throw new AppError('insufficient_role', `Only an owner can make someone ${newRole === 'owner' ? 'an owner' : 'an admin'}.`, { role: 'owner' });
   if (newRole && actor.role === 'admin' && newRole === 'admin') throw new AppError('insufficient_role', 'Only an owner can make someone an admin.', { role: 'owner' });
+}
+
+/** A member in the audit log: named by their email. */
+async function memberTarget(tx: Tx, userId: string): Promise<AuditTarget> {
+  const person = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
+  return { type: 'member', id: userId, label: person?.email ?? null };
 }
 
 /** Serialises membership changes of one organisation (the owner count is read and written under it). */
@@ -156,6 +173,14 @@ export async function updateMember(database: Database, orgId: string, actor: Act
       await tx.apiKey.updateMany({ where: { userId: orgId, createdBy: userId, role: { in: [...above] } }, data: { role: change.role } });
       await bumpAccountVersion(tx, dialect, orgId);
     }
+    const details = {
+      ...(change.role !== undefined && change.role !== current ? { from: current, to: change.role } : {}),
+      ...(change.checks_per_day !== undefined ? { checks_per_day: change.checks_per_day } : {}),
+      ...(change.checks_per_month !== undefined ? { checks_per_month: change.checks_per_month } : {}),
+    };
+    // a new role is member.role_changed; caps alone are the member's settings
+    const action = 'from' in details ? 'member.role_changed' : 'settings.changed';
+    if (Object.keys(details).length) await recordAudit(tx, orgId, action, await memberTarget(tx, userId), details);
   });
   for (const listener of changed) listener(orgId, userId);
   return (await listMembers(database, orgId)).find((m) => m.user_id === userId)!;
@@ -175,6 +200,7 @@ export async function removeMember(database: Database, orgId: string, actor: Act
     if (userId !== actor.id) assertManages(actor, row.role as Role);
     if (row.role === 'owner') await assertAnotherOwner(tx, orgId, userId);
     await tx.membership.delete({ where: { orgId_userId: { orgId, userId } } });
+    await recordAudit(tx, orgId, 'member.removed', await memberTarget(tx, userId), { role: row.role, ...(userId === actor.id ? { left: true } : {}) });
   });
   for (const listener of changed) listener(orgId, userId);
   return { removed: userId };

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { recordAudit } from '../audit/record';
 import { env } from '../config/env';
 import { q, sqlValue } from '../db/sql';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
@@ -52,7 +53,11 @@ function stateOf(row: Level | undefined) {
 
 /** Sets the threshold (null: back to EV_QUOTA_WARNING_BELOW); the next reservation compares against it. */
 export async function setQuotaWarning(database: Database, userId: string, warningBelow: number | null) {
-  await database.prisma.quotaAlert.upsert({ where: { userId }, create: { userId, warnBelow: warningBelow }, update: { warnBelow: warningBelow, warned: false } });
+  await database.prisma.$transaction(async (tx) => {
+    const before = await tx.quotaAlert.findUnique({ where: { userId }, select: { warnBelow: true } });
+    await tx.quotaAlert.upsert({ where: { userId }, create: { userId, warnBelow: warningBelow }, update: { warnBelow: warningBelow, warned: false } });
+    await recordAudit(tx, userId, 'settings.changed', { type: 'settings', id: 'quota_warning' }, { setting: 'warning_below', from: before?.warnBelow ?? null, to: warningBelow });
+  });
   return quotaState(database, userId);
 }
 

@@ -1,4 +1,5 @@
 import type { Database, Db, Dialect } from '../db/client';
+import { recordAudit } from '../audit/record';
 import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../db/ids';
 import { sqliteInsert } from '../db/sql';
@@ -186,6 +187,7 @@ export async function grantCredits(database: Database, userId: string, credits: 
   return database.prisma.$transaction(async (tx) => {
     await appendMovements(tx, database.dialect, [{ userId, kind: 'grant', cause, credits, free: 0, day: null }]);
     const user = await tx.user.update({ where: { id: userId }, data: { credits: { increment: credits } } });
+    await recordAudit(tx, userId, 'credits.granted', { type: 'organisation', id: userId, label: user.orgName ?? user.email }, { credits, grant: cause });
     return user.credits;
   });
 }

@@ -160,6 +160,11 @@ const TEAM_OPERATIONS: Operation[] = [
     description: 'The last owner cannot leave (409 `conflict`): make another member owner first.',
     ok: [200, rt.memberRemoved], errors: [409],
   },
+  {
+    method: 'get', path: '/v1/audit', operationId: 'listAuditEvents', tag: 'Teams', scope: 'account', role: 'admin', summary: 'The audit log',
+    description: 'One row per sensitive action (sign-ins, members, keys, webhooks, rules, lists, credits, settings, erasure), newest first, with who (person, key), from where and on what. Filter by `actor` (a user id or key id), `action` and time; pages by `next_cursor`. `format=csv` answers every row the filters select as CSV. Rows are never changed; they are deleted after EV_AUDIT_RETENTION_DAYS (docs/security.md, "Audit log").',
+    query: req.auditQuery, ok: [200, rt.auditPage], csvToo: true, errors: [400],
+  },
 ];
 
 /** The person's own two-factor sign-in (docs/security.md, "Two-factor"): from a dashboard session only, like the password. */

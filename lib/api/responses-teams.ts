@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../accounts/roles';
+import { AUDIT_ACTIONS } from '../audit/actions';
 import { responseSchemas as named } from './registry';
 import { success, timestamp } from './responses';
 
@@ -69,6 +70,30 @@ export const twoFactorEnabled = z
   .register(named, { id: 'TwoFactorEnabled' });
 export const twoFactorDisabled = z.object({ success, enabled: z.literal(false) }).register(named, { id: 'TwoFactorDisabled' });
 
+/** The audit log (docs/security.md, "Audit log"). */
+const nullableString = z.string().nullable();
+export const auditEvent = z
+  .object({
+    id: z.string(),
+    at: timestamp,
+    action: z.enum(AUDIT_ACTIONS),
+    actor: z.object({
+      user_id: nullableString.describe('The person: a session\'s user, or the key\'s maker; null for the operator\'s command line or an address nobody signs in with.'),
+      key_id: nullableString.describe('The key the request came with.'),
+      email: nullableString.describe('The person\'s email when they acted (a refused sign-in: the address typed).'),
+    }),
+    target: z.object({
+      type: nullableString, id: nullableString,
+      label: nullableString.describe('A list\'s file name, a key\'s name, a member\'s email, a webhook URL\'s host: never a secret.'),
+    }),
+    client_address: nullableString.describe('Where the request came from (docs/security.md, "The client address"); null when it could not be told.'),
+    method: nullableString.describe('Sign-in: `password` or `oidc`; otherwise `session`, `key` or the operator\'s command.'),
+    details: z.record(z.string(), z.unknown()).nullable().describe('A few facts of the action: a role from and to, counts erased. Never an address or a secret.'),
+  })
+  .register(named, { id: 'AuditEvent' });
+export const auditPage = z
+  .object({ success, data: z.array(auditEvent), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') })
+  .register(named, { id: 'AuditPage' });
 const invitationState = z.enum(['pending', 'accepted', 'revoked', 'expired']);
 const invitedBy = z
   .object({ user_id: z.string(), email: z.string().describe('Empty when that person\'s account is gone.') })

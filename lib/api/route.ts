@@ -1,4 +1,6 @@
 import { env } from '../config/env';
+import { withAuditActor } from '../audit/context';
+import { clientAddress } from '../auth/origin';
 import { newId } from '../db/ids';
 import { authenticate, type Caller } from './auth';
 import { corsHeaders } from './cors';
@@ -54,7 +56,8 @@ export function isSandbox(request: Request): boolean {
  * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, and
  * turn any thrown error into the one error envelope. Every response carries the X-RateLimit-*
  * headers and an X-Request-Id (also logged with an unexpected error, so a client's report can be
- * found). A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts).
+ * found). A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts). The handler runs in
+ * the audit context of its caller (lib/audit/context.ts).
  */
 export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options: RouteOptions = {}) {
   return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
@@ -77,7 +80,9 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
         const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
         const run = () => handler(request, { ...caller, sandbox, body, since }, params);
-        response = options.unstored ? await run() : await withIdempotency(request, body, caller, sandbox, run);
+        // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts)
+        const actor = { userId: caller.actorId, keyId: caller.key?.id ?? null, clientAddress: clientAddress(request), method: caller.via };
+        response = await withAuditActor(actor, () => (options.unstored ? run() : withIdempotency(request, body, caller, sandbox, run)));
       } catch (error) {
         slot?.release();
         throw error;

@@ -6,6 +6,7 @@ import { BUCKETS } from '../verifier/vocabulary';
 import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { normalizeIpRule, normalizeOrigin } from '../accounts/restrictions';
+import { AUDIT_ACTIONS } from '../audit/actions';
 
 // No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
 // counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
@@ -206,6 +207,18 @@ export const twoFactorDisableBody = z
   })
   .strict()
   .register(requestSchemas, { id: 'TwoFactorDisable', description: 'One of `code` or `current_password`.', examples: [{ code: '123456' }, { current_password: 'my password' }] });
+
+// The audit log (docs/security.md, "Audit log").
+const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+export const auditQuery = z.object({
+  actor: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a user id or a key id').optional().describe('Only the rows of this person (user id) or key (key id).'),
+  action: z.enum(AUDIT_ACTIONS).optional().describe('Only this action.'),
+  from: instant.optional().describe('Rows at or after this time (ISO 8601).'),
+  to: instant.optional().describe('Rows at or before this time (ISO 8601).'),
+  limit: limit(200, 50).describe('Rows per page.'),
+  cursor: z.string().max(200).optional().describe('`next_cursor` of the previous page.'),
+  format: z.enum(['json', 'csv']).optional().describe('`csv`: every row the filters select, as a CSV file (no paging).'),
+});
 export const invitationBody = z
   .object({
     email: z.string().min(3).max(320).describe('The address the invitation is sent to; only that person can accept it.'),

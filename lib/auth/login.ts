@@ -4,6 +4,8 @@ import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';
+import { auditRow, recordAuditRows } from '../audit/record';
+import { withAuditActor } from '../audit/context';
 import { passwordSignInClosed } from '../accounts/sso';
 import { assertNotRequired, disableTwoFactor, spendSecondFactor, twoFactorEnabled } from './two-factor';
 import type { OrganisationInfo } from '../accounts/members';
@@ -58,21 +60,56 @@ export async function signInWithPassword(email: string, password: string, addres
     countAttempt(addressKey, limits.EV_LOGIN_WINDOW_MS),
   ]);
   if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
+    await auditSignIn(email, address, 'throttled');
     throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
   }
   const database = await db();
-  const signedIn = await authenticatePassword(database, email, password);
+  let signedIn: Account;
+  try {
+    signedIn = await authenticatePassword(database, email, password);
+  } catch (error) {
+    if (error instanceof AccountError) await auditSignIn(email, address, 'wrong_credentials');
+    throw error;
+  }
   if (await twoFactorEnabled(database, signedIn.id)) {
+    // the right password alone is a step, not a refusal: the page asks for the code
     if (!code?.trim()) {
       await Promise.all([uncountAttempt(accountKey), uncountAttempt(addressKey)]);
       throw new SecondFactorNeeded('TwoFactorRequired');
     }
-    if (!(await spendSecondFactor(database, signedIn.id, code))) throw new SecondFactorNeeded('TwoFactorInvalid');
+    if (!(await spendSecondFactor(database, signedIn.id, code))) {
+      await auditSignIn(email, address, 'second_factor');
+      throw new SecondFactorNeeded('TwoFactorInvalid');
+    }
   }
   await Promise.all([clearAttempts(accountKey), uncountAttempt(addressKey)]);
   // the right password, but every organisation of the person signs in through single sign-on only
-  if (await passwordSignInClosed(database, signedIn.id)) throw new SsoRequired();
+  if (await passwordSignInClosed(database, signedIn.id)) {
+    await auditSignIn(email, address, 'sso_required');
+    throw new SsoRequired();
+  }
+  await auditSignIn(email, address, null);
   return { ...signedIn, sessionVersion: (await sessionVersion(signedIn.id, { fresh: true })) ?? 0 };
+}
+
+/**
+ * The audit log's sign-in rows (lib/audit/record.ts): one per organisation the person belongs to,
+ * succeeded or refused (`refused`: why), with the client address. A refused address nobody signs in
+ * with gets one row of no organisation (the operator's to read), except once throttled: a flood of
+ * guesses at unknown addresses adds nothing. Single sign-on (lib/auth/oidc.ts) calls it too.
+ */
+export async function auditSignIn(email: string, address: string, refused: string | null, method: 'password' | 'oidc' = 'password'): Promise<void> {
+  const { prisma } = await db();
+  const person = await prisma.user.findUnique({ where: { email: normalizeEmail(email) }, select: { id: true, email: true } });
+  if (!person && refused === 'throttled') return;
+  const orgs = person ? (await prisma.membership.findMany({ where: { userId: person.id }, select: { orgId: true } })).map((m) => m.orgId) : [null];
+  const actor = { userId: person?.id ?? null, keyId: null, clientAddress: address, method };
+  const action = refused ? 'sign_in.failed' : 'sign_in.succeeded';
+  const rows = await Promise.all(orgs.map(async (orgId) => ({
+    ...(await auditRow(prisma, orgId, action, { type: 'person', id: person?.id ?? null, label: person?.email ?? null }, refused ? { reason: refused } : undefined, actor)),
+    actorEmail: person?.email ?? normalizeEmail(email).slice(0, 320),
+  })));
+  await recordAuditRows(prisma, rows);
 }
 
 /** Counts a sign-up from `address`: at most EV_SIGNUPS_PER_IP in EV_SIGNUP_WINDOW_MS (429 past it). */
@@ -104,7 +141,8 @@ export async function signUp(email: string, password: string, address: string): 
 export async function signUpWithInvitation(token: string, password: string, address: string): Promise<{ email: string; organisation: OrganisationInfo }> {
   await takeSignUp(address);
   try {
-    return await joinWithInvitation(await db(), token, password);
+    // the audit row of the join names the page's client address (lib/accounts/invitations.ts)
+    return await withAuditActor({ userId: null, keyId: null, clientAddress: address, method: 'invitation' }, async () => joinWithInvitation(await db(), token, password));
   } catch (error) {
     if (error instanceof AccountError) throw accountAppError(error);
     throw error;

@@ -1,4 +1,5 @@
 import type { OAuthConfig } from 'next-auth/providers/oauth';
+import { auditSignIn } from './login';
 import { env } from '../config/env';
 import { db } from '../db/client';
 import { personForIdentity, SsoRefused } from '../accounts/sso';
@@ -72,10 +73,15 @@ export async function admitOidcUser(user: { id: string; email?: string | null },
     });
     user.id = person.id;
     user.email = person.email;
+    // next-auth's signIn callback has no request: the row's client address is unknown
+    await auditSignIn(person.email, 'shared', null, 'oidc');
     (user as { sessionVersion?: number }).sessionVersion = (await sessionVersion(person.id, { fresh: true })) ?? 0;
     return true;
   } catch (error) {
-    if (error instanceof SsoRefused) throw new Error(error.code);
+    if (error instanceof SsoRefused) {
+      if (typeof claims.email === 'string') await auditSignIn(claims.email, 'shared', error.code, 'oidc');
+      throw new Error(error.code);
+    }
     // next-auth would put the message in the URL: log it, show the page's generic failure
     console.error('[oidc] sign-in failed', error);
     throw new Error('Callback');

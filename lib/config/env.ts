@@ -45,6 +45,8 @@ const schema = z.object({
   // how often a worker looks for data past its retention, and the rows one deletion statement removes
   EV_RETENTION_SWEEP_MS: int.default(60_000),
   EV_RETENTION_BATCH: int.min(1).default(2000),
+  // days the audit log's rows are kept (docs/security.md, "Audit log"); 0 keeps them
+  EV_AUDIT_RETENTION_DAYS: int.default(365),
   /** publishable keys (the form widget): requests per minute per visitor address and per key, unless the key sets its own (docs/integrations.md) */
   EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: int.default(20),
   EV_PUBLISHABLE_PER_KEY_PER_MINUTE: int.default(600),

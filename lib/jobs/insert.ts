@@ -1,4 +1,5 @@
 import type { Database, Db } from '../db/client';
+import { AUDIT_COLUMNS, auditValues, type AuditRow } from '../audit/record';
 import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, q, sqliteInsert } from '../db/sql';
 import type { StoredUpload } from './formats';
@@ -96,7 +97,7 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: Reused[] = []) {
+export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: Reused[] = [], audit: AuditRow | null = null) {
   const { emails } = items;
   const answered = new Set(reused.map((row) => row.idx));
   const now = Date.now();
@@ -120,6 +121,8 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
           [...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()],
         ]);
         sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
+        // the upload's audit row commits with the job row (lib/audit/record.ts)
+        if (audit) sqliteInsert(bulk, 'audit_events', AUDIT_COLUMNS, [auditValues(audit)]);
       })());
     } catch (error) {
       await writeLock.run(() => bulk.prepare('DELETE FROM job_items WHERE job_id = ?').run(job.id));
@@ -140,6 +143,7 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
       // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)
       await chunkQueue(database).enqueue(tx, job, chunks.length);
+      if (audit) await tx.auditEvent.create({ data: audit });
     },
     { timeout: 600_000, maxWait: 60_000 },
   );

@@ -1,4 +1,5 @@
 import type { Database, Db } from '../db/client';
+import { recordAudit } from '../audit/record';
 import { byDialect } from '../db/sql';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
 import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
@@ -124,7 +125,11 @@ export async function failJob(database: Database, jobId: string, error: string):
 /** The caller's cancel (a job of its mode): a job that has already ended is a 409. */
 export async function cancelJob(database: Database, userId: string, jobId: string, sandbox: boolean) {
   const job = await getOwnJob(database, userId, jobId, sandbox);
-  const cancelled = await database.prisma.$transaction((tx) => endUnfinished(tx, database.dialect, job, { status: 'cancelled' }));
+  const cancelled = await database.prisma.$transaction(async (tx) => {
+    if (!(await endUnfinished(tx, database.dialect, job, { status: 'cancelled' }))) return false;
+    await recordAudit(tx, userId, 'list.cancelled', { type: 'list', id: job.id, label: job.uploadFilename }, job.sandbox ? { sandbox: true } : undefined);
+    return true;
+  });
   if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
   return { job_id: jobId, status: 'cancelled' };
 }

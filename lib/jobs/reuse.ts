@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { recordAudit } from '../audit/record';
 import { byDialect, selectRows, sqlBoolean } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { NOT_RULED } from '../results/chargeable';
@@ -26,7 +27,11 @@ export async function reuseSettings({ prisma }: Database, userId: string) {
 
 /** Turns reuse on with a window of `days`, or off (null). */
 export async function setReuse(database: Database, userId: string, days: number | null) {
-  await database.prisma.user.update({ where: { id: userId }, data: { reuseDays: days } });
+  await database.prisma.$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: userId }, select: { reuseDays: true } });
+    await tx.user.update({ where: { id: userId }, data: { reuseDays: days } });
+    await recordAudit(tx, userId, 'settings.changed', { type: 'settings', id: 'reuse' }, { setting: 'reuse_days', from: before?.reuseDays ?? null, to: days });
+  });
   return reuseSettings(database, userId);
 }
 

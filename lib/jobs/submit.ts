@@ -1,4 +1,6 @@
 import type { Database } from '../db/client';
+import { auditRow, recordAudit, type AuditDetails } from '../audit/record';
+import type { AuditTarget } from '../audit/actions';
 import { env } from '../config/env';
 import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
 import { causeId, retriedKey } from '../accounts/causes';
@@ -62,6 +64,15 @@ function listCounts(request: BulkRequest, shape: ListShape) {
     invalid_format_emails: shape.invalid,
     duplicate_emails: shape.duplicates,
   };
+}
+
+/** A list in the audit log: its job, named by the uploaded file's name (never its addresses). */
+function listTarget(request: BulkRequest, jobId: string): AuditTarget {
+  return { type: 'list', id: jobId, label: request.filename ?? null };
+}
+
+function listDetails(request: BulkRequest): AuditDetails {
+  return { emails: request.emails.length, ...(request.sandbox ? { sandbox: true } : {}) };
 }
 
 export function chunkSize(sandbox: boolean): number {
@@ -147,6 +158,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
     await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
     const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
     await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
+    await recordAudit(tx, request.userId, 'list.uploaded', listTarget(request, jobId), listDetails(request));
     return summary;
   }));
   // one result per row, in order: a duplicate repeats its first row's verdict
@@ -201,7 +213,9 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     const queuedBefore = retriedKey() && (await database.prisma.job.count({ where: { id: jobId } })) > 0;
     // reserved, the job row not yet visible (a long insert): the reservation's owner keeps the sweeper off it
     await pausepoint('job.before-insert');
-    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), reused);
+    // the audit row is made before the write (its actor's email read now) and written with the job
+    const audit = await auditRow(database.prisma, request.userId, 'list.uploaded', listTarget(request, jobId), listDetails(request));
+    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), reused, audit);
   } catch (error) {
     // no job was written: the reservation goes back whole (this process's are never swept while it
     // lives; a refund that fails too is kept and retried, lib/accounts/owners.ts)

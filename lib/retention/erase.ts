@@ -5,6 +5,7 @@ import { invalidRequest } from '../errors/errors';
 import { bumpAccountVersion } from '../accounts/versions';
 import { deleteDeliveries } from './sweep';
 import { deleteVerifications } from './usage-kept';
+import { recordAudit } from '../audit/record';
 
 /**
  * Erasure (docs/retention.md): one address out of every store of an account, or of every account
@@ -66,6 +67,40 @@ export async function eraseAddress(database: Database, userId: string | null, ra
   }
   // sign-in throttle counters keyed by the address (lib/auth/throttle.ts): minutes of state, gone now
   await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM auth_throttles WHERE ${contains('"key"')}`), email);
+  // the operator's erasure (every account) takes the address out of the audit log too: a person's
+  // email as actor or target, or the one typed at a refused sign-in (no route alters an audit row)
+  if (userId === null) {
+    for (const column of ['actor_email', 'target_label']) {
+      await prisma.$executeRawUnsafe(q(dialect, `UPDATE audit_events SET ${column} = NULL WHERE lower(${column}) = lower(?)`), email);
+    }
+  }
+  // the organisation's audit row: the counts only, never the address (the batches above are each
+  // their own transaction, so the row follows the last of them)
+  if (userId !== null) await recordAudit(prisma, userId, 'data.erased', { type: 'data' }, removed);
   return { email, removed };
+}
+
+/**
+ * `npm run erase`: the address out of every account, one organisation at a time (so each gets its
+ * audit row with its own counts), then whatever no organisation holds (throttle counters).
+ */
+export async function eraseEverywhere(database: Database, raw: string, batch = env().EV_RETENTION_BATCH): Promise<Erased & { organisations: string[] }> {
+  const email = erasableAddress(raw);
+  const { dialect } = database;
+  const contains = (column: string) => byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
+  const holders = await database.prisma.$queryRawUnsafe<{ user_id: string }[]>(q(dialect, `
+    SELECT user_id FROM verifications WHERE lower(email) = lower(?) OR lower(did_you_mean) = lower(?)
+    UNION SELECT j.user_id FROM job_items i JOIN jobs j ON j.id = i.job_id WHERE lower(i.email) = lower(?) OR ${contains('i."row"')}
+    UNION SELECT user_id FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)
+    UNION SELECT user_id FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}
+    UNION SELECT w.user_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${contains('d.payload')}`), email, email, email, email, email, email, email);
+  const organisations = [...new Set(holders.map((row) => row.user_id))].sort();
+  const total: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
+  const add = (removed: Erased['removed']) => {
+    for (const what of Object.keys(total) as (keyof Erased['removed'])[]) total[what] += removed[what];
+  };
+  for (const orgId of organisations) add((await eraseAddress(database, orgId, email, batch)).removed);
+  add((await eraseAddress(database, null, email, batch)).removed);
+  return { email, removed: total, organisations };
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client';
+import { recordAudit } from '../audit/record';
 import { env } from '../config/env';
 import { DAY_MS } from '../usage/days';
 import { AppError } from '../errors/errors';
@@ -70,6 +71,10 @@ export async function setRetention(database: Database, userId: string, days: num
   if (days !== null && max > 0 && days > max) {
     throw new AppError('invalid_request', `This installation keeps data at most ${max} days (EV_RETENTION_DAYS): choose ${max} or fewer.`, { param: 'retention_days' });
   }
-  await database.prisma.user.update({ where: { id: userId }, data: { retentionDays: days } });
+  await database.prisma.$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: userId }, select: { retentionDays: true } });
+    await tx.user.update({ where: { id: userId }, data: { retentionDays: days } });
+    await recordAudit(tx, userId, 'settings.changed', { type: 'settings', id: 'retention' }, { setting: 'retention_days', from: before?.retentionDays ?? null, to: days });
+  });
   return retentionState(database, userId);
 }

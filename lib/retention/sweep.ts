@@ -52,6 +52,8 @@ export interface RetentionReport {
   history: number;
   idempotency_answers: number;
   webhook_deliveries: number;
+  /** audit log rows past EV_AUDIT_RETENTION_DAYS */
+  audit_events: number;
 }
 
 class LeaseLost extends Error {}
@@ -59,7 +61,7 @@ class LeaseLost extends Error {}
 export async function retentionPass(database: Database, options: RetentionOptions = {}): Promise<RetentionReport> {
   const now = options.now ?? Date.now();
   const batch = options.batch ?? env().EV_RETENTION_BATCH;
-  const report: RetentionReport = { accounts: 0, warned: 0, jobs: 0, results: 0, list_rows: 0, history: 0, idempotency_answers: 0, webhook_deliveries: 0 };
+  const report: RetentionReport = { accounts: 0, warned: 0, jobs: 0, results: 0, list_rows: 0, history: 0, idempotency_answers: 0, webhook_deliveries: 0, audit_events: 0 };
   /** one batch: run it, then let the others have the database as long as it held it; the lease renewed every few seconds */
   let renewedAt = performance.now();
   const step = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -91,10 +93,24 @@ export async function retentionPass(database: Database, options: RetentionOption
         await accountPass(database, user.id, now, days * DAY_MS, batch, step, report);
       }
     }
+    await auditPass(database, now, batch, step, report);
   } catch (error) {
     if (!(error instanceof LeaseLost)) throw error;
   }
   return report;
+}
+
+/** The audit log's own window (EV_AUDIT_RETENTION_DAYS, 0: kept): the only deletion of its rows (lib/audit/record.ts). */
+async function auditPass({ prisma }: Database, now: number, batch: number, step: Step, report: RetentionReport): Promise<void> {
+  const days = env().EV_AUDIT_RETENTION_DAYS;
+  if (days <= 0) return;
+  const before = new Date(now - days * DAY_MS);
+  for (;;) {
+    const ids = (await prisma.auditEvent.findMany({ where: { at: { lt: before } }, select: { id: true }, take: batch })).map((row) => row.id);
+    if (ids.length === 0) break;
+    report.audit_events += await step(async () => (await prisma.auditEvent.deleteMany({ where: { id: { in: ids } } })).count);
+    if (ids.length < batch) break;
+  }
 }
 
 type Step = <T>(work: () => Promise<T>) => Promise<T>;

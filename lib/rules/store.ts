@@ -6,6 +6,7 @@ import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
 import { AppError, notFound } from '../errors/errors';
 import { checkSyntax } from '../verifier/syntax';
+import { recordAudit } from '../audit/record';
 import { EMPTY_BOOK, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rules';
 
 /** The `rules` table: an account's allow and block rules (lib/verifier/rules.ts applies them). */
@@ -47,7 +48,11 @@ export async function addRules(database: Database, userId: string, inputs: RuleI
     const existing = await tx.rule.findMany({ where: { userId, value: { in: [...new Set(unique.map((r) => r.value))] } } });
     const have = new Map(existing.map((row) => [key(row as Row), row as Row]));
     const fresh = unique.filter((r) => !have.has(key(r))).map((r) => ({ id: newId('rule'), userId, ...r, createdAt: new Date() }));
-    if (fresh.length > 0) await tx.rule.createMany({ data: fresh });
+    if (fresh.length > 0) {
+      await tx.rule.createMany({ data: fresh });
+      // counts only: a rule's value may be an address
+      await recordAudit(tx, userId, 'rules.changed', { type: 'rules' }, { added: fresh.length });
+    }
     for (const row of fresh) have.set(key(row), row);
     return { rules: wanted.map((r) => shape(have.get(key(r))!)), created: fresh.length };
   });
@@ -67,9 +72,12 @@ export async function listRules({ prisma }: Database, userId: string) {
 
 export async function deleteRule({ prisma, dialect }: Database, userId: string, id: string) {
   if (!isIdShaped(id)) throw notFound('Rule');
-  const { count } = await prisma.rule.deleteMany({ where: { id, userId } });
-  if (count === 0) throw notFound('Rule');
-  await bumpAccountVersion(prisma, dialect, userId);
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.rule.deleteMany({ where: { id, userId } });
+    if (count === 0) throw notFound('Rule');
+    await bumpAccountVersion(tx, dialect, userId);
+    await recordAudit(tx, userId, 'rules.changed', { type: 'rules', id }, { removed: 1 });
+  });
   return { id, deleted: true as const };
 }
 

@@ -7,6 +7,7 @@ import { isIdShaped, newId } from '../db/ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
 import { buildEvent, enqueueEvent } from './outbox';
 import { deliverNow } from './dispatch';
+import { recordAudit } from '../audit/record';
 
 type Row = { id: string; url: string; events: string; description: string; createdAt: Date; disabledAt: Date | null };
 
@@ -26,12 +27,17 @@ export async function createWebhook(database: Database, userId: string, input: {
   await resolvePublicAddress(url, env().EV_ALLOW_PRIVATE_NETWORKS);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const cap = { what: 'webhooks', limit: env().EV_MAX_WEBHOOKS_PER_ACCOUNT, count: (tx: Tx) => tx.webhook.count({ where: { userId } }) };
-  const row = await createCapped(database, userId, cap, (tx) => tx.webhook.create({
-    data: {
-      id: newId('wh'), userId, url: url.toString(), secret, description: input.description ?? '',
-      events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
-    },
-  }));
+  const row = await createCapped(database, userId, cap, async (tx) => {
+    const created = await tx.webhook.create({
+      data: {
+        id: newId('wh'), userId, url: url.toString(), secret, description: input.description ?? '',
+        events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
+      },
+    });
+    // the URL's host only: a path or query may carry the receiver's own token
+    await recordAudit(tx, userId, 'webhook.created', { type: 'webhook', id: created.id, label: url.host });
+    return created;
+  });
   return { ...shape(row), secret };
 }
 
@@ -47,9 +53,20 @@ async function ownWebhook({ prisma }: Database, userId: string, id: string) {
   return row;
 }
 
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
 export async function deleteWebhook(database: Database, userId: string, id: string) {
-  await ownWebhook(database, userId, id);
-  await database.prisma.webhook.delete({ where: { id } });
+  const hook = await ownWebhook(database, userId, id);
+  await database.prisma.$transaction(async (tx) => {
+    await tx.webhook.delete({ where: { id } });
+    await recordAudit(tx, userId, 'webhook.deleted', { type: 'webhook', id, label: hostOf(hook.url) });
+  });
   return { id, deleted: true };
 }
 

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { Can } from '@/components/layout/Can';
 import { ApiKeys } from '@/components/settings/ApiKeys';
+import { AuditLink } from '@/components/settings/AuditLink';
 import { DataCard } from '@/components/settings/DataCard';
 import { EgressCard } from '@/components/settings/Egress';
 import { Security } from '@/components/settings/Security';
@@ -35,6 +36,7 @@ export default function SettingsPage() {
         <Security />
         <TwoFactorCard />
         <SingleSignOn />
+        <Can role="admin"><AuditLink /></Can>
         <Can role="member"><EgressCard /></Can>
       </div>
     </>

@@ -10,6 +10,7 @@ import { listFromCsv, parseCsv } from './csv.ts';
 import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
 import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
+import { AUDIT_HELP, auditCommand } from './cli-audit.ts';
 import { TEAMS_HELP, invitationsCommand, membersCommand } from './cli-teams.ts';
 import {
   AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
@@ -40,6 +41,7 @@ ${MONITORS_HELP}
 ${KEYS_HELP}
 ${TEAMS_HELP}
 ${DATA_HELP}
+${AUDIT_HELP}
 
 Options:
   --sandbox                  sandbox mode (X-EV-Sandbox: true): deterministic, free
@@ -188,6 +190,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         csv: { type: 'boolean' },
         action: { type: 'string' },
         match: { type: 'string' },
+        actor: { type: 'string' },
       },
     });
   } catch (error) {
@@ -226,6 +229,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
     if (command === 'usage') return await usageCommand(client, values, io);
+    if (command === 'audit') return await auditCommand(client, values, io);
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'export') return await exportCommand(client, values.out, (body) => writeOut(body, values.out, io), io);

@@ -7,6 +7,8 @@ import type { AddressErased, RetentionState } from './data-types.ts';
 import { Monitors, reuse, setReuse } from './monitors.ts';
 import { Invitations, Members } from './teams.ts';
 import type { ReuseSettings } from './monitor-types.ts';
+import { auditCsv, auditPage } from './audit.ts';
+import type { AuditEvent, AuditFilter, AuditPage } from './audit-types.ts';
 import { TwoFactor } from './two-factor.ts';
 import type {
   Account, AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
@@ -17,6 +19,7 @@ export * from './errors.ts';
 export * from './types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
+export * from './audit-types.ts';
 export type { TwoFactorDisabled, TwoFactorDisableInput, TwoFactorEnabled, TwoFactorEnrolment, TwoFactorState } from './two-factor.ts';
 export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
@@ -262,6 +265,22 @@ export class EmailVerifier {
   /** Erases one address from every store of the account; answers what was removed. */
   eraseAddress(email: string, options?: RequestOptions): Promise<AddressErased> {
     return eraseAddress(this.transport, email, options);
+  }
+
+  /** The audit log (admins): newest first, page after page, filtered by actor, action and time. */
+  auditEvents(options: AuditFilter & RequestOptions & { pageSize?: number } = {}): AsyncGenerator<AuditEvent, void, undefined> {
+    const { pageSize, ...rest } = options;
+    return pages((cursor) => auditPage(this.transport, { ...rest, limit: pageSize, cursor }));
+  }
+
+  /** One page of `auditEvents`; `cursor` is the last page's `next_cursor`. */
+  auditPage(options: AuditFilter & RequestOptions & { limit?: number; cursor?: string } = {}): Promise<AuditPage> {
+    return auditPage(this.transport, options);
+  }
+
+  /** Every row the filter selects, as CSV text. */
+  auditCsv(options: AuditFilter & RequestOptions = {}): Promise<string> {
+    return auditCsv(this.transport, options);
   }
 
   /** All the account's data as a zip of CSV and JSON files, streamed. */

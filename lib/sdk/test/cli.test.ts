@@ -115,6 +115,20 @@ describe('the CLI against the real API over HTTP', () => {
     expect((await cli(['usage', '--from', 'yesterday'])).code).toBe(6);
   });
 
+  it('audit: the log as lines and as CSV, filtered by action and actor; a bad filter is refused', async () => {
+    const made = await cli(['keys', 'create', '--name', 'audited key']);
+    expect(made.code).toBe(0);
+    const keyId = (await ctx.database.prisma.apiKey.findFirst({ where: { name: 'audited key' } }))!.id;
+    const lines = await cli(['audit', '--action', 'key.created']);
+    expect(lines.code).toBe(0);
+    const mine = lines.out.split('\n').find((line) => line.includes('audited key'))!;
+    expect(mine.split('\t').slice(1)).toEqual(['key.created', expect.stringMatching(/\(key key_/), 'audited key', '-']);
+    const csv = await cli(['audit', '--csv', '--actor', (await ctx.database.prisma.apiKey.findFirst({ where: { name: 'test' } }))!.id]);
+    const rows = Papa.parse<Record<string, string>>(csv.out, { header: true, skipEmptyLines: true }).data;
+    expect(rows.find((row) => row.target_id === keyId)).toMatchObject({ action: 'key.created', target_label: 'audited key', method: 'key' });
+    expect((await cli(['audit', '--action', 'key.stolen'])).code).toBe(6);
+  });
+
   it('retention, erase and export: the setting, one address erased over HTTP, the zip written to a file and to stdout', async () => {
     const set = await cli(['retention', '5']);
     expect(set.code).toBe(0);

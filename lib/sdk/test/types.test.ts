@@ -45,6 +45,8 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.UsageReport>().toEqualTypeOf<z.infer<typeof rr.usageReport>>();
     expectTypeOf<sdk.RetentionState>().toEqualTypeOf<z.infer<typeof rd.retentionState>>();
     expectTypeOf<sdk.AddressErased>().toEqualTypeOf<z.infer<typeof rd.addressErased>>();
+    expectTypeOf<sdk.AuditEvent>().toEqualTypeOf<z.infer<typeof rt.auditEvent>>();
+    expectTypeOf<sdk.AuditPage>().toEqualTypeOf<z.infer<typeof rt.auditPage>>();
     expectTypeOf<sdk.OrganisationSettings>().toEqualTypeOf<z.infer<typeof rt.organisationSettings>>();
     expectTypeOf<sdk.TwoFactorState>().toEqualTypeOf<z.infer<typeof rt.twoFactorState>>();
     expectTypeOf<sdk.TwoFactorEnrolment>().toEqualTypeOf<z.infer<typeof rt.twoFactorEnrolment>>();
@@ -72,6 +74,7 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.KeyInput>().toEqualTypeOf<z.input<typeof req.keyBody>>();
     expectTypeOf<sdk.KeyUpdateInput>().toEqualTypeOf<z.input<typeof req.keyUpdateBody>>();
     expectTypeOf<sdk.PasswordChangeInput>().toEqualTypeOf<z.input<typeof req.passwordChangeBody>>();
+    expectTypeOf<sdk.AuditAction>().toEqualTypeOf<NonNullable<z.input<typeof req.auditQuery>['action']>>();
     expectTypeOf<sdk.OrganisationUpdateInput>().toEqualTypeOf<z.input<typeof req.organisationBody>>();
     expectTypeOf<sdk.TwoFactorDisableInput>().toEqualTypeOf<z.input<typeof req.twoFactorDisableBody>>();
     expectTypeOf<sdk.MemberUpdate>().toEqualTypeOf<z.input<typeof req.memberUpdateBody>>();

@@ -6,6 +6,7 @@ import { downloadCap, resultsFile } from '@/lib/jobs/csv';
 import { watchBody } from '@/lib/api/heavy';
 import { env } from '@/lib/config/env';
 import { getOwnJob } from '@/lib/jobs/status';
+import { recordAudit } from '@/lib/audit/record';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, downloadQuery);
@@ -13,6 +14,10 @@ export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }
   const job = await getOwnJob(database, caller.userId, jobId, caller.sandbox || query.sandbox === true);
   const filter = query.filter === 'safe' && query.catch_all ? 'safe+catch-all' : query.filter;
   const { body, kind } = resultsFile(database, job, { filter, partial: query.partial, format: query.format, changed: query.changed });
+  // one audit row when the download starts (lib/audit/record.ts)
+  await recordAudit(database.prisma, caller.userId, 'list.downloaded', { type: 'list', id: job.id, label: job.uploadFilename }, {
+    format: kind.kind, ...(filter ? { filter } : {}), ...(job.sandbox ? { sandbox: true } : {}),
+  });
   const partial = job.status !== 'completed';
   const name = `${job.id}${partial ? '-partial' : ''}${query.changed ? '-changed' : ''}.${kind.kind}`;
   const response = new Response(body, {
