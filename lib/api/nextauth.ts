@@ -2,7 +2,7 @@ import NextAuth from 'next-auth';
 import { readBytes } from './body';
 import { AppError, invalidRequest } from '../errors/errors';
 import { errorResponse } from './errors';
-import { requestOrigin } from '../auth/origin';
+import { clientAddress, requestOrigin, withAuthRequestAddress } from '../auth/origin';
 import { env } from '../config/env';
 import { authOptions } from '../auth/options';
 import { parseCookies } from '../auth/sessions';
@@ -27,7 +27,7 @@ export async function authRoute(request: Request, segments: string[]): Promise<R
     headers['x-forwarded-host'] = own.host;
     headers['x-forwarded-proto'] = own.scheme;
     const res = new CapturedResponse();
-    await NextAuth(
+    await withAuthRequestAddress(clientAddress(request), () => NextAuth(
       {
         query: { ...Object.fromEntries(url.searchParams), nextauth: segments },
         body,
@@ -37,7 +37,7 @@ export async function authRoute(request: Request, segments: string[]): Promise<R
       } as never,
       res as never,
       authOptions,
-    );
+    ));
     return res.toResponse();
   } catch (error) {
     return errorResponse(error);

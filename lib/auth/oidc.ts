@@ -1,3 +1,4 @@
+import { authRequestClientAddress } from './origin';
 import type { OAuthConfig } from 'next-auth/providers/oauth';
 import { auditSignIn } from './login';
 import { env } from '../config/env';
@@ -73,13 +74,13 @@ export async function admitOidcUser(user: { id: string; email?: string | null },
     });
     user.id = person.id;
     user.email = person.email;
-    // next-auth's signIn callback has no request: the row's client address is unknown
-    await auditSignIn(person.email, 'shared', null, 'oidc');
+    // next-auth's signIn callback has no request: the address comes from the route's context (lib/auth/origin.ts)
+    await auditSignIn(person.email, authRequestClientAddress(), null, 'oidc');
     (user as { sessionVersion?: number }).sessionVersion = (await sessionVersion(person.id, { fresh: true })) ?? 0;
     return true;
   } catch (error) {
     if (error instanceof SsoRefused) {
-      if (typeof claims.email === 'string') await auditSignIn(claims.email, 'shared', error.code, 'oidc');
+      if (typeof claims.email === 'string') await auditSignIn(claims.email, authRequestClientAddress(), error.code, 'oidc');
       throw new Error(error.code);
     }
     // next-auth would put the message in the URL: log it, show the page's generic failure

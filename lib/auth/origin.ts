@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { isIP } from 'node:net';
 import { bareAddress, ipAllowed } from '../accounts/restrictions';
 import { env } from '../config/env';
@@ -79,4 +80,19 @@ export function addressFrom(headers: Headers, trust: ProxyTrust): string {
 function valid(value: string | null | undefined): string {
   const address = value ? bareAddress(value) : '';
   return isIP(address) ? address : 'shared';
+}
+
+const authRequestAddress = new AsyncLocalStorage<string>();
+
+/**
+ * Runs next-auth's handling of one request (lib/api/nextauth.ts) with its client address at hand:
+ * next-auth's sign-in callbacks get no request, and the audit row of a single sign-on needs it.
+ */
+export function withAuthRequestAddress<T>(address: string, run: () => T): T {
+  return authRequestAddress.run(address, run);
+}
+
+/** The client address of the next-auth request being handled; `shared` outside one. */
+export function authRequestClientAddress(): string {
+  return authRequestAddress.getStore() ?? 'shared';
 }

@@ -81,7 +81,7 @@ async function ssoSignIn(login: string, callback: (url: URL) => URL = (url) => u
     next = new URL(response.headers.get('location')!, next);
   }
   expect(next.pathname).toBe('/api/auth/callback/oidc');
-  let back = await go(jar, callback(next).href);
+  let back = await go(jar, callback(next).href, { headers: { 'x-real-ip': BROWSER } });
   let landed = new URL(back.headers.get('location')!, app.url);
   // a refusal goes through next-auth's error route to the sign-in page
   while (back.status === 302 && landed.origin === app.url && landed.pathname.startsWith('/api/auth/')) {
@@ -93,6 +93,8 @@ async function ssoSignIn(login: string, callback: (url: URL) => URL = (url) => u
 }
 
 const SESSION = 'next-auth.session-token';
+/** the browser's address, as the proxy in front reports it */
+const BROWSER = '198.51.100.23';
 
 async function v1(jar: Jar, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const headers = { origin: app.url, 'content-type': 'application/json', ...(init.headers as Record<string, string>) };
@@ -121,6 +123,8 @@ beforeAll(async () => {
     EV_OIDC_CLIENT_ID: idp.clientId,
     EV_OIDC_CLIENT_SECRET: idp.clientSecret,
     EV_OIDC_NAME: 'Acme ID',
+    // the proxy in front writes X-Real-IP: the audit rows' client address (lib/auth/origin.ts)
+    EV_TRUST_PROXY: 'header:X-Real-IP',
   }, 1);
   idp.register(`${app.url}/api/auth/callback/oidc`);
 }, 180_000);
@@ -133,6 +137,7 @@ afterAll(async () => {
 describe('single sign-on through OpenID Connect', () => {
   const password = 'correct horse battery';
   let acme: string;
+  let bossJar: Jar;
 
   it('shows the provider\'s button on the sign-in page', async () => {
     const html = await (await fetch(`${app.url}/signin`)).text();
@@ -144,6 +149,7 @@ describe('single sign-on through OpenID Connect', () => {
     const boss = await passwordSignIn('boss@acme.test', password);
     expect(boss.error).toBeNull();
     acme = (await v1(boss.jar, '/v1/organisations')).body.current;
+    bossJar = boss.jar;
     expect((await v1(boss.jar, '/v1/organisation', { method: 'PATCH', body: JSON.stringify({ sso_domain: 'other.test' }) })).status).toBe(403);
     const claimed = await v1(boss.jar, '/v1/organisation', { method: 'PATCH', body: JSON.stringify({ sso_domain: 'acme.test', sso_default_role: 'viewer' }) });
     expect(claimed.status).toBe(200);
@@ -174,6 +180,11 @@ describe('single sign-on through OpenID Connect', () => {
     expect(members.body.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([['boss@acme.test', 'owner'], ['alice@acme.test', 'viewer']]);
     // no usable password
     expect((await passwordSignIn('alice@acme.test', 'sso$none')).error).toBe('CredentialsSignin');
+
+    // the audit log names the sign-in: the person, the method and where from
+    const audit = await v1(bossJar, '/v1/audit?action=sign_in.succeeded');
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.find((row: { actor: { email: string } }) => row.actor.email === 'alice@acme.test')).toMatchObject({ method: 'oidc', client_address: BROWSER });
 
     // the next sign-in is the same person, found by the identity
     const again = await ssoSignIn('alice');
