@@ -142,6 +142,21 @@ export function onMembershipChange(listener: (orgId: string, userId: string) => 
   changed.add(listener);
 }
 
+/**
+ * Runs `change` on a member's row under the organisation's lock (404 when there is none), then
+ * tells the listeners (the session caches) that the member changed.
+ */
+async function withMembership(database: Database, orgId: string, userId: string, change: (tx: Tx, role: Role) => Promise<void>): Promise<void> {
+  if (!isIdShaped(userId)) throw notFound('Member');
+  await database.prisma.$transaction(async (tx) => {
+    await lockOrganisation(tx, database.dialect, orgId);
+    const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+    if (!row) throw notFound('Member');
+    await change(tx, row.role as Role);
+  });
+  for (const listener of changed) listener(orgId, userId);
+}
+
 export interface MemberChange {
   role?: Role;
   checks_per_day?: number | null;
@@ -153,13 +168,8 @@ export interface MemberChange {
  * organisation to it too (a key acts with at most its maker's role).
  */
 export async function updateMember(database: Database, orgId: string, actor: Actor, userId: string, change: MemberChange): Promise<MemberInfo> {
-  if (!isIdShaped(userId)) throw notFound('Member');
-  const { prisma, dialect } = database;
-  await prisma.$transaction(async (tx) => {
-    await lockOrganisation(tx, dialect, orgId);
-    const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
-    if (!row) throw notFound('Member');
-    const current = row.role as Role;
+  const { dialect } = database;
+  await withMembership(database, orgId, userId, async (tx, current) => {
     const self = userId === actor.id;
     // an owner may change their own role (handing ownership over); nobody raises or caps themselves
     if (!(self && actor.role === 'owner')) assertManages(actor, current, change.role);
@@ -182,7 +192,6 @@ export async function updateMember(database: Database, orgId: string, actor: Act
     const action = 'from' in details ? 'member.role_changed' : 'settings.changed';
     if (Object.keys(details).length) await recordAudit(tx, orgId, action, await memberTarget(tx, userId), details);
   });
-  for (const listener of changed) listener(orgId, userId);
   return (await listMembers(database, orgId)).find((m) => m.user_id === userId)!;
 }
 
@@ -191,18 +200,12 @@ export async function updateMember(database: Database, orgId: string, actor: Act
  * organisation stop at once; the keys they made stay with it and keep working (docs/teams.md).
  */
 export async function removeMember(database: Database, orgId: string, actor: Actor, userId: string): Promise<{ removed: string }> {
-  if (!isIdShaped(userId)) throw notFound('Member');
-  const { prisma, dialect } = database;
-  await prisma.$transaction(async (tx) => {
-    await lockOrganisation(tx, dialect, orgId);
-    const row = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
-    if (!row) throw notFound('Member');
-    if (userId !== actor.id) assertManages(actor, row.role as Role);
-    if (row.role === 'owner') await assertAnotherOwner(tx, orgId, userId);
+  await withMembership(database, orgId, userId, async (tx, role) => {
+    if (userId !== actor.id) assertManages(actor, role);
+    if (role === 'owner') await assertAnotherOwner(tx, orgId, userId);
     await tx.membership.delete({ where: { orgId_userId: { orgId, userId } } });
-    await recordAudit(tx, orgId, 'member.removed', await memberTarget(tx, userId), { role: row.role, ...(userId === actor.id ? { left: true } : {}) });
+    await recordAudit(tx, orgId, 'member.removed', await memberTarget(tx, userId), { role, ...(userId === actor.id ? { left: true } : {}) });
   });
-  for (const listener of changed) listener(orgId, userId);
   return { removed: userId };
 }
 
