@@ -58,8 +58,13 @@ export async function organisationsOf({ prisma }: Database, userId: string): Pro
     .map((r) => ({ id: r.orgId, name: byId.get(r.orgId)!.orgName ?? byId.get(r.orgId)!.email, role: r.role as Role }));
 }
 
-export async function listMembers({ prisma }: Database, orgId: string): Promise<MemberInfo[]> {
-  const rows = await prisma.membership.findMany({ where: { orgId }, orderBy: { createdAt: 'asc' } });
+export async function listMembers(database: Database, orgId: string): Promise<MemberInfo[]> {
+  return membersWhere(database, { orgId });
+}
+
+/** The members the filter selects, oldest first, with their emails. */
+async function membersWhere({ prisma }: Database, where: { orgId: string; userId?: string }): Promise<MemberInfo[]> {
+  const rows = await prisma.membership.findMany({ where, orderBy: { createdAt: 'asc' } });
   const people = await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.userId) } }, select: { id: true, email: true } });
   const email = new Map(people.map((p) => [p.id, p.email]));
   return rows.map((r) => ({
@@ -192,7 +197,7 @@ export async function updateMember(database: Database, orgId: string, actor: Act
     const action = 'from' in details ? 'member.role_changed' : 'settings.changed';
     if (Object.keys(details).length) await recordAudit(tx, orgId, action, await memberTarget(tx, userId), details);
   });
-  return (await listMembers(database, orgId)).find((m) => m.user_id === userId)!;
+  return (await membersWhere(database, { orgId, userId }))[0]!;
 }
 
 /**

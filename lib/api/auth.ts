@@ -64,13 +64,12 @@ export async function authenticate(request: Request): Promise<Caller> {
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
   const { orgId, role } = await sessionOrganisation(request, token.sub);
+  const op = operationFor(request.method, new URL(request.url).pathname);
   // an organisation that requires two-factor admits a person without it only to enrol or switch
-  if (!operationFor(request.method, new URL(request.url).pathname)?.twoFactorExempt) await assertTwoFactorMet(orgId, token.sub);
+  if (!op?.twoFactorExempt) await assertTwoFactorMet(orgId, token.sub);
   const signIn = token.via === 'oidc' ? 'oidc' : 'password';
   // An organisation that signs in through SSO only refuses password sessions (403 sso_required),
   // except the list of organisations, so the dashboard's switcher can still offer the others.
-  if (!(request.method === 'GET' && new URL(request.url).pathname === '/v1/organisations')) {
-    await assertSignInMethodAllowed(await db(), orgId, signIn);
-  }
+  if (!op?.ssoExempt) await assertSignInMethodAllowed(await db(), orgId, signIn);
   return { userId: orgId, actorId: token.sub, role, subject: `user:${token.sub}`, via: 'session', key: null, signIn };
 }

@@ -36,6 +36,8 @@ export interface Operation {
    * `two_factor_required`, lib/api/auth.ts)
    */
   twoFactorExempt?: true;
+  /** a password session is admitted to it in an organisation that signs in through SSO only (`sso_required`, lib/api/auth.ts) */
+  ssoExempt?: true;
   query?: z.ZodObject;
   body?: z.ZodType;
   /** status and schema of the success answer; `csv` for the download, `zip` for the export */
@@ -130,7 +132,7 @@ const MONITOR_OPERATIONS: Operation[] = [
 /** Organisations and their members (docs/teams.md). */
 const TEAM_OPERATIONS: Operation[] = [
   {
-    method: 'get', path: '/v1/organisations', operationId: 'listOrganisations', tag: 'Teams', scope: 'account', role: 'viewer', twoFactorExempt: true, summary: 'The organisations you belong to',
+    method: 'get', path: '/v1/organisations', operationId: 'listOrganisations', tag: 'Teams', scope: 'account', role: 'viewer', twoFactorExempt: true, ssoExempt: true, summary: 'The organisations you belong to',
     description: 'A dashboard session: every organisation the signed-in person belongs to, with their role in each; `current` is the one this request acted for (the `ev-org` cookie, else their own). A key: its own organisation and role.',
     ok: [200, rt.organisationList],
   },
