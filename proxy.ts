@@ -10,12 +10,12 @@ export function proxy(request: NextRequest): NextResponse | undefined {
   const path = request.nextUrl.pathname;
   if (!path.includes('%') || decodes(path)) return undefined;
   if (path.startsWith('/v1/') || path.startsWith('/api/')) {
-    return NextResponse.json(
-      { error: 'invalid_request', message: 'The request path is not valid percent-encoded UTF-8.', param: 'path' },
-      { status: 400 },
-    );
+    return NextResponse.json({ error: 'invalid_request', message: 'The request path is not valid percent-encoded UTF-8.', param: 'path' }, { status: 400 });
   }
-  return new NextResponse('Bad Request: the path is not valid percent-encoded UTF-8.\n', { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  return new NextResponse('Bad Request: the path is not valid percent-encoded UTF-8.\n', {
+    status: 400,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+  });
 }
 
 function decodes(path: string): boolean {

@@ -54,13 +54,21 @@ export async function startBareServer(nodeOptions: string): Promise<BareServer> 
   const dir = await buildBareApp();
   const port = await freePort();
   const child = spawn(process.execPath, [NEXT, 'start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: nodeOptions, NEXT_TELEMETRY_DISABLED: '1' },
   });
   const log: string[] = [];
   child.stdout!.on('data', (b: Buffer) => log.push(b.toString()));
   child.stderr!.on('data', (b: Buffer) => log.push(b.toString()));
-  const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } };
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  };
   process.on('exit', killGroup);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -68,17 +76,31 @@ export async function startBareServer(nodeOptions: string): Promise<BareServer> 
     if (child.exitCode !== null) throw new Error(`bare next start exited (${child.exitCode}):\n${log.join('')}`);
     try {
       const res = await fetch(`${baseUrl}/ping`);
-      if (res.ok) { await res.arrayBuffer(); break; }
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { killGroup(); throw new Error(`bare app did not come up in 60 s:\n${log.join('')}`); }
+      if (res.ok) {
+        await res.arrayBuffer();
+        break;
+      }
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      killGroup();
+      throw new Error(`bare app did not come up in 60 s:\n${log.join('')}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    baseUrl, pid: child.pid!, path: '/ping',
+    baseUrl,
+    pid: child.pid!,
+    path: '/ping',
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
-        try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ }
+        try {
+          process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
         const timer = setTimeout(killGroup, 5000);
         await exited;
         clearTimeout(timer);

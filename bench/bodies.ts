@@ -7,14 +7,24 @@
 import { request } from './load';
 import { sampleRss, startServer } from './server';
 
-export interface BodyResult { kind: string; bodyMb: number; status: number; answerMs: number; peakRssMb: number; idleRssMb: number }
+export interface BodyResult {
+  kind: string;
+  bodyMb: number;
+  status: number;
+  answerMs: number;
+  peakRssMb: number;
+  idleRssMb: number;
+}
 
 const ROWS = 1_000_000;
 
 function uploadBody(): Buffer {
   const rows: string[] = new Array(ROWS);
-  for (let i = 0; i < ROWS; i++) rows[i] = JSON.stringify([`Firstname${i}`, `Lastname${i}`, `firstname.lastname${i}@company${i % 5000}.example`, `Company ${i % 977} GmbH`, 'Germany']);
-  return Buffer.from(`{"columns":["first_name","last_name","email","company","country"],"email_column":2,"filename":"contacts.csv","rows":[${rows.join(',')}]}`);
+  for (let i = 0; i < ROWS; i++)
+    rows[i] = JSON.stringify([`Firstname${i}`, `Lastname${i}`, `firstname.lastname${i}@company${i % 5000}.example`, `Company ${i % 977} GmbH`, 'Germany']);
+  return Buffer.from(
+    `{"columns":["first_name","last_name","email","company","country"],"email_column":2,"filename":"contacts.csv","rows":[${rows.join(',')}]}`,
+  );
 }
 
 /** `unit` repeated, comma-separated, until the body has `bytes` bytes. */
@@ -27,7 +37,10 @@ function filled(open: string, unit: string, close: string, bytes: number): Buffe
 const KINDS: [string, (bytes: number) => Buffer][] = [
   ['1M-row CSV upload (5 columns)', () => uploadBody()],
   ['hostile: {"emails":[{},{},...]}', (bytes) => filled('{"emails":[', '{}', ']}', bytes)],
-  ['hostile: rows of 1,000 two-letter cells', (bytes) => filled('{"columns":["a"],"email_column":0,"rows":[', `[${Array(1000).fill('"ab"').join(',')}]`, ']}', bytes)],
+  [
+    'hostile: rows of 1,000 two-letter cells',
+    (bytes) => filled('{"columns":["a"],"email_column":0,"rows":[', `[${Array(1000).fill('"ab"').join(',')}]`, ']}', bytes),
+  ],
   ['hostile: one field nested 50M deep', (bytes) => Buffer.from(`{"x":${'['.repeat(bytes / 2 - 40)}${']'.repeat(bytes / 2 - 40)},"emails":["a@example.com"]}`)],
   ['hostile: 1M one-letter addresses', () => filled('{"emails":[', '"a"', ']}', 4 * ROWS)],
 ];
@@ -51,7 +64,9 @@ export async function runBodiesBench(log: (line: string) => void): Promise<BodyR
       const { peakMb } = rss.stop();
       if (server.exited()) throw new Error(`the server exited (${server.exited()}) on ${kind}`);
       const result = { kind, bodyMb: body.length / 1e6, status: reply.status, answerMs, peakRssMb: peakMb, idleRssMb };
-      log(`  ${kind}: ${result.bodyMb.toFixed(1)} MB → ${reply.status} in ${answerMs.toFixed(0)} ms, RSS ${idleRssMb.toFixed(0)} → peak ${peakMb.toFixed(0)} MB`);
+      log(
+        `  ${kind}: ${result.bodyMb.toFixed(1)} MB → ${reply.status} in ${answerMs.toFixed(0)} ms, RSS ${idleRssMb.toFixed(0)} → peak ${peakMb.toFixed(0)} MB`,
+      );
       results.push(result);
     } finally {
       await server.stop();

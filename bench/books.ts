@@ -11,7 +11,14 @@ import { verifySingle } from '../lib/checks/single';
 import { submitBulk } from '../lib/jobs/submit';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
 
-export interface BooksFigures { dialect: string; singlePerSecond: number; singleCpuUs: number; instantPerSecond: number; instantCpuUs: number; queued100kMs: number }
+export interface BooksFigures {
+  dialect: string;
+  singlePerSecond: number;
+  singleCpuUs: number;
+  instantPerSecond: number;
+  instantCpuUs: number;
+  queued100kMs: number;
+}
 
 export async function runBooksBench(singles = 3000, instants = 300): Promise<BooksFigures[]> {
   Object.assign(process.env, { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EGRESS_POLICY: 'off', EV_FREE_DAILY: '0' });
@@ -28,18 +35,30 @@ export async function runBooksBench(singles = 3000, instants = 300): Promise<Boo
         let next = 0;
         const started = performance.now();
         const cpu = process.cpuUsage();
-        await Promise.all(Array.from({ length: 10 }, async () => { while (next < count) await work(next++); }));
+        await Promise.all(
+          Array.from({ length: 10 }, async () => {
+            while (next < count) await work(next++);
+          }),
+        );
         const used = process.cpuUsage(cpu);
         return { perSecond: count / ((performance.now() - started) / 1000), cpuUs: (used.user + used.system) / count };
       };
       await concurrent(200, (i) => verifySingle(database, account.id, false, `warm${i}@example.com`));
       const single = await concurrent(singles, (i) => verifySingle(database, account.id, false, `single${i}@example.com`));
       const instant = await concurrent(instants, (i) =>
-        submitBulk(database, { userId: account.id, sandbox: false, emails: Array.from({ length: 10 }, (_, j) => `i${i}x${j}@example.com`) }, async () => {}));
+        submitBulk(database, { userId: account.id, sandbox: false, emails: Array.from({ length: 10 }, (_, j) => `i${i}x${j}@example.com`) }, async () => {}),
+      );
       const emails = Array.from({ length: 100_000 }, (_, i) => `q${i}@example${i % 50}.com`);
       const started = performance.now();
       await submitBulk(database, { userId: account.id, sandbox: false, emails }, async () => {});
-      figures.push({ dialect, singlePerSecond: single.perSecond, singleCpuUs: single.cpuUs, instantPerSecond: instant.perSecond, instantCpuUs: instant.cpuUs, queued100kMs: performance.now() - started });
+      figures.push({
+        dialect,
+        singlePerSecond: single.perSecond,
+        singleCpuUs: single.cpuUs,
+        instantPerSecond: instant.perSecond,
+        instantCpuUs: instant.cpuUs,
+        queued100kMs: performance.now() - started,
+      });
     } finally {
       await database.prisma.$disconnect();
       await fresh.drop();
@@ -50,8 +69,11 @@ export async function runBooksBench(singles = 3000, instants = 300): Promise<Boo
 
 if (process.argv[1]?.endsWith('books.ts')) {
   const rounds = Number(process.env.BOOKS_ROUNDS ?? 3);
-  for (let r = 0; r < rounds; r++) for (const f of await runBooksBench()) {
-    console.log(`${f.dialect}: single ${f.singlePerSecond.toFixed(0)}/s (${f.singleCpuUs.toFixed(0)} µs CPU), instant bulk of 10 ${f.instantPerSecond.toFixed(0)}/s (${f.instantCpuUs.toFixed(0)} µs CPU), queued 100k submit ${f.queued100kMs.toFixed(0)} ms`);
-  }
+  for (let r = 0; r < rounds; r++)
+    for (const f of await runBooksBench()) {
+      console.log(
+        `${f.dialect}: single ${f.singlePerSecond.toFixed(0)}/s (${f.singleCpuUs.toFixed(0)} µs CPU), instant bulk of 10 ${f.instantPerSecond.toFixed(0)}/s (${f.instantCpuUs.toFixed(0)} µs CPU), queued 100k submit ${f.queued100kMs.toFixed(0)} ms`,
+      );
+    }
   process.exit(0);
 }

@@ -62,7 +62,14 @@ function probeHealth(baseUrl: string) {
   };
 }
 
-export async function runBulk(baseUrl: string, headers: Record<string, string>, body: Buffer, emails: number, timeoutMs: number, onSubmitted?: () => void): Promise<BulkResult> {
+export async function runBulk(
+  baseUrl: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  emails: number,
+  timeoutMs: number,
+  onSubmitted?: () => void,
+): Promise<BulkResult> {
   const t0 = performance.now();
   const submit = await request(baseUrl, { method: 'POST', path: '/v1/verify/bulk', headers: { ...headers, 'content-type': 'application/json' }, body }, true);
   const t1 = performance.now();
@@ -80,8 +87,15 @@ export async function runBulk(baseUrl: string, headers: Record<string, string>, 
 }
 
 async function poll(
-  baseUrl: string, headers: Record<string, string>, answer: { job_id: string; status: string }, emails: number, body: Buffer,
-  t0: number, t1: number, timeoutMs: number, prober: ReturnType<typeof probeHealth>,
+  baseUrl: string,
+  headers: Record<string, string>,
+  answer: { job_id: string; status: string },
+  emails: number,
+  body: Buffer,
+  t0: number,
+  t1: number,
+  timeoutMs: number,
+  prober: ReturnType<typeof probeHealth>,
 ): Promise<BulkResult> {
   let queuedMs = answer.status === 'queued' ? NaN : 0;
   const pollTimes: number[] = [];
@@ -99,10 +113,18 @@ async function poll(
     if (!last || last[1] !== status.progress) progress.push([Math.round(since), status.progress]);
     if (status.status === 'completed') {
       return {
-        emails, bodyMb: body.length / 1048576, jobId: answer.job_id,
-        submitMs: t1 - t0, queuedMs, afterSubmitMs: since, totalMs: p1 - t0,
-        polls: pollTimes.length, pollAvgMs: pollTimes.reduce((a, b) => a + b, 0) / pollTimes.length, pollMaxMs: Math.max(...pollTimes),
-        progress, healthDuringJob: await prober.stop(),
+        emails,
+        bodyMb: body.length / 1048576,
+        jobId: answer.job_id,
+        submitMs: t1 - t0,
+        queuedMs,
+        afterSubmitMs: since,
+        totalMs: p1 - t0,
+        polls: pollTimes.length,
+        pollAvgMs: pollTimes.reduce((a, b) => a + b, 0) / pollTimes.length,
+        pollMaxMs: Math.max(...pollTimes),
+        progress,
+        healthDuringJob: await prober.stop(),
       };
     }
     if (status.status === 'failed' || status.status === 'cancelled') throw new Error(`bulk job ended ${status.status}`);
@@ -130,7 +152,9 @@ export function downloadCsv(baseUrl: string, headers: Record<string, string>, jo
     const req = http.get(`${baseUrl}/v1/verify/bulk/download/${jobId}`, { headers, agent }, (res) => {
       if (res.statusCode !== 200) {
         let text = '';
-        res.on('data', (c) => { text += c; });
+        res.on('data', (c) => {
+          text += c;
+        });
         res.on('end', () => reject(new Error(`download → ${res.statusCode} ${text.slice(0, 300)}`)));
         return;
       }

@@ -30,21 +30,33 @@ export async function auditBooks(database: Database, userIds: string[], granted:
     const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
     const used = (await prisma.usageDay.findMany({ where: { userId } })).reduce((n, d) => n + d.used, 0);
     let chargeable = 0;
-    for (const job of await prisma.job.findMany({ where: { userId, sandbox: false }, select: { id: true } })) chargeable += await chargeableCount(prisma, dialect, job.id);
+    for (const job of await prisma.job.findMany({ where: { userId, sandbox: false }, select: { id: true } }))
+      chargeable += await chargeableCount(prisma, dialect, job.id);
     const paid = granted - user.credits + used;
     if (paid !== chargeable) wrong.push({ userId, paid, chargeable });
   }
   const [twice] = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-    `SELECT COUNT(*) AS n FROM (SELECT job_id, idx FROM verifications WHERE job_id IS NOT NULL GROUP BY job_id, idx HAVING COUNT(*) > 1) t`);
+    `SELECT COUNT(*) AS n FROM (SELECT job_id, idx FROM verifications WHERE job_id IS NOT NULL GROUP BY job_id, idx HAVING COUNT(*) > 1) t`,
+  );
   const [stored] = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(`SELECT COUNT(*) AS n FROM verifications WHERE job_id IS NOT NULL`);
-  const inconsistent = await prisma.$queryRawUnsafe<{ id: string }[]>(q(dialect, `SELECT j.id FROM jobs j WHERE
+  const inconsistent = await prisma.$queryRawUnsafe<{ id: string }[]>(
+    q(
+      dialect,
+      `SELECT j.id FROM jobs j WHERE
       (j.status = 'completed' AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done'))
-      OR (j.status IN ('queued', 'processing'))`));
+      OR (j.status IN ('queued', 'processing'))`,
+    ),
+  );
   const storedTwice = Number(twice!.n);
   const ledger = await auditCredits(database);
   const ledgerProblems = ledger.problems.flatMap((p) => p.problems.map((problem) => `${p.email}: ${problem}`));
   return {
     ok: wrong.length === 0 && storedTwice === 0 && inconsistent.length === 0 && ledgerProblems.length === 0,
-    accounts: userIds.length, wrong, stored: Number(stored!.n), storedTwice, inconsistentJobs: inconsistent.map((r) => r.id), ledgerProblems,
+    accounts: userIds.length,
+    wrong,
+    stored: Number(stored!.n),
+    storedTwice,
+    inconsistentJobs: inconsistent.map((r) => r.id),
+    ledgerProblems,
   };
 }

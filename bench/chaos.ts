@@ -18,8 +18,16 @@ import { startWorkerProcess } from './worker-process';
 import { auditBooks, type Audit } from './chaos-audit';
 
 export interface ChaosReport {
-  jobs: number; addresses: number; stored: number; cancels: number; workerKills: number; serverKills: number;
-  pgRestarts: number; terminal: Record<string, number>; wallMs: number; audit: Audit;
+  jobs: number;
+  addresses: number;
+  stored: number;
+  cancels: number;
+  workerKills: number;
+  serverKills: number;
+  pgRestarts: number;
+  terminal: Record<string, number>;
+  wallMs: number;
+  audit: Audit;
 }
 
 const JOBS = 10;
@@ -41,9 +49,19 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
   const pg = await startPrivatePostgres();
   const url = await pg.database('chaos');
   const env: Record<string, string> = {
-    DATABASE_URL: url, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-    EV_EGRESS_POLICY: 'off', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '25', EV_LEASE_MS: '3000', EV_TRANSIENT_RETRY_MS: '1000',
-    EV_WORKER_CONCURRENCY: '10', EV_SMTP_PACING: 'default=8/0', EV_CREATE_RATE_PER_MINUTE: '100000', EV_RATE_LIMIT_PER_MINUTE: '100000',
+    DATABASE_URL: url,
+    EV_DNS_SERVERS: dns.server,
+    EV_SMTP_PORT: String(smtp.port),
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_EGRESS_POLICY: 'off',
+    EV_FREE_DAILY: '0',
+    EV_CHUNK_SIZE: '25',
+    EV_LEASE_MS: '3000',
+    EV_TRANSIENT_RETRY_MS: '1000',
+    EV_WORKER_CONCURRENCY: '10',
+    EV_SMTP_PACING: 'default=8/0',
+    EV_CREATE_RATE_PER_MINUTE: '100000',
+    EV_RATE_LIMIT_PER_MINUTE: '100000',
   };
   Object.assign(process.env, env);
   const database = await useDatabase(url);
@@ -60,17 +78,19 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
     for (const account of accounts) await grantCredits(database, account.id, CREDITS);
 
     // the web server (with its embedded worker), restarted whenever a failpoint or the chaos kills it
-    keepers.push((async () => {
-      while (running) {
-        if (server?.exited() != null) {
-          counts.serverKills++;
-          await server.stop().catch(() => undefined);
-          server = null;
+    keepers.push(
+      (async () => {
+        while (running) {
+          if (server?.exited() != null) {
+            counts.serverKills++;
+            await server.stop().catch(() => undefined);
+            server = null;
+          }
+          while (running && !server) server = await startServer({ env: serverEnv(), accounts: 0 }).catch(() => null);
+          await sleep(200);
         }
-        while (running && !server) server = await startServer({ env: serverEnv(), accounts: 0 }).catch(() => null);
-        await sleep(200);
-      }
-    })());
+      })(),
+    );
     // three worker processes, each replaced when a failpoint (or the chaos below) kills it
     const keepWorker = async (): Promise<void> => {
       while (running) {
@@ -90,7 +110,9 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
         try {
           if (!server) throw new Error('the web server is restarting');
           const response = await fetch(`${server.baseUrl}${path}`, {
-            method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
+            method,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: body ? JSON.stringify(body) : undefined,
           });
           if (response.status < 500 || tries > 20) return { status: response.status, json: await response.json().catch(() => null) };
         } catch (error) {
@@ -100,17 +122,24 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
       }
     };
     const jobs: { id: string; key: string }[] = [];
-    await Promise.all(keys.map(async (key, j) => {
-      const emails = Array.from({ length: addressesPerJob }, (_, i) => `${i % 5 < 3 ? 'ok' : 'no'}${j}x${i}@chaos${(i + j) % DOMAINS}.test`);
-      const reply = await call('POST', '/v1/verify/bulk', key, { emails });
-      if (reply.status >= 300) throw new Error(`submit: ${reply.status} ${JSON.stringify(reply.json)}`);
-      jobs.push({ id: reply.json.data?.job_id ?? reply.json.job_id, key });
-    }));
+    await Promise.all(
+      keys.map(async (key, j) => {
+        const emails = Array.from({ length: addressesPerJob }, (_, i) => `${i % 5 < 3 ? 'ok' : 'no'}${j}x${i}@chaos${(i + j) % DOMAINS}.test`);
+        const reply = await call('POST', '/v1/verify/bulk', key, { emails });
+        if (reply.status >= 300) throw new Error(`submit: ${reply.status} ${JSON.stringify(reply.json)}`);
+        jobs.push({ id: reply.json.data?.job_id ?? reply.json.job_id, key });
+      }),
+    );
     log(`  chaos: ${jobs.length} jobs of ${addressesPerJob} submitted`);
 
     // the chaos: cancels, a kill -9 of the web server, one of a worker, one PostgreSQL restart
     const events: Promise<void>[] = [];
-    const at = (ms: number, what: () => Promise<void>) => events.push(sleep(ms).then(what).catch((e) => log(`  chaos event failed: ${e}`)));
+    const at = (ms: number, what: () => Promise<void>) =>
+      events.push(
+        sleep(ms)
+          .then(what)
+          .catch((e) => log(`  chaos event failed: ${e}`)),
+      );
     for (const job of [...jobs].sort(() => Math.random() - 0.5).slice(0, 3)) {
       at(2_000 + random(20_000), async () => {
         while (!server) await sleep(200);
@@ -132,14 +161,27 @@ export async function runChaosBench({ addressesPerJob = 300, log = console.log }
     await Promise.all(events);
 
     // every job must end: wait while the workers keep going
-    const terminal = await waitTerminal(database, jobs.map((j) => j.id), 300_000);
+    const terminal = await waitTerminal(
+      database,
+      jobs.map((j) => j.id),
+      300_000,
+    );
     running = false;
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(keepers);
-    const audit = await auditBooks(database, accounts.map((a) => a.id), CREDITS);
+    const audit = await auditBooks(
+      database,
+      accounts.map((a) => a.id),
+      CREDITS,
+    );
     return {
-      jobs: jobs.length, addresses: jobs.length * addressesPerJob, stored: audit.stored, ...counts, terminal,
-      wallMs: Math.round(performance.now() - started), audit,
+      jobs: jobs.length,
+      addresses: jobs.length * addressesPerJob,
+      stored: audit.stored,
+      ...counts,
+      terminal,
+      wallMs: Math.round(performance.now() - started),
+      audit,
     };
   } finally {
     running = false;

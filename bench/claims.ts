@@ -41,18 +41,26 @@ async function claimLatency(claimers: number, count: number) {
     await submitQueued(database, { userId: account.id, sandbox: true, emails: Array.from({ length: count }, (_, i) => `user${i}@claims.test`) });
     const latencies: number[] = [];
     const started = performance.now();
-    await Promise.all(Array.from({ length: claimers }, async (_, w) => {
-      for (;;) {
-        const t = performance.now();
-        const chunk = await claimChunk(database, `w${w}`, 60_000);
-        latencies.push(performance.now() - t);
-        if (!chunk) return;
-        await completeChunkAndFinish(database, chunk);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: claimers }, async (_, w) => {
+        for (;;) {
+          const t = performance.now();
+          const chunk = await claimChunk(database, `w${w}`, 60_000);
+          latencies.push(performance.now() - t);
+          if (!chunk) return;
+          await completeChunkAndFinish(database, chunk);
+        }
+      }),
+    );
     const ms = performance.now() - started;
     latencies.sort((a, b) => a - b);
-    return { claimers, count, p50Ms: Number(quantile(latencies, 0.5).toFixed(2)), p95Ms: Number(quantile(latencies, 0.95).toFixed(2)), perSecond: Math.round(count / (ms / 1000)) };
+    return {
+      claimers,
+      count,
+      p50Ms: Number(quantile(latencies, 0.5).toFixed(2)),
+      p95Ms: Number(quantile(latencies, 0.95).toFixed(2)),
+      perSecond: Math.round(count / (ms / 1000)),
+    };
   });
 }
 
@@ -67,7 +75,10 @@ async function sandboxJob(workers: number, addresses: number) {
     let t = performance.now();
     const { job_id } = await submitQueued(database, { userId: account.id, sandbox: true, emails });
     const submitMs = performance.now() - t;
-    const pool = Array.from({ length: workers }, () => new JobWorker(database, { concurrency: 50, leaseMs: 60_000, pollMs: 20, verifierFor: () => sandboxVerifier }));
+    const pool = Array.from(
+      { length: workers },
+      () => new JobWorker(database, { concurrency: 50, leaseMs: 60_000, pollMs: 20, verifierFor: () => sandboxVerifier }),
+    );
     const other = await ensureAccount(database, 'small-job@example.com');
     const completed = async (id: string) => (await database.prisma.job.findUniqueOrThrow({ where: { id } })).status === 'completed';
     t = performance.now();
@@ -75,7 +86,11 @@ async function sandboxJob(workers: number, addresses: number) {
     const small = (async () => {
       await new Promise((r) => setTimeout(r, 3_000));
       const since = performance.now();
-      const { job_id: id } = await submitQueued(database, { userId: other.id, sandbox: true, emails: Array.from({ length: 50 }, (_, i) => `user${i}@small.test`) });
+      const { job_id: id } = await submitQueued(database, {
+        userId: other.id,
+        sandbox: true,
+        emails: Array.from({ length: 50 }, (_, i) => `user${i}@small.test`),
+      });
       while (!(await completed(id))) await new Promise((r) => setTimeout(r, 20));
       return performance.now() - since;
     })();
@@ -83,7 +98,14 @@ async function sandboxJob(workers: number, addresses: number) {
     const wallMs = performance.now() - t;
     const otherJobMs = await small;
     await Promise.all(pool.map((worker) => worker.stop()));
-    return { workers, addresses, submitMs: Math.round(submitMs), wallMs: Math.round(wallMs), perSecond: Math.round(addresses / (wallMs / 1000)), otherJobMs: Math.round(otherJobMs) };
+    return {
+      workers,
+      addresses,
+      submitMs: Math.round(submitMs),
+      wallMs: Math.round(wallMs),
+      perSecond: Math.round(addresses / (wallMs / 1000)),
+      otherJobMs: Math.round(otherJobMs),
+    };
   });
 }
 

@@ -11,12 +11,32 @@ import { join } from 'node:path';
 /** A metric worse than the baseline by more than this is marked. */
 export const WORSE_BEYOND = 0.1;
 
-export interface Machine { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string }
-export interface Source { git: string; started: string; quick: boolean; machine: Machine }
-export interface Baseline { results: Record<string, unknown>; sources: Record<string, Source> }
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGb: number;
+  node: string;
+  platform: string;
+}
+export interface Source {
+  git: string;
+  started: string;
+  quick: boolean;
+  machine: Machine;
+}
+export interface Baseline {
+  results: Record<string, unknown>;
+  sources: Record<string, Source>;
+}
 
 export function thisMachine(): Machine {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
 }
 
 /** Every number in the results, by its dotted path; a load run's request count and duration are not metrics (its rate is). */
@@ -47,7 +67,14 @@ export function direction(path: string): 1 | -1 | 0 {
   return 0;
 }
 
-export interface Compared { metric: string; before: number; after: number; change: number | null; worse: boolean; direction: 1 | -1 | 0 }
+export interface Compared {
+  metric: string;
+  before: number;
+  after: number;
+  change: number | null;
+  worse: boolean;
+  direction: 1 | -1 | 0;
+}
 
 /** The metrics present in both, in the order they were measured. `change`: after / before - 1 (null from 0). */
 export function compare(before: Record<string, unknown>, after: Record<string, unknown>): Compared[] {
@@ -58,9 +85,7 @@ export function compare(before: Record<string, unknown>, after: Record<string, u
     if (was === undefined) continue;
     const dir = direction(metric);
     const change = was === 0 ? (value === 0 ? 0 : null) : value / was - 1;
-    const worse = dir === 0 ? false
-      : change === null ? dir === -1 && value > 0
-        : dir === 1 ? change < -WORSE_BEYOND : change > WORSE_BEYOND;
+    const worse = dir === 0 ? false : change === null ? dir === -1 && value > 0 : dir === 1 ? change < -WORSE_BEYOND : change > WORSE_BEYOND;
     rows.push({ metric, before: was, after: value, change, worse, direction: dir });
   }
   return rows;
@@ -71,15 +96,33 @@ const num = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1
 export function formatComparison(rows: Compared[], baselineMachines: Machine[], here: Machine): string {
   const lines: string[] = [];
   const differs = baselineMachines.filter((m) => m.cpus !== here.cpus || m.cpuModel !== here.cpuModel || m.memoryGb !== here.memoryGb);
-  if (differs.length) lines.push(`note: the baseline came from another machine (${differs.map((m) => `${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB`).join('; ')}); this one is ${here.cpus} × ${here.cpuModel}, ${here.memoryGb} GB`);
-  const table = rows.map((r) => [r.metric, num(r.before), num(r.after), r.change === null ? 'from 0' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%`, r.direction === 1 ? 'higher' : r.direction === -1 ? 'lower' : '?', r.worse ? 'WORSE > 10%' : '']);
+  if (differs.length)
+    lines.push(
+      `note: the baseline came from another machine (${differs.map((m) => `${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB`).join('; ')}); this one is ${here.cpus} × ${here.cpuModel}, ${here.memoryGb} GB`,
+    );
+  const table = rows.map((r) => [
+    r.metric,
+    num(r.before),
+    num(r.after),
+    r.change === null ? 'from 0' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%`,
+    r.direction === 1 ? 'higher' : r.direction === -1 ? 'lower' : '?',
+    r.worse ? 'WORSE > 10%' : '',
+  ]);
   const head = ['metric', 'before', 'after', 'change', 'better', 'mark'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 1 && i <= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ').replace(/[\s|]+$/, '');
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 1 && i <= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join(' | ')
+      .replace(/[\s|]+$/, '');
   lines.push(line(head), widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const t of table) lines.push(line(t));
   const worse = rows.filter((r) => r.worse);
-  lines.push(rows.length === 0 ? 'no metric of this run is in the baseline' : `${worse.length} of ${rows.length} metrics more than ${WORSE_BEYOND * 100}% worse than the baseline${worse.length ? `: ${worse.map((r) => r.metric).join(', ')}` : ''}`);
+  lines.push(
+    rows.length === 0
+      ? 'no metric of this run is in the baseline'
+      : `${worse.length} of ${rows.length} metrics more than ${WORSE_BEYOND * 100}% worse than the baseline${worse.length ? `: ${worse.map((r) => r.metric).join(', ')}` : ''}`,
+  );
   return lines.join('\n');
 }
 
@@ -108,7 +151,21 @@ export function comparisonReport(baseline: Baseline | null, results: Record<stri
   if (!baseline) return 'no baseline recorded (bench/results/baseline.json): run with --save-baseline first';
   const names = Object.keys(results).filter((name) => name in baseline.results);
   const before = Object.fromEntries(names.map((name) => [name, baseline.results[name]]));
-  const machines = [...new Map(names.map((n) => baseline.sources[n]?.machine).filter((m): m is Machine => !!m).map((m) => [JSON.stringify(m), m])).values()];
-  const runs = [...new Set(names.map((n) => baseline.sources[n]).filter(Boolean).map((s) => `${s!.git} at ${s!.started}${s!.quick ? ' (--quick)' : ''}`))];
+  const machines = [
+    ...new Map(
+      names
+        .map((n) => baseline.sources[n]?.machine)
+        .filter((m): m is Machine => !!m)
+        .map((m) => [JSON.stringify(m), m]),
+    ).values(),
+  ];
+  const runs = [
+    ...new Set(
+      names
+        .map((n) => baseline.sources[n])
+        .filter(Boolean)
+        .map((s) => `${s!.git} at ${s!.started}${s!.quick ? ' (--quick)' : ''}`),
+    ),
+  ];
   return `baseline: ${runs.join('; ') || 'unknown run'}\n${formatComparison(compare(before, results), machines, here)}`;
 }

@@ -49,16 +49,37 @@ const ROWS = Number(opts.rows);
 const UPLOAD = Number(opts.upload);
 const REPEAT = Number(opts.repeat);
 
-interface Fixture { jobId: string; uploadJobId: string | null; key: string }
+interface Fixture {
+  jobId: string;
+  uploadJobId: string | null;
+  key: string;
+}
 
 async function build(database: Database, userId: string, jobId: string, count: number, upload: boolean) {
   const emails = Array.from({ length: count }, (_, i) => address(i));
-  const rows = upload ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]).map((row) => JSON.stringify(row)) : undefined;
+  const rows = upload
+    ? emails.map((email, i) => [`Name ${i}`, email, i % 7 === 0 ? `=cmd${i}` : `Company, "${i % 13}"`]).map((row) => JSON.stringify(row))
+    : undefined;
   const stored = storedUpload(upload ? { columns: ['name', 'email', 'company'], filename: 'list.csv' } : {});
-  await insertQueuedJob(database, {
-    id: jobId, userId, sandbox: true, totalEmails: count, validEmails: count, invalidEmails: 0, duplicateEmails: 0, ...stored,
-    uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
-  }, { emails, rows, duplicateOf: new Int32Array(count).fill(-1) }, 1000);
+  await insertQueuedJob(
+    database,
+    {
+      id: jobId,
+      userId,
+      sandbox: true,
+      totalEmails: count,
+      validEmails: count,
+      invalidEmails: 0,
+      duplicateEmails: 0,
+      ...stored,
+      uploadBytes: 0,
+      reservedDay: null,
+      reservedFree: 0,
+      reservedCredits: 0,
+    },
+    { emails, rows, duplicateOf: new Int32Array(count).fill(-1) },
+    1000,
+  );
   const at = Date.now();
   for (let start = 0; start < count; start += 10_000) {
     const batch: unknown[][] = [];
@@ -148,22 +169,30 @@ async function overHttp(resultsCsv: ResultsCsv, database: Database, fx: Fixture,
 async function nextStart(dir: string) {
   const port = await freePort();
   const child = spawn(join(resolve(dir), 'node_modules/.bin/next'), ['start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: resolve(dir), env: { ...process.env, EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true' }, detached: true, stdio: 'ignore',
+    cwd: resolve(dir),
+    env: { ...process.env, EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true' },
+    detached: true,
+    stdio: 'ignore',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; ;) {
+  for (const deadline = Date.now() + 60_000; ; ) {
     if (child.exitCode !== null) throw new Error(`next start in ${dir} exited (${child.exitCode})`);
-    const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`next start in ${dir} did not come up`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
-    baseUrl, pid: child.pid!,
-    stop: () => new Promise<void>((done) => {
-      child.once('exit', () => done());
-      process.kill(-child.pid!, 'SIGTERM');
-    }),
+    baseUrl,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once('exit', () => done());
+        process.kill(-child.pid!, 'SIGTERM');
+      }),
   };
 }
 
@@ -179,7 +208,9 @@ const { database, fx } = await fixture();
 const impls: [string, ResultsCsv][] = [['', currentCsv]];
 if (opts.impl) impls.push([`[${opts.impl}] `, ((await import(resolve(opts.impl))) as { resultsCsv: ResultsCsv }).resultsCsv]);
 const report = (label: string, r: { rowsPerSec: number; mb: number; ms: number; startMb: number; peakMb: number }) =>
-  console.log(`${label.padEnd(44)} ${Math.round(r.rowsPerSec).toLocaleString('en-US').padStart(9)} rows/s  ${r.mb.toFixed(1)} MB  ${(r.ms / 1000).toFixed(2)} s  RSS ${r.startMb.toFixed(0)} → peak ${r.peakMb.toFixed(0)} MB`);
+  console.log(
+    `${label.padEnd(44)} ${Math.round(r.rowsPerSec).toLocaleString('en-US').padStart(9)} rows/s  ${r.mb.toFixed(1)} MB  ${(r.ms / 1000).toFixed(2)} s  RSS ${r.startMb.toFixed(0)} → peak ${r.peakMb.toFixed(0)} MB`,
+  );
 const jobs: [string, string, number][] = [[`${ROWS} rows`, fx.jobId, ROWS]];
 if (fx.uploadJobId) jobs.push([`${UPLOAD} rows + 3 uploaded`, fx.uploadJobId, UPLOAD]);
 if (opts.verify) {

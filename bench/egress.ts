@@ -24,22 +24,36 @@ const PER_PROCESS = 50;
 const SOURCE_IPS = ['127.0.0.101', '127.0.0.102', '127.0.0.103'];
 // per sending IP; Google's pace binds the job at every IP count
 export const PACING: Record<string, Pacing> = {
-  google: { concurrency: 4, perMinute: 300 }, microsoft: { concurrency: 4, perMinute: 600 }, yahoo: { concurrency: 3, perMinute: 600 }, default: { concurrency: 2, perMinute: 600 },
+  google: { concurrency: 4, perMinute: 300 },
+  microsoft: { concurrency: 4, perMinute: 600 },
+  yahoo: { concurrency: 3, perMinute: 600 },
+  default: { concurrency: 2, perMinute: 600 },
 };
 
 export interface EgressRun {
   ips: number;
   /** workers that shared the IPs' budgets (more than `ips` only in the run without egresses) */
-  workers: number; wallMs: number; idealMs: number; ratio: number; speedup: number;
+  workers: number;
+  wallMs: number;
+  idealMs: number;
+  ratio: number;
+  speedup: number;
   /** per client IP: Google connections, the most open at once and opened in any minute */
   google: { ip: string; opened: number; maxConcurrent: number; maxPerMinute: number }[];
   statuses: Record<string, number>;
 }
-export interface EgressReport { addresses: number; google: number; pacing: string; replyDelayMs: number; runs: EgressRun[] }
+export interface EgressReport {
+  addresses: number;
+  google: number;
+  pacing: string;
+  replyDelayMs: number;
+  runs: EgressRun[];
+}
 
 /** The fastest a schedule within N budgets can go: per target its pace and concurrency times N, and the workers' concurrency. */
 function idealMs(mix: ProviderMix, ips: number, connectionMs: number): number {
-  const bound = (n: number, p: Pacing) => Math.max(Math.ceil(n / (p.concurrency * ips)) * connectionMs, p.perMinute > 0 ? ((n - ips) * 60_000) / (p.perMinute * ips) + connectionMs : 0);
+  const bound = (n: number, p: Pacing) =>
+    Math.max(Math.ceil(n / (p.concurrency * ips)) * connectionMs, p.perMinute > 0 ? ((n - ips) * 60_000) / (p.perMinute * ips) + connectionMs : 0);
   const bounds = MIX_TARGETS.map((t) => bound(mix.byTarget.get(t.name)!, PACING[t.name]!));
   bounds.push(bound(mix.smallPerDomain, PACING.default!), Math.ceil(mix.emails.length / (PER_PROCESS * ips)) * connectionMs);
   return Math.max(...bounds);
@@ -71,15 +85,26 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
   try {
     const sourceIps = workers > ips ? Array(workers).fill('') : SOURCE_IPS.slice(0, ips);
     for (const ip of sourceIps) {
-      children.push(await startWorkerProcess({
-        DATABASE_URL: fresh.url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
-        EV_SMTP_PACING: pacingSpec(PACING), EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(smtp.port), EV_SMTP_SOURCE_IP: ip,
-      }));
+      children.push(
+        await startWorkerProcess({
+          DATABASE_URL: fresh.url,
+          EV_WORKER_CONCURRENCY: String(PER_PROCESS),
+          EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
+          EV_SMTP_PACING: pacingSpec(PACING),
+          EV_DNS_SERVERS: dnsServer,
+          EV_SMTP_PORT: String(smtp.port),
+          EV_SMTP_SOURCE_IP: ip,
+        }),
+      );
     }
     const account = await ensureAccount(database, 'bench-egress@example.com');
     await grantCredits(database, account.id, mix.emails.length + 100);
     // warm-up, untimed: each worker loads its lists and opens its pools on a small-domain job
-    const warm = await submitQueued(database, { userId: account.id, sandbox: false, emails: Array.from({ length: 100 }, (_, i) => `warm${i}@s${i % 10}.test`) });
+    const warm = await submitQueued(database, {
+      userId: account.id,
+      sandbox: false,
+      emails: Array.from({ length: 100 }, (_, i) => `warm${i}@s${i % 10}.test`),
+    });
     await waitForJob(database, warm.job_id, children, 120_000, 50);
     const since = performance.now();
     const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: mix.emails });
@@ -100,13 +125,23 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
       for (const c of all) perSecond[Math.floor((c.openedAt - since) / 1000)]++;
       console.error('all opens per second', perSecond.join(' '));
     }
-    const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
+    const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+      jobId,
+    );
     const ideal = idealMs(mix, ips, connectionMs);
     return {
-      ips, workers, wallMs: Math.round(wallMs), idealMs: Math.round(ideal), ratio: Number((wallMs / ideal).toFixed(2)), speedup: 1,
+      ips,
+      workers,
+      wallMs: Math.round(wallMs),
+      idealMs: Math.round(ideal),
+      ratio: Number((wallMs / ideal).toFixed(2)),
+      speedup: 1,
       google: clients.map((ip) => ({
-        ip, opened: seen.filter((c) => c.client === ip).length,
-        maxConcurrent: smtp.maxConcurrent(google, since, ip), maxPerMinute: smtp.maxOpenedWithin(google, 60_000, since, ip),
+        ip,
+        opened: seen.filter((c) => c.client === ip).length,
+        maxConcurrent: smtp.maxConcurrent(google, since, ip),
+        maxPerMinute: smtp.maxOpenedWithin(google, 60_000, since, ip),
       })),
       statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
     };
@@ -114,13 +149,20 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
     await Promise.all(children.map(stopWorker));
     await database.prisma.$disconnect();
     await fresh.drop();
-    for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
   }
 }
 
 if (process.argv[1]?.endsWith('egress.ts')) {
-  runEgressBench(process.argv[2] ? Number(process.argv[2]) : undefined).then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
-    console.error(error);
-    process.exitCode = 1;
-  }).finally(() => setTimeout(() => process.exit(), 100).unref());
+  runEgressBench(process.argv[2] ? Number(process.argv[2]) : undefined)
+    .then(
+      (report) => console.log(JSON.stringify(report, null, 2)),
+      (error) => {
+        console.error(error);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => setTimeout(() => process.exit(), 100).unref());
 }

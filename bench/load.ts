@@ -11,7 +11,10 @@ export interface RequestSpec {
   body?: Buffer;
 }
 
-export interface Reply { status: number; body: Buffer }
+export interface Reply {
+  status: number;
+  body: Buffer;
+}
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -67,15 +70,26 @@ export function merge(parts: Array<LoadResult & { latencies: Float64Array }>): L
   const seconds = parts.reduce((a, p) => a + p.seconds, 0);
   const errors = parts.reduce((a, p) => a + p.errors, 0);
   return {
-    requests: all.length, errors, firstError: parts.find((p) => p.firstError)?.firstError, seconds,
+    requests: all.length,
+    errors,
+    firstError: parts.find((p) => p.firstError)?.firstError,
+    seconds,
     rps: all.length / seconds,
-    p50Ms: percentile(all, 50), p90Ms: percentile(all, 90), p99Ms: percentile(all, 99),
+    p50Ms: percentile(all, 50),
+    p90Ms: percentile(all, 90),
+    p99Ms: percentile(all, 99),
     maxMs: all.length ? all[all.length - 1] : NaN,
   };
 }
 
 /** Runs `make(i)` requests (i counts up across workers) for `durationMs` at `concurrency`. */
-export async function load(baseUrl: string, make: (i: number) => RequestSpec, concurrency: number, durationMs: number, start0 = 0): Promise<LoadResult & { latencies: Float64Array }> {
+export async function load(
+  baseUrl: string,
+  make: (i: number) => RequestSpec,
+  concurrency: number,
+  durationMs: number,
+  start0 = 0,
+): Promise<LoadResult & { latencies: Float64Array }> {
   const latencies: number[] = [];
   let next = start0;
   let errors = 0;
@@ -103,9 +117,15 @@ export async function load(baseUrl: string, make: (i: number) => RequestSpec, co
   const seconds = (performance.now() - start) / 1000;
   const sorted = Float64Array.from(latencies).sort();
   return {
-    requests: latencies.length, errors, firstError, seconds, latencies: sorted,
+    requests: latencies.length,
+    errors,
+    firstError,
+    seconds,
+    latencies: sorted,
     rps: latencies.length / seconds,
-    p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90), p99Ms: percentile(sorted, 99),
+    p50Ms: percentile(sorted, 50),
+    p90Ms: percentile(sorted, 90),
+    p99Ms: percentile(sorted, 99),
     maxMs: sorted.length ? sorted[sorted.length - 1] : NaN,
   };
 }

@@ -26,26 +26,74 @@ import { startDnsmasq } from '../test/peers/dnsmasq';
 const REPLY_DELAY_MS = 200;
 const PER_PROCESS = 50; // EV_WORKER_CONCURRENCY and EV_GLOBAL_CONCURRENCY of each worker
 
-interface Target { name: string; share: number; domains: number; mx: string[]; ips: string[]; pacing: Pacing }
+interface Target {
+  name: string;
+  share: number;
+  domains: number;
+  mx: string[];
+  ips: string[];
+  pacing: Pacing;
+}
 
 const TARGETS: Target[] = [
-  { name: 'google', share: 0.30, domains: 20, pacing: { concurrency: 10, perMinute: 300 },
-    mx: ['gmail-smtp-in.l.google.com', ...[1, 2, 3, 4].map((n) => `alt${n}.gmail-smtp-in.l.google.com`)], ips: [1, 2, 3, 4, 5].map((n) => `127.0.2.${n}`) },
-  { name: 'microsoft', share: 0.15, domains: 10, pacing: { concurrency: 6, perMinute: 240 },
-    mx: ['a-com.mail.protection.outlook.com', 'b-com.mail.protection.outlook.com', 'c-com.mail.protection.outlook.com'], ips: [1, 2, 3].map((n) => `127.0.3.${n}`) },
-  { name: 'yahoo', share: 0.10, domains: 5, pacing: { concurrency: 3, perMinute: 120 },
-    mx: ['mta5.am0.yahoodns.net', 'mta6.am0.yahoodns.net', 'mta7.am0.yahoodns.net'], ips: [1, 2, 3].map((n) => `127.0.4.${n}`) },
+  {
+    name: 'google',
+    share: 0.3,
+    domains: 20,
+    pacing: { concurrency: 10, perMinute: 300 },
+    mx: ['gmail-smtp-in.l.google.com', ...[1, 2, 3, 4].map((n) => `alt${n}.gmail-smtp-in.l.google.com`)],
+    ips: [1, 2, 3, 4, 5].map((n) => `127.0.2.${n}`),
+  },
+  {
+    name: 'microsoft',
+    share: 0.15,
+    domains: 10,
+    pacing: { concurrency: 6, perMinute: 240 },
+    mx: ['a-com.mail.protection.outlook.com', 'b-com.mail.protection.outlook.com', 'c-com.mail.protection.outlook.com'],
+    ips: [1, 2, 3].map((n) => `127.0.3.${n}`),
+  },
+  {
+    name: 'yahoo',
+    share: 0.1,
+    domains: 5,
+    pacing: { concurrency: 3, perMinute: 120 },
+    mx: ['mta5.am0.yahoodns.net', 'mta6.am0.yahoodns.net', 'mta7.am0.yahoodns.net'],
+    ips: [1, 2, 3].map((n) => `127.0.4.${n}`),
+  },
 ];
 const SMALL_PACING: Pacing = { concurrency: 2, perMinute: 60 };
-const PACING_SPEC = [...TARGETS.map((t) => `${t.name}=${t.pacing.concurrency}/${t.pacing.perMinute}`), `default=${SMALL_PACING.concurrency}/${SMALL_PACING.perMinute}`].join(',');
+const PACING_SPEC = [
+  ...TARGETS.map((t) => `${t.name}=${t.pacing.concurrency}/${t.pacing.perMinute}`),
+  `default=${SMALL_PACING.concurrency}/${SMALL_PACING.perMinute}`,
+].join(',');
 
-export interface TargetFigures { addresses: number; limit: number; maxConcurrent: number; pacePerMinute: number; maxPerMinute: number }
-export interface RunFigures {
-  workers: number; wallMs: number; idealMs: number; ratio: number; statuses: Record<string, number>;
-  targets: Record<string, TargetFigures>; smallHosts: { limit: number; maxConcurrent: number; pacePerMinute: number; maxPerMinute: number };
-  rssStartMb: number[]; rssEndMb: number[]; cpuMsPerVerification: number;
+export interface TargetFigures {
+  addresses: number;
+  limit: number;
+  maxConcurrent: number;
+  pacePerMinute: number;
+  maxPerMinute: number;
 }
-export interface PolitenessReport { addresses: number; smallDomains: number; replyDelayMs: number; connectionMs: number; pacing: string; runs: RunFigures[] }
+export interface RunFigures {
+  workers: number;
+  wallMs: number;
+  idealMs: number;
+  ratio: number;
+  statuses: Record<string, number>;
+  targets: Record<string, TargetFigures>;
+  smallHosts: { limit: number; maxConcurrent: number; pacePerMinute: number; maxPerMinute: number };
+  rssStartMb: number[];
+  rssEndMb: number[];
+  cpuMsPerVerification: number;
+}
+export interface PolitenessReport {
+  addresses: number;
+  smallDomains: number;
+  replyDelayMs: number;
+  connectionMs: number;
+  pacing: string;
+  runs: RunFigures[];
+}
 
 function buildList(total: number) {
   const lines: string[] = [];
@@ -81,7 +129,8 @@ function buildList(total: number) {
  * lasting `connectionMs`), and the workers' own concurrency over all conversations.
  */
 function idealMs(counts: Map<string, number>, smallPerDomain: number, total: number, connectionMs: number, workers: number): number {
-  const bound = (n: number, pacing: Pacing) => Math.max(Math.ceil(n / pacing.concurrency) * connectionMs, pacing.perMinute > 0 ? ((n - 1) * 60_000) / pacing.perMinute + connectionMs : 0);
+  const bound = (n: number, pacing: Pacing) =>
+    Math.max(Math.ceil(n / pacing.concurrency) * connectionMs, pacing.perMinute > 0 ? ((n - 1) * 60_000) / pacing.perMinute + connectionMs : 0);
   const bounds = TARGETS.map((t) => bound(counts.get(t.name)!, t.pacing));
   bounds.push(bound(smallPerDomain, SMALL_PACING), Math.ceil(total / (PER_PROCESS * workers)) * connectionMs);
   return Math.max(...bounds);
@@ -95,7 +144,14 @@ export async function runPolitenessBench(total = Number(process.env.BENCH_POLITE
     const connectionMs = await measureConnection(dns.server, smtp);
     const runs: RunFigures[] = [];
     for (const workers of [1, 3]) runs.push(await runJob(workers, list, dns.server, smtp, connectionMs));
-    return { addresses: list.emails.length, smallDomains: list.smallDomains, replyDelayMs: REPLY_DELAY_MS, connectionMs: Math.round(connectionMs), pacing: PACING_SPEC, runs };
+    return {
+      addresses: list.emails.length,
+      smallDomains: list.smallDomains,
+      replyDelayMs: REPLY_DELAY_MS,
+      connectionMs: Math.round(connectionMs),
+      pacing: PACING_SPEC,
+      runs,
+    };
   } finally {
     await smtp.stop();
     await dns.stop();
@@ -107,7 +163,9 @@ async function measureConnection(dnsServer: string, smtp: CountingSmtp): Promise
   const verifier = createVerifier({
     dns: createDnsResolver({ servers: [dnsServer] }),
     smtp: { port: smtp.port, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
-    allowPrivateNetworks: true, perDomainConcurrency: 1, globalConcurrency: 1,
+    allowPrivateNetworks: true,
+    perDomainConcurrency: 1,
+    globalConcurrency: 1,
   });
   await verifier.verify('ok0@s0.test'); // the catch-all question is asked once per domain
   const before = smtp.connections.length;
@@ -136,43 +194,68 @@ async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsSe
     const wallMs = performance.now() - since;
     const cpuMsPerVerification = children.reduce((sum, c, i) => sum + treeCpuMs(c.pid!) - cpuStart[i]!, 0) / list.emails.length;
     const rssEndMb = children.map((c) => Math.round(treeRssMb(c.pid!)));
-    const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
+    const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+      jobId,
+    );
     const targets: Record<string, TargetFigures> = {};
     for (const t of TARGETS) {
       targets[t.name] = {
-        addresses: list.byTarget.get(t.name)!, limit: t.pacing.concurrency, maxConcurrent: smtp.maxConcurrent(t.ips, since),
-        pacePerMinute: t.pacing.perMinute, maxPerMinute: smtp.maxOpenedWithin(t.ips, 60_000, since),
+        addresses: list.byTarget.get(t.name)!,
+        limit: t.pacing.concurrency,
+        maxConcurrent: smtp.maxConcurrent(t.ips, since),
+        pacePerMinute: t.pacing.perMinute,
+        maxPerMinute: smtp.maxOpenedWithin(t.ips, 60_000, since),
       };
     }
     const small = list.smallIps.map((ip) => ({ concurrent: smtp.maxConcurrent([ip], since), perMinute: smtp.maxOpenedWithin([ip], 60_000, since) }));
     const idealRunMs = idealMs(list.byTarget, list.smallPerDomain, list.emails.length, connectionMs, workers);
     return {
-      workers, wallMs: Math.round(wallMs), idealMs: Math.round(idealRunMs), ratio: Number((wallMs / idealRunMs).toFixed(2)),
-      statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), targets,
+      workers,
+      wallMs: Math.round(wallMs),
+      idealMs: Math.round(idealRunMs),
+      ratio: Number((wallMs / idealRunMs).toFixed(2)),
+      statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
+      targets,
       smallHosts: {
-        limit: SMALL_PACING.concurrency, maxConcurrent: Math.max(...small.map((s) => s.concurrent)),
-        pacePerMinute: SMALL_PACING.perMinute, maxPerMinute: Math.max(...small.map((s) => s.perMinute)),
+        limit: SMALL_PACING.concurrency,
+        maxConcurrent: Math.max(...small.map((s) => s.concurrent)),
+        pacePerMinute: SMALL_PACING.perMinute,
+        maxPerMinute: Math.max(...small.map((s) => s.perMinute)),
       },
-      rssStartMb, rssEndMb, cpuMsPerVerification: Number(cpuMsPerVerification.toFixed(2)),
+      rssStartMb,
+      rssEndMb,
+      cpuMsPerVerification: Number(cpuMsPerVerification.toFixed(2)),
     };
   } finally {
     await Promise.all(children.map(stopWorker));
     await database.prisma.$disconnect();
     await fresh.drop();
-    for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
   }
 }
 
 async function startWorker(url: string, dnsServer: string, port: number): Promise<ChildProcess> {
   return startWorkerProcess({
-    DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(PER_PROCESS), EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
-    EV_SMTP_PACING: PACING_SPEC, EV_DNS_SERVERS: dnsServer, EV_SMTP_PORT: String(port),
+    DATABASE_URL: url,
+    EV_WORKER_CONCURRENCY: String(PER_PROCESS),
+    EV_GLOBAL_CONCURRENCY: String(PER_PROCESS),
+    EV_SMTP_PACING: PACING_SPEC,
+    EV_DNS_SERVERS: dnsServer,
+    EV_SMTP_PORT: String(port),
   });
 }
 
 if (process.argv[1]?.endsWith('politeness.ts')) {
-  runPolitenessBench(process.argv[2] ? Number(process.argv[2]) : undefined).then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
-    console.error(error);
-    process.exitCode = 1;
-  }).finally(() => setTimeout(() => process.exit(), 100).unref());
+  runPolitenessBench(process.argv[2] ? Number(process.argv[2]) : undefined)
+    .then(
+      (report) => console.log(JSON.stringify(report, null, 2)),
+      (error) => {
+        console.error(error);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => setTimeout(() => process.exit(), 100).unref());
 }

@@ -14,8 +14,16 @@ import { startDnsmasq } from '../test/peers/dnsmasq';
 import { startPostfix } from '../test/peers/postfix';
 
 export interface BenchReport {
-  addresses: number; domains: number; perDomainLimit: number; globalLimit: number; replyDelayMs: number;
-  perAddressMs: number; idealMs: number; elapsedMs: number; ratio: number; statuses: Record<string, number>;
+  addresses: number;
+  domains: number;
+  perDomainLimit: number;
+  globalLimit: number;
+  replyDelayMs: number;
+  perAddressMs: number;
+  idealMs: number;
+  elapsedMs: number;
+  ratio: number;
+  statuses: Record<string, number>;
 }
 
 export interface ProductionPeers {
@@ -43,7 +51,11 @@ export async function startProductionPeers(replyDelayMs = 200, proxyPort?: numbe
   const postfix = await startPostfix({ mailboxes: existing });
   const proxy = await startDelayProxy(postfix.port, replyDelayMs, proxyPort);
   return {
-    addresses, domains, dns, smtpPort: proxy.port, proxy,
+    addresses,
+    domains,
+    dns,
+    smtpPort: proxy.port,
+    proxy,
     async stop() {
       proxy.server.close();
       await postfix.stop();
@@ -56,11 +68,14 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
   const { perDomainLimit, globalLimit, replyDelayMs } = options;
   const peers = await startProductionPeers(replyDelayMs);
   const { addresses, domains, dns, proxy } = peers;
-  const verifierFor = () => createVerifier({
-    dns: createDnsResolver({ servers: [dns.server] }),
-    smtp: { port: proxy.port, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
-    allowPrivateNetworks: true, perDomainConcurrency: perDomainLimit, globalConcurrency: globalLimit,
-  });
+  const verifierFor = () =>
+    createVerifier({
+      dns: createDnsResolver({ servers: [dns.server] }),
+      smtp: { port: proxy.port, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
+      allowPrivateNetworks: true,
+      perDomainConcurrency: perDomainLimit,
+      globalConcurrency: globalLimit,
+    });
   try {
     // per-address time: one address alone, catch-all answer already known (the steady state)
     const warm = verifierFor();
@@ -77,7 +92,9 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 
     const verifier = verifierFor();
     const start = performance.now();
-    const sampler = process.env.BENCH_DEBUG ? setInterval(() => console.error('t', Math.round(performance.now() - start), 'open', proxy.open()), 1000) : undefined;
+    const sampler = process.env.BENCH_DEBUG
+      ? setInterval(() => console.error('t', Math.round(performance.now() - start), 'open', proxy.open()), 1000)
+      : undefined;
     const outcomes = await Promise.all(addresses.map((a) => verifier.verify(a)));
     const elapsedMs = performance.now() - start;
     clearInterval(sampler);
@@ -86,16 +103,34 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
     if (process.env.BENCH_DEBUG) {
       for (const { verdict } of outcomes) if (verdict.status === 'unknown') console.error(verdict.email, verdict.reason, verdict.evidence);
       const d = proxy.durations;
-      console.error('warm', d.slice(0, 4).map(Math.round)); const loaded = d.slice(4);
+      console.error('warm', d.slice(0, 4).map(Math.round));
+      const loaded = d.slice(4);
       loaded.sort((a, b) => a - b);
-      console.error('loaded p25/50/75/90/99', [0.25, 0.5, 0.75, 0.9, 0.99].map((q) => Math.round(loaded[Math.floor(q * loaded.length)])));
-      for (const [verb, t] of Object.entries(proxy.serverTimes)) { t.sort((a, b) => a - b); console.error(verb, t.length, [0.5, 0.9, 0.99].map((q) => Math.round(t[Math.floor(q * t.length)]))); }
+      console.error(
+        'loaded p25/50/75/90/99',
+        [0.25, 0.5, 0.75, 0.9, 0.99].map((q) => Math.round(loaded[Math.floor(q * loaded.length)])),
+      );
+      for (const [verb, t] of Object.entries(proxy.serverTimes)) {
+        t.sort((a, b) => a - b);
+        console.error(
+          verb,
+          t.length,
+          [0.5, 0.9, 0.99].map((q) => Math.round(t[Math.floor(q * t.length)])),
+        );
+      }
       console.error('connections', d.length, 'mean ms', d.reduce((a, b) => a + b, 0) / d.length, 'max', Math.max(...d));
     }
     return {
-      addresses: addresses.length, domains: domains.length, perDomainLimit, globalLimit, replyDelayMs,
-      perAddressMs: Math.round(perAddressMs), idealMs: Math.round(idealMs), elapsedMs: Math.round(elapsedMs),
-      ratio: Number((elapsedMs / idealMs).toFixed(2)), statuses,
+      addresses: addresses.length,
+      domains: domains.length,
+      perDomainLimit,
+      globalLimit,
+      replyDelayMs,
+      perAddressMs: Math.round(perAddressMs),
+      idealMs: Math.round(idealMs),
+      elapsedMs: Math.round(elapsedMs),
+      ratio: Number((elapsedMs / idealMs).toFixed(2)),
+      statuses,
     };
   } finally {
     await peers.stop();
@@ -103,7 +138,11 @@ export async function runProductionBench(options = { perDomainLimit: 10, globalL
 }
 
 export interface DeepReport {
-  sample: number; elapsedMs: number; perAddressMs: number; projectedMs: number; right: number;
+  sample: number;
+  elapsedMs: number;
+  perAddressMs: number;
+  projectedMs: number;
+  right: number;
 }
 
 /**
@@ -130,8 +169,13 @@ export async function runDeepEmailValidatorComparison(sampleSize = 40, replyDela
     const start = performance.now();
     for (const email of sample) {
       const result = await validate({
-        email, sender: 'check@bench.test',
-        validateRegex: true, validateMx: true, validateTypo: true, validateDisposable: true, validateSMTP: true,
+        email,
+        sender: 'check@bench.test',
+        validateRegex: true,
+        validateMx: true,
+        validateTypo: true,
+        validateDisposable: true,
+        validateSMTP: true,
         additionalTopLevelDomains: ['test'],
       });
       // every other address of the list exists (startProductionPeers)
@@ -140,8 +184,11 @@ export async function runDeepEmailValidatorComparison(sampleSize = 40, replyDela
     const elapsedMs = performance.now() - start;
     const perAddressMs = elapsedMs / sample.length;
     return {
-      sample: sample.length, elapsedMs: Math.round(elapsedMs), perAddressMs: Math.round(perAddressMs),
-      projectedMs: Math.round(perAddressMs * peers.addresses.length), right,
+      sample: sample.length,
+      elapsedMs: Math.round(elapsedMs),
+      perAddressMs: Math.round(perAddressMs),
+      projectedMs: Math.round(perAddressMs * peers.addresses.length),
+      right,
     };
   } finally {
     dnsModule.setServers(servers);
@@ -158,11 +205,18 @@ async function startDelayProxy(targetPort: number, delayMs: number, listenPort?:
   const server = net.createServer((client) => {
     const opened = performance.now();
     open++;
-    client.on('close', () => { open--; durations.push(performance.now() - opened); });
+    client.on('close', () => {
+      open--;
+      durations.push(performance.now() - opened);
+    });
     const upstream = net.connect(targetPort, '127.0.0.1');
     let sent = opened;
     let verb = 'BANNER';
-    client.on('data', (chunk) => { sent = performance.now(); verb = chunk.toString().slice(0, 4); upstream.write(chunk); });
+    client.on('data', (chunk) => {
+      sent = performance.now();
+      verb = chunk.toString().slice(0, 4);
+      upstream.write(chunk);
+    });
     upstream.on('data', (chunk) => {
       const key = verb;
       (serverTimes[key] ??= []).push(performance.now() - sent);
@@ -182,11 +236,12 @@ async function startDelayProxy(targetPort: number, delayMs: number, listenPort?:
 }
 
 if (process.argv[1]?.endsWith('production.ts')) {
-  const work = process.argv.includes('--deep')
-    ? runDeepEmailValidatorComparison()
-    : runProductionBench();
-  work.then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  const work = process.argv.includes('--deep') ? runDeepEmailValidatorComparison() : runProductionBench();
+  work.then(
+    (report) => console.log(JSON.stringify(report, null, 2)),
+    (error) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
 }

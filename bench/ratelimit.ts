@@ -31,15 +31,17 @@ async function load(key: string, sandbox: boolean, ms: number): Promise<number[]
   if (sandbox) headers['x-ev-sandbox'] = 'true';
   const latencies: number[] = [];
   const end = performance.now() + ms;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      const response = await account.GET(new Request('http://localhost/v1/account', { headers }), { params: Promise.resolve({}) });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`GET /v1/account → ${response.status}`);
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const response = await account.GET(new Request('http://localhost/v1/account', { headers }), { params: Promise.resolve({}) });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`GET /v1/account → ${response.status}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   return latencies;
 }
 
@@ -65,7 +67,8 @@ export async function runRateLimitBench(ms: number, log: (line: string) => void)
     for (const dialect of ['sqlite', 'postgres'] as const) {
       const fresh = await freshDatabaseUrl(dialect);
       Object.assign(process.env, {
-        DATABASE_URL: fresh.url, EV_RATE_LIMIT_PER_MINUTE: '100000000',
+        DATABASE_URL: fresh.url,
+        EV_RATE_LIMIT_PER_MINUTE: '100000000',
         EV_REDIS_URL: process.env.EV_REDIS_URL || 'redis://127.0.0.1:6379',
       });
       const database = await useDatabase(fresh.url);
@@ -86,11 +89,16 @@ export async function runRateLimitBench(ms: number, log: (line: string) => void)
           useStore(store);
           const all = latencies.get(store)!.sort((a, b) => a - b);
           const f = {
-            dialect, store, rps: all.length / (Math.ceil(ms / SLICE_MS) * SLICE_MS / 1000), p99Ms: all[Math.floor(all.length * 0.99)]!,
+            dialect,
+            store,
+            rps: all.length / ((Math.ceil(ms / SLICE_MS) * SLICE_MS) / 1000),
+            p99Ms: all[Math.floor(all.length * 0.99)]!,
             hitUs: store === 'none' ? 0 : await hitLatencyUs(2_000),
           };
           figures.push(f);
-          log(`  ${dialect}/${store}: ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(2)} ms${store === 'none' ? ' (sandbox, not counted)' : `, one hit alone ${f.hitUs.toFixed(0)} µs`}`);
+          log(
+            `  ${dialect}/${store}: ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(2)} ms${store === 'none' ? ' (sandbox, not counted)' : `, one hit alone ${f.hitUs.toFixed(0)} µs`}`,
+          );
         }
       } finally {
         await database.prisma.$disconnect();

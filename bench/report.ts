@@ -7,7 +7,12 @@ export const bulkOnly = sandboxPart === 'bulk';
 export const CONCURRENCY = 10;
 export const LOAD_MS = quick ? 3_000 : 10_000;
 
-interface Row { metric: string; value: string; target?: string; pass?: boolean }
+interface Row {
+  metric: string;
+  value: string;
+  target?: string;
+  pass?: boolean;
+}
 export const rows: Row[] = [];
 export const results: Record<string, unknown> = {};
 export const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

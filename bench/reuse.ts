@@ -14,7 +14,14 @@ import { JobWorker } from '../lib/jobs/worker';
 import { setReuse } from '../lib/jobs/reuse';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
 
-export interface ReuseFigures { dialect: string; reuse: boolean; submitMs: number; totalMs: number; reused: number; credits: number }
+export interface ReuseFigures {
+  dialect: string;
+  reuse: boolean;
+  submitMs: number;
+  totalMs: number;
+  reused: number;
+  credits: number;
+}
 
 async function upload(database: Database, userId: string, emails: string[]) {
   const before = (await database.prisma.user.findUniqueOrThrow({ where: { id: userId } })).credits;
@@ -33,7 +40,13 @@ async function upload(database: Database, userId: string, emails: string[]) {
 }
 
 export async function runReuseBench(total = 100_000, freshShare = 0.9): Promise<ReuseFigures[]> {
-  Object.assign(process.env, { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EGRESS_POLICY: 'off', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '2000' });
+  Object.assign(process.env, {
+    EV_PRODUCTION_ENGINE: 'sandbox',
+    EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+    EV_EGRESS_POLICY: 'off',
+    EV_FREE_DAILY: '0',
+    EV_CHUNK_SIZE: '2000',
+  });
   const figures: ReuseFigures[] = [];
   for (const dialect of process.env.REUSE_DIALECTS?.split(',') ?? DIALECTS) {
     const fresh = await freshDatabaseUrl(dialect as (typeof DIALECTS)[number]);
@@ -45,7 +58,11 @@ export async function runReuseBench(total = 100_000, freshShare = 0.9): Promise<
       await grantCredits(database, account.id, 4 * total);
       const known = Math.round(total * freshShare);
       // verified earlier (within the window): the first 90% of the upload
-      await upload(database, account.id, Array.from({ length: known }, (_, i) => `member${i}@example${i % 50}.com`));
+      await upload(
+        database,
+        account.id,
+        Array.from({ length: known }, (_, i) => `member${i}@example${i % 50}.com`),
+      );
       const list = Array.from({ length: total }, (_, i) => (i < known ? `member${i}@example${i % 50}.com` : `newcomer${i}@example${i % 50}.com`));
       for (const reuse of [false, true]) {
         await setReuse(database, account.id, reuse ? 7 : null);
@@ -64,7 +81,9 @@ export async function runReuseBench(total = 100_000, freshShare = 0.9): Promise<
 
 if (process.argv[1]?.endsWith('reuse.ts')) {
   for (const f of await runReuseBench()) {
-    console.log(`${f.dialect} reuse ${f.reuse ? 'on ' : 'off'}: submit ${f.submitMs.toFixed(0)} ms, completed after ${f.totalMs.toFixed(0)} ms, ${f.reused} reused, ${f.credits} credits`);
+    console.log(
+      `${f.dialect} reuse ${f.reuse ? 'on ' : 'off'}: submit ${f.submitMs.toFixed(0)} ms, completed after ${f.totalMs.toFixed(0)} ms, ${f.reused} reused, ${f.credits} credits`,
+    );
   }
   process.exit(0);
 }

@@ -14,10 +14,13 @@ const fresh = await freshDatabaseUrl(process.env.EV_BENCH_PG ? 'postgres' : 'sql
 process.env.EV_MAX_RULES_PER_ACCOUNT = '10000';
 const database = await useDatabase(fresh.url);
 const account = await ensureAccount(database, 'bench@example.com');
-const inputs = Array.from({ length: 10_000 }, (_, i) => (
-  i % 100 === 0 ? { action: 'allow' as const, match: 'mx' as const, value: `mx${i}.example` }
-    : i % 2 ? { action: 'block' as const, match: 'email' as const, value: `user${i}@domain${i % 500}.test` }
-      : { action: 'block' as const, match: 'domain' as const, value: `domain${i}.test` }));
+const inputs = Array.from({ length: 10_000 }, (_, i) =>
+  i % 100 === 0
+    ? { action: 'allow' as const, match: 'mx' as const, value: `mx${i}.example` }
+    : i % 2
+      ? { action: 'block' as const, match: 'email' as const, value: `user${i}@domain${i % 500}.test` }
+      : { action: 'block' as const, match: 'domain' as const, value: `domain${i}.test` },
+);
 for (let start = 0; start < inputs.length; start += 1000) await addRules(database, account.id, inputs.slice(start, start + 1000));
 
 const loads: number[] = [];
@@ -34,6 +37,8 @@ const t = performance.now();
 let ruled = 0;
 for (const address of addresses) if (matchRule(book, address, ['mx.domain.test'])) ruled++;
 const matchMs = performance.now() - t;
-console.log(`${database.dialect}: load 10,000 rules median ${loads[10]!.toFixed(1)} ms (p95 ${loads[18]!.toFixed(1)} ms); match 1,000,000 addresses ${matchMs.toFixed(0)} ms (${((matchMs * 1e6) / 1e6).toFixed(0)} ns each), ${ruled} ruled`);
+console.log(
+  `${database.dialect}: load 10,000 rules median ${loads[10]!.toFixed(1)} ms (p95 ${loads[18]!.toFixed(1)} ms); match 1,000,000 addresses ${matchMs.toFixed(0)} ms (${((matchMs * 1e6) / 1e6).toFixed(0)} ns each), ${ruled} ruled`,
+);
 await database.prisma.$disconnect();
 await fresh.drop();

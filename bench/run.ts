@@ -64,7 +64,23 @@ import { neighboursBench } from './neighbours';
 import { runRetentionBench } from './retention';
 import { checkSyntax } from '../lib/verifier/syntax';
 
-const SECTIONS = ['sandbox', 'production', 'workers', 'claims', 'soak', 'worker-soak', 'bodies', 'ratelimit', 'politeness', 'egress', 'books', 'retention', 'reuse', 'neighbours', 'chaos'] as const;
+const SECTIONS = [
+  'sandbox',
+  'production',
+  'workers',
+  'claims',
+  'soak',
+  'worker-soak',
+  'bodies',
+  'ratelimit',
+  'politeness',
+  'egress',
+  'books',
+  'retention',
+  'reuse',
+  'neighbours',
+  'chaos',
+] as const;
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 // chaos kills processes and restarts a private PostgreSQL: only when asked for by name
 const sections = new Set(onlyArg ? onlyArg.split(',') : SECTIONS.filter((s) => s !== 'chaos'));
@@ -72,7 +88,11 @@ for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)
 const HERE = new URL('.', import.meta.url).pathname;
 
 function gitRev(): string {
-  try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The syntax check runs on every address of every job: in-process throughput of checkSyntax. */
@@ -93,7 +113,12 @@ async function productionBench() {
   row('production: one address alone ms (steady state)', fmt(ours.perAddressMs, 0));
   row('production: ideal s (limits allow) / elapsed s', `${fmt(ours.idealMs / 1000, 2)} / ${fmt(ours.elapsedMs / 1000, 2)}`);
   row('production: elapsed / ideal', fmt(ours.ratio, 2), '≤ 1.10', ours.ratio <= 1.1);
-  row('production: verdicts', Object.entries(ours.statuses).map(([k, v]) => `${k} ${v}`).join(', '));
+  row(
+    'production: verdicts',
+    Object.entries(ours.statuses)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+  );
   console.log(`\n[5] deep-email-validator 0.1.27 on a sample of the same list, one awaited validate() per address as its README shows`);
   const deep = await runDeepEmailValidatorComparison(quick ? 10 : 40);
   results.deepEmailValidator = deep;
@@ -107,19 +132,30 @@ async function workersBench() {
   console.log('\n[6] 3 workers vs 1 on PostgreSQL: I/O-bound production job, 200 ms per SMTP reply, concurrency 20 per worker');
   const r = await runWorkersBench();
   results.workers = r;
-  row(`workers: ${r.addresses} addresses, chunks of ${r.chunkSize}: 1 worker s / 3 workers s`, `${fmt(r.oneWorkerMs / 1000, 2)} / ${fmt(r.threeWorkersMs / 1000, 2)}`);
+  row(
+    `workers: ${r.addresses} addresses, chunks of ${r.chunkSize}: 1 worker s / 3 workers s`,
+    `${fmt(r.oneWorkerMs / 1000, 2)} / ${fmt(r.threeWorkersMs / 1000, 2)}`,
+  );
   row('workers: chunks per worker (3 workers)', r.chunksPerWorker.join(' / '));
   row('workers: speed-up', `${fmt(r.speedup, 2)}x`, '≥ 2.5x', r.speedup >= 2.5);
 }
 
 async function claimsBench() {
   const addresses = quick ? 100_000 : 1_000_000;
-  console.log(`\n[6b] the job queue on PostgreSQL (pg-boss): claim latency, 1 and 4 claimers; a ${addresses.toLocaleString('en-US')}-address sandbox job, 1 and 4 workers`);
+  console.log(
+    `\n[6b] the job queue on PostgreSQL (pg-boss): claim latency, 1 and 4 claimers; a ${addresses.toLocaleString('en-US')}-address sandbox job, 1 and 4 workers`,
+  );
   const r = await runClaimsBench(addresses);
   results.claims = r;
-  for (const c of r.claims) row(`claims: ${c.claimers} claimer(s), p50 / p95 ms, claims+completions/s`, `${fmt(c.p50Ms, 2)} / ${fmt(c.p95Ms, 2)}, ${c.perSecond}`);
+  for (const c of r.claims)
+    row(`claims: ${c.claimers} claimer(s), p50 / p95 ms, claims+completions/s`, `${fmt(c.p50Ms, 2)} / ${fmt(c.p95Ms, 2)}, ${c.perSecond}`);
   for (const j of r.job) {
-    row(`claims: ${j.addresses.toLocaleString('en-US')}-address sandbox job, ${j.workers} worker(s), s`, fmt(j.wallMs / 1000, 1), j.addresses >= 1_000_000 ? '< 15 s' : undefined, j.addresses >= 1_000_000 ? j.wallMs < 15_000 : undefined);
+    row(
+      `claims: ${j.addresses.toLocaleString('en-US')}-address sandbox job, ${j.workers} worker(s), s`,
+      fmt(j.wallMs / 1000, 1),
+      j.addresses >= 1_000_000 ? '< 15 s' : undefined,
+      j.addresses >= 1_000_000 ? j.wallMs < 15_000 : undefined,
+    );
     row(`claims: another account's 50-address job during it, ${j.workers} worker(s), s`, fmt(j.otherJobMs / 1000, 2), '< 5 s', j.otherJobMs < 5_000);
   }
 }
@@ -134,7 +170,12 @@ async function soakBench() {
     results.soak = r;
     if (r.errors) throw new Error(`soak: ${r.errors} failed requests; first: ${r.firstError}`);
     row('soak: requests / jobs / CSV rows', `${r.requests.toLocaleString('en-US')} / ${r.jobs} / ${r.csvRows.toLocaleString('en-US')}`);
-    row('soak: RSS MB second fifth → last fifth (slope MB/min)', `${r.early.rssMb} → ${r.late.rssMb} (${fmt(r.rssSlopeMbPerMin, 2)})`, 'growth ≤ 50 MB', r.rssGrowthMb <= 50);
+    row(
+      'soak: RSS MB second fifth → last fifth (slope MB/min)',
+      `${r.early.rssMb} → ${r.late.rssMb} (${fmt(r.rssSlopeMbPerMin, 2)})`,
+      'growth ≤ 50 MB',
+      r.rssGrowthMb <= 50,
+    );
     row('soak: open descriptors second fifth → last fifth', `${r.early.fds} → ${r.late.fds}`, 'growth ≤ 5', r.fdGrowth <= 5);
   } finally {
     await server.stop();
@@ -148,14 +189,18 @@ async function rateLimitBench() {
   results.rateLimit = figures;
   for (const f of figures) {
     const what = f.store === 'none' ? 'sandbox, not counted' : `production, ${f.store} store`;
-    row(`rate: ${f.dialect} ${what}: req/s (p99 ms)${f.store === 'none' ? '' : ' / one hit µs'}`,
-      `${fmt(f.rps, 0)} (${fmt(f.p99Ms, 2)})${f.store === 'none' ? '' : ` / ${fmt(f.hitUs, 0)}`}`);
+    row(
+      `rate: ${f.dialect} ${what}: req/s (p99 ms)${f.store === 'none' ? '' : ' / one hit µs'}`,
+      `${fmt(f.rps, 0)} (${fmt(f.p99Ms, 2)})${f.store === 'none' ? '' : ` / ${fmt(f.hitUs, 0)}`}`,
+    );
   }
 }
 
 async function politenessBench() {
   const addresses = quick ? 600 : 2000;
-  console.log(`\n[10] one polite sender: ${addresses} addresses (30% Google, 15% Microsoft, 10% Yahoo MX names, the rest small domains; the issue's 100,000 scaled down), 200 ms per SMTP reply, 1 and 3 workers on PostgreSQL`);
+  console.log(
+    `\n[10] one polite sender: ${addresses} addresses (30% Google, 15% Microsoft, 10% Yahoo MX names, the rest small domains; the issue's 100,000 scaled down), 200 ms per SMTP reply, 1 and 3 workers on PostgreSQL`,
+  );
   const r = await runPolitenessBench(addresses);
   results.politeness = r;
   row('politeness: server-seen connection ms / pacing', `${r.connectionMs} / ${r.pacing}`);
@@ -164,9 +209,22 @@ async function politenessBench() {
     const targets = [...Object.entries(run.targets), ['small hosts', run.smallHosts] as const];
     const within = targets.every(([, t]) => t.maxConcurrent <= t.limit && t.maxPerMinute <= t.pacePerMinute);
     row(`politeness ${w}: most open at once / limit`, targets.map(([name, t]) => `${name} ${t.maxConcurrent}/${t.limit}`).join(', '));
-    row(`politeness ${w}: most opened in a minute / pace`, targets.map(([name, t]) => `${name} ${t.maxPerMinute}/${t.pacePerMinute}`).join(', '), 'within limits', within);
-    row(`politeness ${w}: wall s / ideal s`, `${fmt(run.wallMs / 1000, 1)} / ${fmt(run.idealMs / 1000, 1)} (${fmt(run.ratio, 2)}x)`, '≤ 1.15x', run.ratio <= 1.15);
-    row(`politeness ${w}: worker RSS MB start → end; CPU ms per verification`, `${run.rssStartMb.join(', ')} → ${run.rssEndMb.join(', ')}; ${fmt(run.cpuMsPerVerification, 2)}`);
+    row(
+      `politeness ${w}: most opened in a minute / pace`,
+      targets.map(([name, t]) => `${name} ${t.maxPerMinute}/${t.pacePerMinute}`).join(', '),
+      'within limits',
+      within,
+    );
+    row(
+      `politeness ${w}: wall s / ideal s`,
+      `${fmt(run.wallMs / 1000, 1)} / ${fmt(run.idealMs / 1000, 1)} (${fmt(run.ratio, 2)}x)`,
+      '≤ 1.15x',
+      run.ratio <= 1.15,
+    );
+    row(
+      `politeness ${w}: worker RSS MB start → end; CPU ms per verification`,
+      `${run.rssStartMb.join(', ')} → ${run.rssEndMb.join(', ')}; ${fmt(run.cpuMsPerVerification, 2)}`,
+    );
   }
 }
 
@@ -176,12 +234,19 @@ async function workerSoakBench() {
   const r = await runWorkerSoak(seconds * 1000, (line) => console.log(line));
   results.workerSoak = r;
   row('worker soak: jobs production / sandbox; addresses verified', `${r.jobs.production} / ${r.jobs.sandbox}; ${r.verified.toLocaleString('en-US')}`);
-  row('worker soak: RSS MB second fifth → last fifth, peak (slope MB/min)', `${r.early.rssMb} → ${r.late.rssMb}, ${r.peakMb} (${fmt(r.rssSlopeMbPerMin, 2)})`, 'growth ≤ 50 MB', r.rssGrowthMb <= 50);
+  row(
+    'worker soak: RSS MB second fifth → last fifth, peak (slope MB/min)',
+    `${r.early.rssMb} → ${r.late.rssMb}, ${r.peakMb} (${fmt(r.rssSlopeMbPerMin, 2)})`,
+    'growth ≤ 50 MB',
+    r.rssGrowthMb <= 50,
+  );
 }
 
 async function egressBench() {
   const addresses = quick ? 500 : 1000;
-  console.log(`\n[11] one budget per sending IP: ${addresses} addresses over the provider mix (Google's pace binds), 50 ms per SMTP reply, 1, 2 and 3 workers on PostgreSQL, each from its own 127.0.0.10x`);
+  console.log(
+    `\n[11] one budget per sending IP: ${addresses} addresses over the provider mix (Google's pace binds), 50 ms per SMTP reply, 1, 2 and 3 workers on PostgreSQL, each from its own 127.0.0.10x`,
+  );
   const r = await runEgressBench(addresses);
   results.egress = r;
   row('egress: Google addresses / pacing per IP', `${r.google} / ${r.pacing}`);
@@ -189,7 +254,12 @@ async function egressBench() {
     const ips = run.workers > run.ips ? `${run.workers} workers, one budget (before)` : `${run.ips} IP${run.ips > 1 ? 's' : ''}`;
     const { concurrency, perMinute } = EGRESS_PACING.google!;
     const within = run.google.every((g) => g.maxConcurrent <= concurrency && g.maxPerMinute <= perMinute);
-    row(`egress ${ips}: Google per IP opened / most at once / most in a minute`, run.google.map((g) => `${g.ip} ${g.opened}/${g.maxConcurrent}/${g.maxPerMinute}`).join(', '), `≤ ${concurrency} at once, ≤ ${perMinute}/min`, within);
+    row(
+      `egress ${ips}: Google per IP opened / most at once / most in a minute`,
+      run.google.map((g) => `${g.ip} ${g.opened}/${g.maxConcurrent}/${g.maxPerMinute}`).join(', '),
+      `≤ ${concurrency} at once, ≤ ${perMinute}/min`,
+      within,
+    );
     row(`egress ${ips}: wall s / ideal s`, `${fmt(run.wallMs / 1000, 1)} / ${fmt(run.idealMs / 1000, 1)} (${fmt(run.ratio, 2)}x)`, '≤ 1.1x', run.ratio <= 1.1);
   }
   const three = r.runs.find((run) => run.ips === 3 && run.workers === 3);
@@ -201,8 +271,10 @@ async function booksBench() {
   const figures = await runBooksBench(quick ? 1000 : 3000, quick ? 100 : 300);
   results.books = figures;
   for (const f of figures) {
-    row(`books ${f.dialect}: single checks/s (CPU µs each) / instant bulks of 10 per s (CPU µs each) / queued 100k submit ms`,
-      `${fmt(f.singlePerSecond, 0)} (${fmt(f.singleCpuUs, 0)}) / ${fmt(f.instantPerSecond, 0)} (${fmt(f.instantCpuUs, 0)}) / ${fmt(f.queued100kMs, 0)}`);
+    row(
+      `books ${f.dialect}: single checks/s (CPU µs each) / instant bulks of 10 per s (CPU µs each) / queued 100k submit ms`,
+      `${fmt(f.singlePerSecond, 0)} (${fmt(f.singleCpuUs, 0)}) / ${fmt(f.instantPerSecond, 0)} (${fmt(f.instantCpuUs, 0)}) / ${fmt(f.queued100kMs, 0)}`,
+    );
   }
 }
 
@@ -211,8 +283,10 @@ async function reuseBench() {
   const figures = await runReuseBench(quick ? 20_000 : 100_000);
   results.reuse = figures;
   for (const f of figures) {
-    row(`reuse ${f.dialect} ${f.reuse ? 'on' : 'off'}: submit s / completed s / reused / credits`,
-      `${fmt(f.submitMs / 1000, 1)} / ${fmt(f.totalMs / 1000, 1)} / ${f.reused} / ${f.credits}`);
+    row(
+      `reuse ${f.dialect} ${f.reuse ? 'on' : 'off'}: submit s / completed s / reused / credits`,
+      `${fmt(f.submitMs / 1000, 1)} / ${fmt(f.totalMs / 1000, 1)} / ${f.reused} / ${f.credits}`,
+    );
   }
 }
 
@@ -221,7 +295,12 @@ async function bodiesBench() {
   const r = await runBodiesBench((line) => console.log(line));
   results.bodies = r;
   for (const body of r) {
-    row(`bodies: ${body.kind} (${fmt(body.bodyMb, 0)} MB): status, peak RSS MB`, `${body.status}, ${fmt(body.peakRssMb, 0)}`, 'peak ≤ 900 MB', body.peakRssMb <= 900);
+    row(
+      `bodies: ${body.kind} (${fmt(body.bodyMb, 0)} MB): status, peak RSS MB`,
+      `${body.status}, ${fmt(body.peakRssMb, 0)}`,
+      'peak ≤ 900 MB',
+      body.peakRssMb <= 900,
+    );
   }
 }
 
@@ -233,16 +312,29 @@ async function chaosBench() {
   results.chaos = r;
   row('chaos: jobs / addresses / results stored', `${r.jobs} / ${r.addresses} / ${r.stored}`);
   row('chaos: cancels / worker kills / web server kills / PostgreSQL restarts', `${r.cancels} / ${r.workerKills} / ${r.serverKills} / ${r.pgRestarts}`);
-  row('chaos: jobs by status at the end', Object.entries(r.terminal).map(([k, v]) => `${k} ${v}`).join(', '), 'all terminal', (r.terminal.queued ?? 0) + (r.terminal.processing ?? 0) === 0);
-  row('chaos: accounts whose books hold (SQL) / ledger audit problems / stored twice',
-    `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.ledgerProblems.length} / ${r.audit.storedTwice}`, 'all / 0 / 0', r.audit.ok);
+  row(
+    'chaos: jobs by status at the end',
+    Object.entries(r.terminal)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+    'all terminal',
+    (r.terminal.queued ?? 0) + (r.terminal.processing ?? 0) === 0,
+  );
+  row(
+    'chaos: accounts whose books hold (SQL) / ledger audit problems / stored twice',
+    `${r.audit.accounts - r.audit.wrong.length} of ${r.audit.accounts} / ${r.audit.ledgerProblems.length} / ${r.audit.storedTwice}`,
+    'all / 0 / 0',
+    r.audit.ok,
+  );
   row('chaos: wall s', fmt(r.wallMs / 1000, 1));
   if (!r.audit.ok) console.log(`  chaos audit: ${JSON.stringify(r.audit)}`);
 }
 
 async function retentionBench() {
   const rows = quick ? 100_000 : 1_000_000;
-  console.log(`\n[13] retention: a ${rows.toLocaleString('en-US')}-row list past its window deleted in batches while another account makes single checks, both databases`);
+  console.log(
+    `\n[13] retention: a ${rows.toLocaleString('en-US')}-row list past its window deleted in batches while another account makes single checks, both databases`,
+  );
   const figures = await runRetentionBench(rows);
   results.retention = figures;
   for (const f of figures) {
@@ -250,9 +342,12 @@ async function retentionBench() {
     row(`retention: one address erased from a ${f.rows.toLocaleString('en-US')}-row account (${f.dialect}), s`, fmt(f.eraseMs / 1000, 2));
     // the noisy-neighbour bound of docs/limits.md: another account's checks under 300 ms at p99, 2 s at most
     const { before, during } = f.otherChecks;
-    row(`retention: another account's single check p50 / p99 / max before, during (${f.dialect}), ms`,
+    row(
+      `retention: another account's single check p50 / p99 / max before, during (${f.dialect}), ms`,
       `${fmt(before.p50, 1)} / ${fmt(before.p99, 1)} / ${fmt(before.max, 0)}, ${fmt(during.p50, 1)} / ${fmt(during.p99, 1)} / ${fmt(during.max, 0)}`,
-      'p99 < 300, max < 2,000', during.p99 < 300 && during.max < 2000);
+      'p99 < 300, max < 2,000',
+      during.p99 < 300 && during.max < 2000,
+    );
   }
 }
 
@@ -289,8 +384,14 @@ async function main() {
   if (staleSocketRetries) console.log(`(${staleSocketRetries} requests re-sent after the server reset an idle keep-alive socket)`);
   const targets = rows.filter((r) => r.target);
   const report = {
-    started: started.toISOString(), quick, git: gitRev(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model,
-    concurrency: CONCURRENCY, loadSeconds: LOAD_MS / 1000,
+    started: started.toISOString(),
+    quick,
+    git: gitRev(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    concurrency: CONCURRENCY,
+    loadSeconds: LOAD_MS / 1000,
     errors: failures,
     staleSocketRetries,
     targets: targets.map((r) => ({ metric: r.metric, value: r.value, target: r.target, pass: r.pass })),
@@ -314,10 +415,12 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-}).finally(() => {
-  // the keep-alive agent would hold the event loop open
-  setTimeout(() => process.exit(), 100).unref();
-});
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    // the keep-alive agent would hold the event loop open
+    setTimeout(() => process.exit(), 100).unref();
+  });

@@ -13,21 +13,26 @@ const SLICE_MS = 1_000;
 
 async function warmUp(baseUrl: string, make: (i: number) => RequestSpec) {
   for (let i = 0; i < WARMUP; i += CONCURRENCY) {
-    await Promise.all(Array.from({ length: CONCURRENCY }, async (_, j) => {
-      const reply = await request(baseUrl, make(1_000_000_000 + i + j));
-      if (reply.status !== 200) throw new Error(`warm-up ${make(0).path} → ${reply.status} ${reply.body.toString().slice(0, 300)}`);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, j) => {
+        const reply = await request(baseUrl, make(1_000_000_000 + i + j));
+        if (reply.status !== 200) throw new Error(`warm-up ${make(0).path} → ${reply.status} ${reply.body.toString().slice(0, 300)}`);
+      }),
+    );
   }
 }
 
 async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
-  console.log(`\n[1] POST /v1/verify/single (sandbox) vs a bare Next.js app's one JSON route and GET /health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`);
+  console.log(
+    `\n[1] POST /v1/verify/single (sandbox) vs a bare Next.js app's one JSON route and GET /health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`,
+  );
   const bare = await startBareServer(server.nodeOptions);
   try {
     const health = (): RequestSpec => ({ method: 'GET', path: '/health' });
     const ping = (): RequestSpec => ({ method: 'GET', path: bare.path });
     const single = (i: number): RequestSpec => ({
-      method: 'POST', path: '/v1/verify/single',
+      method: 'POST',
+      path: '/v1/verify/single',
       headers: { ...auth, 'content-type': 'application/json' },
       body: Buffer.from(JSON.stringify({ email: address(i) })),
     });
@@ -48,13 +53,27 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
     };
     for (let t = 0; t < LOAD_MS; t += SLICE_MS) {
       bs.push(await timed(bare.pid, 'bare', () => load(bare.baseUrl, ping, CONCURRENCY, SLICE_MS)));
-      ss.push(await timed(server.pid, 'single', () => load(server.baseUrl, single, CONCURRENCY, SLICE_MS, ss.reduce((a, r) => a + r.requests + r.errors + CONCURRENCY, 0))));
+      ss.push(
+        await timed(server.pid, 'single', () =>
+          load(
+            server.baseUrl,
+            single,
+            CONCURRENCY,
+            SLICE_MS,
+            ss.reduce((a, r) => a + r.requests + r.errors + CONCURRENCY, 0),
+          ),
+        ),
+      );
       hs.push(await timed(server.pid, 'health', () => load(server.baseUrl, health, CONCURRENCY, SLICE_MS)));
     }
     const b: LoadResult = merge(bs);
     const h: LoadResult = merge(hs);
     const s: LoadResult = merge(ss);
-    for (const [name, r] of [['bare', b], ['health', h], ['single', s]] as const) {
+    for (const [name, r] of [
+      ['bare', b],
+      ['health', h],
+      ['single', s],
+    ] as const) {
       if (r.errors) throw new Error(`${name}: ${r.errors} failed requests; first: ${r.firstError}`);
     }
     const ratio = s.rps / b.rps;
@@ -71,7 +90,10 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
     const sliceRatios = ss.map((r, i) => r.rps / bs[i].rps);
     results.sliceRatios = sliceRatios;
     row('single / bare ratio', fmt(ratio, 2), '≥ 0.80', ratio >= 0.8);
-    row('  per-slice ratio min / median / max', `${fmt(Math.min(...sliceRatios), 2)} / ${fmt([...sliceRatios].sort((x, y) => x - y)[sliceRatios.length >> 1], 2)} / ${fmt(Math.max(...sliceRatios), 2)}`);
+    row(
+      '  per-slice ratio min / median / max',
+      `${fmt(Math.min(...sliceRatios), 2)} / ${fmt([...sliceRatios].sort((x, y) => x - y)[sliceRatios.length >> 1], 2)} / ${fmt(Math.max(...sliceRatios), 2)}`,
+    );
     row('single / health ratio', fmt(s.rps / h.rps, 2));
     const perRequestUs = { bare: (cpu.bare * 1000) / b.requests, single: (cpu.single * 1000) / s.requests, health: (cpu.health * 1000) / h.requests };
     results.serverCpuUsPerRequest = perRequestUs;
@@ -95,7 +117,9 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   let r: BulkResult;
   let peakDuringSubmitMb = NaN;
   try {
-    r = await runBulk(server.baseUrl, auth, body, emails, Math.max(targetMs * 5, 120_000), () => { peakDuringSubmitMb = rss.peakSoFar(); });
+    r = await runBulk(server.baseUrl, auth, body, emails, Math.max(targetMs * 5, 120_000), () => {
+      peakDuringSubmitMb = rss.peakSoFar();
+    });
   } finally {
     var mem = rss.stop();
   }
@@ -131,9 +155,17 @@ async function download(server: BenchServer, auth: Record<string, string>, jobId
   if (d.rows !== expected) throw new Error(`CSV has ${d.rows} rows, expected ${expected}`);
   results.download = { ...d, rss: mem };
   row('csv rows/s', fmt(d.rowsPerSec, 0), '≥ 200,000', d.rowsPerSec >= 200_000);
-  row('csv rows / MB / first byte ms / total s', `${d.rows.toLocaleString('en-US')} / ${fmt(d.mb, 1)} / ${fmt(d.firstByteMs, 0)} / ${fmt(d.totalMs / 1000, 2)}`);
+  row(
+    'csv rows / MB / first byte ms / total s',
+    `${d.rows.toLocaleString('en-US')} / ${fmt(d.mb, 1)} / ${fmt(d.firstByteMs, 0)} / ${fmt(d.totalMs / 1000, 2)}`,
+  );
   const growth = mem.peakMb - mem.startMb;
-  row(`csv server RSS start / peak / end MB`, `${fmt(mem.startMb, 0)} / ${fmt(mem.peakMb, 0)} / ${fmt(mem.endMb, 0)}`, 'flat (peak ≤ start + 100)', growth <= 100);
+  row(
+    `csv server RSS start / peak / end MB`,
+    `${fmt(mem.startMb, 0)} / ${fmt(mem.peakMb, 0)} / ${fmt(mem.endMb, 0)}`,
+    'flat (peak ≤ start + 100)',
+    growth <= 100,
+  );
 }
 
 export async function sandboxBench() {

@@ -88,13 +88,25 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     ? [process.execPath, [...nodeArgs, join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1']]
     : [join(BIN, 'next'), ['start', '-p', String(port), '-H', '127.0.0.1']];
   const child = spawn(command, args, {
-    cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
-  const keep = (b: Buffer) => { log.push(b.toString()); if (log.length > 200) log.shift(); };
+  const keep = (b: Buffer) => {
+    log.push(b.toString());
+    if (log.length > 200) log.shift();
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
   process.on('exit', killGroup);
 
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -103,16 +115,31 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${log.join('')}`);
     try {
       const res = await fetch(`${baseUrl}/health`);
-      if (res.ok) { await res.arrayBuffer(); break; }
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { killGroup(); throw new Error(`server did not come up in 60 s:\n${log.join('')}`); }
+      if (res.ok) {
+        await res.arrayBuffer();
+        break;
+      }
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      killGroup();
+      throw new Error(`server did not come up in 60 s:\n${log.join('')}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 
   let exit: string | null = null;
-  child.once('exit', (code, signal) => { exit = String(code ?? signal); });
+  child.once('exit', (code, signal) => {
+    exit = String(code ?? signal);
+  });
   return {
-    baseUrl, pid: child.pid!, apiKey: apiKeys[0]!, apiKeys, dbDir, nodeOptions: env.NODE_OPTIONS ?? '',
+    baseUrl,
+    pid: child.pid!,
+    apiKey: apiKeys[0]!,
+    apiKeys,
+    dbDir,
+    nodeOptions: env.NODE_OPTIONS ?? '',
     exited: () => exit,
     async stop() {
       await stopChild(child);
@@ -126,12 +153,26 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  try { process.kill(-child.pid!, 'SIGTERM'); } catch { return; }
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 5000);
   await exited;
   clearTimeout(timer);
   // descendants in the group that outlived the parent
-  try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* none left */ }
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    /* none left */
+  }
 }
 
 /** pid plus all its descendants, from /proc. */
@@ -145,7 +186,9 @@ export function processTree(root: number): number[] {
       const list = children.get(ppid) ?? [];
       list.push(Number(name));
       children.set(ppid, list);
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   const out: number[] = [];
   const stack = [root];
@@ -161,7 +204,9 @@ function rssKb(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;
-  } catch { return 0; }
+  } catch {
+    return 0;
+  }
 }
 
 /** CPU time (user + system) the tree's live processes have used so far, in ms (/proc, 10 ms ticks). */
@@ -172,7 +217,9 @@ export function treeCpuMs(root: number): number {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return ticks * 10;
 }

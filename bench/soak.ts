@@ -11,21 +11,29 @@ import { processTree, startServer, treeRssMb, type BenchServer } from './server'
 
 export interface SoakReport {
   seconds: number;
-  requests: number; errors: number; firstError?: string; jobs: number; csvRows: number;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  jobs: number;
+  csvRows: number;
   samples: { t: number; rssMb: number; fds: number }[];
   early: { rssMb: number; fds: number };
   late: { rssMb: number; fds: number };
-  rssGrowthMb: number; fdGrowth: number;
+  rssGrowthMb: number;
+  fdGrowth: number;
   /** least-squares slope over the samples after warm-up */
   rssSlopeMbPerMin: number;
 }
-
 
 /** Open file descriptors (sockets, files, pipes) of the server's process tree. */
 function fdCount(pid: number): number {
   let n = 0;
   for (const p of processTree(pid)) {
-    try { n += readdirSync(`/proc/${p}/fd`).length; } catch { /* exited */ }
+    try {
+      n += readdirSync(`/proc/${p}/fd`).length;
+    } catch {
+      /* exited */
+    }
   }
   return n;
 }
@@ -59,34 +67,39 @@ export async function runSoak(server: BenchServer, durationMs: number, log = con
       await new Promise((r) => setTimeout(r, Math.max(0, everyMs - (Date.now() - started))));
     }
   };
-  const singles = () => paced(20, async () => {
-    await send({ method: 'POST', path: '/v1/verify/single', headers: auth, body: json({ email: address(seq++) }) });
-  });
-  const verifies = () => paced(100, async () => {
-    await send({ method: 'POST', path: '/v1/verify', headers: auth, body: json({ email: address(seq++) }) });
-  });
-  const instant = () => paced(200, async () => {
-    await send({ method: 'POST', path: '/v1/verify/bulk', headers: auth, body: json({ emails: Array.from({ length: 10 }, () => address(seq++)) }) });
-  });
-  const reads = () => paced(500, async () => {
-    await send({ method: 'GET', path: '/v1/history?limit=50', headers: auth });
-    await send({ method: 'GET', path: '/v1/verify/bulk?limit=20', headers: auth });
-  });
+  const singles = () =>
+    paced(20, async () => {
+      await send({ method: 'POST', path: '/v1/verify/single', headers: auth, body: json({ email: address(seq++) }) });
+    });
+  const verifies = () =>
+    paced(100, async () => {
+      await send({ method: 'POST', path: '/v1/verify', headers: auth, body: json({ email: address(seq++) }) });
+    });
+  const instant = () =>
+    paced(200, async () => {
+      await send({ method: 'POST', path: '/v1/verify/bulk', headers: auth, body: json({ emails: Array.from({ length: 10 }, () => address(seq++)) }) });
+    });
+  const reads = () =>
+    paced(500, async () => {
+      await send({ method: 'GET', path: '/v1/history?limit=50', headers: auth });
+      await send({ method: 'GET', path: '/v1/verify/bulk?limit=20', headers: auth });
+    });
   // a 5,000-address job every 5 s: submitted, polled to completion, downloaded
-  const bulkJobs = () => paced(5_000, async () => {
-    const submitted = await send({ method: 'POST', path: '/v1/verify/bulk', headers: auth, body: bulkBody(5_000) });
-    const jobId = JSON.parse(submitted.body.toString()).job_id as string | undefined;
-    if (!jobId) return;
-    for (;;) {
-      const status = JSON.parse((await send({ method: 'GET', path: `/v1/verify/bulk/status/${jobId}`, headers: auth })).body.toString());
-      if (status.status === 'completed') break;
-      if (Date.now() > end + 60_000) return;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const csv = await send({ method: 'GET', path: `/v1/verify/bulk/download/${jobId}`, headers: auth });
-    csvRows += csv.body.toString().split('\r\n').length - 2;
-    jobs++;
-  });
+  const bulkJobs = () =>
+    paced(5_000, async () => {
+      const submitted = await send({ method: 'POST', path: '/v1/verify/bulk', headers: auth, body: bulkBody(5_000) });
+      const jobId = JSON.parse(submitted.body.toString()).job_id as string | undefined;
+      if (!jobId) return;
+      for (;;) {
+        const status = JSON.parse((await send({ method: 'GET', path: `/v1/verify/bulk/status/${jobId}`, headers: auth })).body.toString());
+        if (status.status === 'completed') break;
+        if (Date.now() > end + 60_000) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const csv = await send({ method: 'GET', path: `/v1/verify/bulk/download/${jobId}`, headers: auth });
+      csvRows += csv.body.toString().split('\r\n').length - 2;
+      jobs++;
+    });
 
   const samples: SoakReport['samples'] = [];
   const started = Date.now();
@@ -110,8 +123,18 @@ export async function runSoak(server: BenchServer, durationMs: number, log = con
   const early = { rssMb: rss.earlyMb, fds: fds(samples.slice(fifth, 2 * fifth)) };
   const late = { rssMb: rss.lateMb, fds: fds(samples.slice(-fifth)) };
   return {
-    seconds: Math.round(durationMs / 1000), requests, errors, firstError, jobs, csvRows, samples, early, late,
-    rssGrowthMb: late.rssMb - early.rssMb, fdGrowth: late.fds - early.fds, rssSlopeMbPerMin: rss.slopeMbPerMin,
+    seconds: Math.round(durationMs / 1000),
+    requests,
+    errors,
+    firstError,
+    jobs,
+    csvRows,
+    samples,
+    early,
+    late,
+    rssGrowthMb: late.rssMb - early.rssMb,
+    fdGrowth: late.fds - early.fds,
+    rssSlopeMbPerMin: rss.slopeMbPerMin,
   };
 }
 
@@ -125,7 +148,12 @@ export function rssTrend(samples: { t: number; rssMb: number }[]): { earlyMb: nu
   const steady = samples.slice(fifth);
   const mt = steady.reduce((a, s) => a + s.t, 0) / steady.length;
   const mr = steady.reduce((a, s) => a + s.rssMb, 0) / steady.length;
-  const slope = steady.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0) / Math.max(1e-9, steady.reduce((a, s) => a + (s.t - mt) ** 2, 0));
+  const slope =
+    steady.reduce((a, s) => a + (s.t - mt) * (s.rssMb - mr), 0) /
+    Math.max(
+      1e-9,
+      steady.reduce((a, s) => a + (s.t - mt) ** 2, 0),
+    );
   return { earlyMb: mean(samples.slice(fifth, 2 * fifth)), lateMb: mean(samples.slice(-fifth)), slopeMbPerMin: Number((slope * 60).toFixed(2)) };
 }
 

@@ -13,7 +13,15 @@ import { jobStatus } from '../lib/jobs/status';
 import { saveResults, verificationValues, type VerificationRecord } from '../lib/results/rows';
 import { freshDatabaseUrl } from '../test/databases';
 
-export interface SyntaxFigures { addresses: number; distinct: number; ms: number; lagP99Ms: number; lagMaxMs: number; cpuP99Ms: number; maxCpuMs: number }
+export interface SyntaxFigures {
+  addresses: number;
+  distinct: number;
+  ms: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  cpuP99Ms: number;
+  maxCpuMs: number;
+}
 
 /** `"first last<i>"@example<i % 40>.com`: a quoted local part, each distinct. */
 export const quotedAddress = (i: number) => `"first last${i}"@example${i % 40}.com`;
@@ -55,15 +63,26 @@ export function lagProbe(everyMs = 10) {
       const at = (q: number) => lags[Math.min(lags.length - 1, Math.floor(lags.length * q))];
       const cpu = lags.map((l) => l.cpuMs).sort((a, b) => a - b);
       return {
-        samples: lags.length, p99: at(0.99)?.ms ?? 0, max: lags[lags.length - 1]?.ms ?? 0,
+        samples: lags.length,
+        p99: at(0.99)?.ms ?? 0,
+        max: lags[lags.length - 1]?.ms ?? 0,
         // the worst interval's own CPU time, and the 99th percentile of CPU time per interval
-        maxCpuMs: lags[lags.length - 1]?.cpuMs ?? 0, cpuP99Ms: cpu[Math.min(cpu.length - 1, Math.floor(cpu.length * 0.99))] ?? 0,
+        maxCpuMs: lags[lags.length - 1]?.cpuMs ?? 0,
+        cpuP99Ms: cpu[Math.min(cpu.length - 1, Math.floor(cpu.length * 0.99))] ?? 0,
       };
     },
   };
 }
 
-export interface PollFigures { dialect: string; rows: number; duplicates: number; chunks: number; medianMs: number; maxMs: number; processed: number }
+export interface PollFigures {
+  dialect: string;
+  rows: number;
+  duplicates: number;
+  chunks: number;
+  medianMs: number;
+  maxMs: number;
+  processed: number;
+}
 
 /**
  * A running job of `rows` addresses, every odd row a duplicate of the row before it (50%), chunks of
@@ -79,20 +98,38 @@ export async function pollCost(dialect: 'sqlite' | 'postgres', rows: number, pol
     const shape = await listShape(emails);
     const chunkSize = 100;
     const chunks = Math.ceil(rows / chunkSize);
-    await insertQueuedJob(database, {
-      id: 'job_bench', userId: 'u_bench', sandbox: false, totalEmails: rows, validEmails: rows, invalidEmails: 0,
-      duplicateEmails: shape.duplicates, ...storedUpload({}), uploadBytes: 0, reservedDay: null, reservedFree: 0, reservedCredits: 0,
-    }, { emails, duplicateOf: shape.duplicateOf }, chunkSize);
+    await insertQueuedJob(
+      database,
+      {
+        id: 'job_bench',
+        userId: 'u_bench',
+        sandbox: false,
+        totalEmails: rows,
+        validEmails: rows,
+        invalidEmails: 0,
+        duplicateEmails: shape.duplicates,
+        ...storedUpload({}),
+        uploadBytes: 0,
+        reservedDay: null,
+        reservedFree: 0,
+        reservedCredits: 0,
+      },
+      { emails, duplicateOf: shape.duplicateOf },
+      chunkSize,
+    );
     const doneChunks = Math.floor(chunks * 0.4);
     const answered = (idx: number) => {
       const chunk = Math.floor(idx / chunkSize);
       return chunk < doneChunks || ((chunk === doneChunks || chunk === doneChunks + 1) && idx % chunkSize < chunkSize / 2);
     };
     await saveAnswers(database, emails, shape.duplicateOf, answered);
-    await database.prisma.$executeRawUnsafe(dialect === 'postgres'
-      ? `UPDATE job_chunks SET state = CASE WHEN no < $1 THEN 'done' WHEN no <= $2 THEN 'leased' ELSE state END WHERE job_id = 'job_bench'`
-      : `UPDATE job_chunks SET state = CASE WHEN no < ? THEN 'done' WHEN no <= ? THEN 'leased' ELSE state END WHERE job_id = 'job_bench'`,
-    doneChunks, doneChunks + 1);
+    await database.prisma.$executeRawUnsafe(
+      dialect === 'postgres'
+        ? `UPDATE job_chunks SET state = CASE WHEN no < $1 THEN 'done' WHEN no <= $2 THEN 'leased' ELSE state END WHERE job_id = 'job_bench'`
+        : `UPDATE job_chunks SET state = CASE WHEN no < ? THEN 'done' WHEN no <= ? THEN 'leased' ELSE state END WHERE job_id = 'job_bench'`,
+      doneChunks,
+      doneChunks + 1,
+    );
     await database.prisma.job.update({ where: { id: 'job_bench' }, data: { status: 'processing' } });
     const times: number[] = [];
     let processed = 0;
@@ -114,12 +151,36 @@ async function saveAnswers(database: Database, emails: string[], duplicateOf: In
   for (let idx = 0; idx < emails.length; idx++) {
     if (duplicateOf[idx]! >= 0 || !answered(idx)) continue;
     const record: VerificationRecord = {
-      user_id: 'u_bench', job_id: 'job_bench', idx, email: emails[idx], sandbox: false, source: 'bulk', status: 'deliverable',
-      valid: true, deliverable: true, risk_level: 'low', reason: 'accepted_email', score: 95, confidence: 90, provider: 'example.com',
-      disposable: false, role: false, free: false, catch_all: false, did_you_mean: null, cached: false, sub_reason: null, mailbox_provider: null, details: '{}', created_at: 0,
+      user_id: 'u_bench',
+      job_id: 'job_bench',
+      idx,
+      email: emails[idx],
+      sandbox: false,
+      source: 'bulk',
+      status: 'deliverable',
+      valid: true,
+      deliverable: true,
+      risk_level: 'low',
+      reason: 'accepted_email',
+      score: 95,
+      confidence: 90,
+      provider: 'example.com',
+      disposable: false,
+      role: false,
+      free: false,
+      catch_all: false,
+      did_you_mean: null,
+      cached: false,
+      sub_reason: null,
+      mailbox_provider: null,
+      details: '{}',
+      created_at: 0,
     };
     batch.push(verificationValues(record));
-    if (batch.length === 2000) { await saveResults(database, batch); batch = []; }
+    if (batch.length === 2000) {
+      await saveResults(database, batch);
+      batch = [];
+    }
   }
   await saveResults(database, batch);
 }
@@ -131,5 +192,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   (async () => {
     if (syntaxN) console.log('syntax', await syntaxCost(syntaxN));
     for (const dialect of dialects) if (rows) console.log('poll', await pollCost(dialect, rows));
-  })().catch((e) => { console.error(e); process.exitCode = 1; });
+  })().catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
 }

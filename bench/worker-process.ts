@@ -38,7 +38,8 @@ export async function waitForJob(database: Database, jobId: string, workers: Chi
   for (;;) {
     const job = await database.prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
     if (job?.status === 'completed') return;
-    if (job?.status === 'failed' || performance.now() - since > timeoutMs) throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - since)} ms`);
+    if (job?.status === 'failed' || performance.now() - since > timeoutMs)
+      throw new Error(`job ${jobId} is ${job?.status} after ${Math.round(performance.now() - since)} ms`);
     for (const child of workers) if (child.exitCode !== null) throw new Error(`a worker exited with ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, pollMs));
   }

@@ -31,7 +31,12 @@ export interface WorkerSoakReport {
 const PRODUCTION_JOB = 500;
 const SANDBOX_JOB = 20_000;
 const SANDBOX_EVERY_MS = 30_000;
-const PACING = { google: { concurrency: 8, perMinute: 6000 }, microsoft: { concurrency: 6, perMinute: 6000 }, yahoo: { concurrency: 4, perMinute: 6000 }, default: { concurrency: 2, perMinute: 6000 } };
+const PACING = {
+  google: { concurrency: 8, perMinute: 6000 },
+  microsoft: { concurrency: 6, perMinute: 6000 },
+  yahoo: { concurrency: 4, perMinute: 6000 },
+  default: { concurrency: 2, perMinute: 6000 },
+};
 
 export async function runWorkerSoak(ms: number, log: (line: string) => void = () => {}): Promise<WorkerSoakReport> {
   const mix = providerMix(2_000, { tag: 'soak' });
@@ -44,8 +49,12 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
     const account = await ensureAccount(database, 'worker-soak@bench.test');
     await grantCredits(database, account.id, 10_000_000);
     worker = await startWorkerProcess({
-      DATABASE_URL: fresh.url, EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtp.port),
-      EV_SMTP_PACING: pacingSpec(PACING), EV_WORKER_CONCURRENCY: '50', EV_GLOBAL_CONCURRENCY: '50',
+      DATABASE_URL: fresh.url,
+      EV_DNS_SERVERS: peers.dns.server,
+      EV_SMTP_PORT: String(peers.smtp.port),
+      EV_SMTP_PACING: pacingSpec(PACING),
+      EV_WORKER_CONCURRENCY: '50',
+      EV_GLOBAL_CONCURRENCY: '50',
       EV_SANDBOX_JOBS_PER_HOUR: '1000000',
     });
     const samples: { t: number; rssMb: number }[] = [];
@@ -87,8 +96,14 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
     const verified = await database.prisma.verification.count({ where: { userId: account.id } });
     const rss = rssTrend(samples);
     return {
-      seconds: Math.round(ms / 1000), jobs, verified, early: { rssMb: rss.earlyMb }, late: { rssMb: rss.lateMb },
-      peakMb: Math.round(Math.max(...samples.map((s) => s.rssMb))), rssGrowthMb: rss.lateMb - rss.earlyMb, rssSlopeMbPerMin: rss.slopeMbPerMin,
+      seconds: Math.round(ms / 1000),
+      jobs,
+      verified,
+      early: { rssMb: rss.earlyMb },
+      late: { rssMb: rss.lateMb },
+      peakMb: Math.round(Math.max(...samples.map((s) => s.rssMb))),
+      rssGrowthMb: rss.lateMb - rss.earlyMb,
+      rssSlopeMbPerMin: rss.slopeMbPerMin,
     };
   } finally {
     if (worker) await stopWorker(worker);
@@ -100,8 +115,11 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const seconds = Number(process.argv[2] ?? 600);
-  runWorkerSoak(seconds * 1000, console.log).then((r) => console.log(JSON.stringify(r, null, 2)), (e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  runWorkerSoak(seconds * 1000, console.log).then(
+    (r) => console.log(JSON.stringify(r, null, 2)),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

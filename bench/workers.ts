@@ -15,10 +15,16 @@ import { treeCpuMs } from './server';
 import { startWorkerProcess, stopWorker, waitForJob } from './worker-process';
 import { startProductionPeers, type ProductionPeers } from './production';
 
-
 export interface WorkersReport {
-  addresses: number; chunkSize: number; concurrencyPerWorker: number; replyDelayMs: number;
-  oneWorkerMs: number; threeWorkersMs: number; speedup: number; statuses: Record<string, number>; chunksPerWorker: number[];
+  addresses: number;
+  chunkSize: number;
+  concurrencyPerWorker: number;
+  replyDelayMs: number;
+  oneWorkerMs: number;
+  threeWorkersMs: number;
+  speedup: number;
+  statuses: Record<string, number>;
+  chunksPerWorker: number[];
 }
 
 export async function runWorkersBench(options = { addresses: 960, chunkSize: 40, concurrency: 20, replyDelayMs: 200 }): Promise<WorkersReport> {
@@ -32,9 +38,15 @@ export async function runWorkersBench(options = { addresses: 960, chunkSize: 40,
     const one = await timeJob(peers, emails, 1, options);
     const three = await timeJob(peers, emails, 3, options);
     return {
-      addresses: emails.length, chunkSize: options.chunkSize, concurrencyPerWorker: options.concurrency, replyDelayMs: options.replyDelayMs,
-      oneWorkerMs: Math.round(one.ms), threeWorkersMs: Math.round(three.ms), speedup: Number((one.ms / three.ms).toFixed(2)),
-      statuses: three.statuses, chunksPerWorker: three.chunksPerWorker,
+      addresses: emails.length,
+      chunkSize: options.chunkSize,
+      concurrencyPerWorker: options.concurrency,
+      replyDelayMs: options.replyDelayMs,
+      oneWorkerMs: Math.round(one.ms),
+      threeWorkersMs: Math.round(three.ms),
+      speedup: Number((one.ms / three.ms).toFixed(2)),
+      statuses: three.statuses,
+      chunksPerWorker: three.chunksPerWorker,
     };
   } finally {
     await peers.stop();
@@ -45,10 +57,17 @@ async function warmPeers(peers: ProductionPeers, connections: number): Promise<v
   const verifier = createVerifier({
     dns: createDnsResolver({ servers: [peers.dns.server] }),
     smtp: { port: peers.smtpPort, heloName: 'bench.test', mailFrom: 'check@bench.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
-    allowPrivateNetworks: true, perDomainConcurrency: connections, globalConcurrency: connections,
+    allowPrivateNetworks: true,
+    perDomainConcurrency: connections,
+    globalConcurrency: connections,
   });
-  await Promise.all(peers.addresses.filter((a) => a.endsWith('@d1.test')).concat(peers.addresses.filter((a) => a.endsWith('@d2.test')))
-    .slice(0, connections).map((a) => verifier.verify(a)));
+  await Promise.all(
+    peers.addresses
+      .filter((a) => a.endsWith('@d1.test'))
+      .concat(peers.addresses.filter((a) => a.endsWith('@d2.test')))
+      .slice(0, connections)
+      .map((a) => verifier.verify(a)),
+  );
 }
 
 async function timeJob(peers: ProductionPeers, emails: string[], workers: number, options: { chunkSize: number; concurrency: number }) {
@@ -69,19 +88,26 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
     const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
     await waitForJob(database, jobId, children, 300_000, 50);
     const ms = performance.now() - start;
-    if (process.env.BENCH_DEBUG) console.error('cpu ms per worker during the job', children.map((c, i) => treeCpuMs(c.pid!) - cpuAtStart[i]!));
+    if (process.env.BENCH_DEBUG)
+      console.error(
+        'cpu ms per worker during the job',
+        children.map((c, i) => treeCpuMs(c.pid!) - cpuAtStart[i]!),
+      );
     const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
-      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId,
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+      jobId,
     );
     if (process.env.BENCH_DEBUG) {
       const spans = await database.prisma.$queryRawUnsafe<{ c: number; lo: bigint; hi: bigint }[]>(
-        `SELECT v.idx / ${options.chunkSize} AS c, MIN(v.created_at) AS lo, MAX(v.created_at) AS hi FROM verifications v WHERE job_id = $1 GROUP BY 1 ORDER BY 1`, jobId,
+        `SELECT v.idx / ${options.chunkSize} AS c, MIN(v.created_at) AS lo, MAX(v.created_at) AS hi FROM verifications v WHERE job_id = $1 GROUP BY 1 ORDER BY 1`,
+        jobId,
       );
       const t0 = Math.min(...spans.map((r) => Number(r.lo)));
       console.error('chunk spans (ms after first result)', spans.map((r) => `${r.c}:${Number(r.lo) - t0}-${Number(r.hi) - t0}`).join(' '));
     }
     const perWorker = await database.prisma.$queryRawUnsafe<{ n: bigint }[]>(
-      'SELECT COUNT(*) AS n FROM job_chunks WHERE job_id = $1 GROUP BY worker_id ORDER BY n DESC', jobId,
+      'SELECT COUNT(*) AS n FROM job_chunks WHERE job_id = $1 GROUP BY worker_id ORDER BY n DESC',
+      jobId,
     );
     return { ms, statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), chunksPerWorker: perWorker.map((r) => Number(r.n)) };
   } finally {
@@ -96,19 +122,26 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
 
 async function startWorker(url: string, peers: ProductionPeers, concurrency: number): Promise<ChildProcess> {
   return startWorkerProcess({
-    DATABASE_URL: url, EV_WORKER_CONCURRENCY: String(concurrency),
+    DATABASE_URL: url,
+    EV_WORKER_CONCURRENCY: String(concurrency),
     // each worker's own limits are not what binds: its concurrency is
-    EV_PER_DOMAIN_CONCURRENCY: String(concurrency), EV_GLOBAL_CONCURRENCY: String(concurrency),
+    EV_PER_DOMAIN_CONCURRENCY: String(concurrency),
+    EV_GLOBAL_CONCURRENCY: String(concurrency),
     // nor the per-host limits the workers now share, nor a pace (bench/politeness.ts measures those)
     EV_SMTP_PACING: `default=${3 * concurrency}/0`,
-    EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtpPort),
+    EV_DNS_SERVERS: peers.dns.server,
+    EV_SMTP_PORT: String(peers.smtpPort),
   });
 }
 
 if (process.argv[1]?.endsWith('workers.ts')) {
-  runWorkersBench().then((report) => console.log(JSON.stringify(report, null, 2)), (error) => {
-    console.error(error);
-    process.exitCode = 1;
-  }).finally(() => setTimeout(() => process.exit(), 100).unref());
+  runWorkersBench()
+    .then(
+      (report) => console.log(JSON.stringify(report, null, 2)),
+      (error) => {
+        console.error(error);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => setTimeout(() => process.exit(), 100).unref());
 }
-

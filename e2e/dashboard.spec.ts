@@ -29,7 +29,24 @@ const expectedStatus: [RegExp, string][] = [
   [/^role/, 'role-based'],
 ];
 
-const verdictColumns = ['email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'sub_reason', 'mailbox_provider'];
+const verdictColumns = [
+  'email',
+  'valid',
+  'deliverable',
+  'risk_level',
+  'reason',
+  'status',
+  'score',
+  'provider',
+  'disposable',
+  'role',
+  'free',
+  'catch_all',
+  'did_you_mean',
+  'cached',
+  'sub_reason',
+  'mailbox_provider',
+];
 
 test('a list in sandbox mode, from drop to download, then history, single check, keys and webhooks', async ({ page, request }) => {
   await signUp(page);

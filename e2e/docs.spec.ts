@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { shoot, signUp } from './helpers';
 
 // The policy the app will send (docs/security.md, "Pages and answers"): no external origins, no eval.
-const CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
 
 test('the API reference renders from the document without signing in, offline and under the CSP', async ({ page }) => {
   const problems: string[] = [];

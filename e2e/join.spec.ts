@@ -11,10 +11,17 @@ import { invitationLinkFromMail } from './mail';
 
 /** A call of the API from the signed-in page (its session cookie, its Origin). */
 async function api(page: Page, method: string, path: string, body?: unknown): Promise<any> {
-  return page.evaluate(async ([m, p, b]) => {
-    const response = await fetch(p as string, { method: m as string, headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-    return { status: response.status, ...(await response.json()) };
-  }, [method, path, body] as const);
+  return page.evaluate(
+    async ([m, p, b]) => {
+      const response = await fetch(p as string, {
+        method: m as string,
+        headers: { 'Content-Type': 'application/json' },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      return { status: response.status, ...(await response.json()) };
+    },
+    [method, path, body] as const,
+  );
 }
 
 const orgCookie = async (context: BrowserContext) => (await context.cookies()).find((c) => c.name === 'ev-org')?.value;
@@ -44,7 +51,10 @@ test('an invited person joins with a new account, another accepts signed in, a u
   await freshPage.getByRole('button', { name: 'Create account and join' }).click();
   await expect(freshPage).toHaveURL(/\/lists$/);
   expect(await orgCookie(fresh)).toBe(orgId);
-  expect(await api(freshPage, 'GET', '/v1/organisations')).toMatchObject({ current: orgId, data: expect.arrayContaining([{ id: orgId, name: ownerEmail, role: 'member' }]) });
+  expect(await api(freshPage, 'GET', '/v1/organisations')).toMatchObject({
+    current: orgId,
+    data: expect.arrayContaining([{ id: orgId, name: ownerEmail, role: 'member' }]),
+  });
 
   // the owner, signed in as someone else, is asked to sign in as the invited address
   await page.goto(existingLink);

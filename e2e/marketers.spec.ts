@@ -28,10 +28,14 @@ const DUPLICATE_OF = ['', '', '2', '', '', '3', '', '', '', '2', '', ''];
 function workbook(sheet: string, rows: string[][]): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
-    const writer = new XlsxWriter(sheet, (chunk, final) => {
-      chunks.push(chunk);
-      if (final) resolve(Buffer.concat(chunks));
-    }, reject);
+    const writer = new XlsxWriter(
+      sheet,
+      (chunk, final) => {
+        chunks.push(chunk);
+        if (final) resolve(Buffer.concat(chunks));
+      },
+      reject,
+    );
     writer.rows(rows);
     writer.end();
   });
@@ -43,13 +47,24 @@ function workbookOf(sheets: { name: string; rows: string[][] }[]): Buffer {
   const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
   const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
   const files: Record<string, Uint8Array> = {
-    '[Content_Types].xml': strToU8(`<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('')}</Types>`),
-    '_rels/.rels': strToU8(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`),
-    'xl/workbook.xml': strToU8(`<workbook ${ns} xmlns:r="${rel}"><sheets>${sheets.map((sheet, i) => `<sheet name="${esc(sheet.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`),
-    'xl/_rels/workbook.xml.rels': strToU8(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${rel}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('')}</Relationships>`),
+    '[Content_Types].xml': strToU8(
+      `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('')}</Types>`,
+    ),
+    '_rels/.rels': strToU8(
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    ),
+    'xl/workbook.xml': strToU8(
+      `<workbook ${ns} xmlns:r="${rel}"><sheets>${sheets.map((sheet, i) => `<sheet name="${esc(sheet.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`,
+    ),
+    'xl/_rels/workbook.xml.rels': strToU8(
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${rel}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('')}</Relationships>`,
+    ),
   };
   sheets.forEach((sheet, i) => {
-    const rows = sheet.rows.map((row, r) => `<row r="${r + 1}">${row.map((cell, c) => `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="inlineStr"><is><t>${esc(cell)}</t></is></c>`).join('')}</row>`);
+    const rows = sheet.rows.map(
+      (row, r) =>
+        `<row r="${r + 1}">${row.map((cell, c) => `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="inlineStr"><is><t>${esc(cell)}</t></is></c>`).join('')}</row>`,
+    );
     files[`xl/worksheets/sheet${i + 1}.xml`] = strToU8(`<worksheet ${ns}><sheetData>${rows.join('')}</sheetData></worksheet>`);
   });
   return Buffer.from(zipSync(files));
@@ -103,7 +118,9 @@ test('an .xlsx export is read in the browser and downloads as the same sheet', a
   await signUp(page);
   await sandboxOn(page);
   const buffer = await workbook('Kunden', [HEADER, ...PEOPLE]);
-  await page.getByTestId('file-input').setInputFiles({ name: 'kunden.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer });
+  await page
+    .getByTestId('file-input')
+    .setInputFiles({ name: 'kunden.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer });
   await expect(page.getByTestId('list-format')).toContainText('Excel workbook, sheet “Kunden”.');
   await verifyDropped(page, { name: 'kunden.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer });
 
@@ -126,10 +143,18 @@ test('a workbook of several sheets opens on its first and the list is picked fro
   await signUp(page);
   await sandboxOn(page);
   const buffer = workbookOf([
-    { name: 'Notizen', rows: [['Stand', 'März 2026'], ['Quelle', 'Messe Köln']] },
+    {
+      name: 'Notizen',
+      rows: [
+        ['Stand', 'März 2026'],
+        ['Quelle', 'Messe Köln'],
+      ],
+    },
     { name: 'Kunden', rows: [HEADER, ...PEOPLE] },
   ]);
-  await page.getByTestId('file-input').setInputFiles({ name: 'messe.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer });
+  await page
+    .getByTestId('file-input')
+    .setInputFiles({ name: 'messe.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer });
   await expect(page.getByTestId('list-format')).toContainText('sheet “Notizen”');
   await expect(page.getByTestId('row-count')).toHaveText('2');
   await page.getByRole('combobox', { name: 'Sheet' }).selectOption('Kunden');

@@ -39,12 +39,16 @@ test('every page carries the security headers and breaks none of its own policy'
 test('another site cannot frame the dashboard', async ({ page, baseURL }) => {
   // A page of another origin (a data: URL) frames the sign-in page and waits for the frame to load.
   await page.goto('data:text/html,<body></body>');
-  await page.evaluate((src) => new Promise<void>((resolve) => {
-    const frame = document.createElement('iframe');
-    frame.onload = () => resolve();
-    frame.src = src;
-    document.body.append(frame);
-  }), `${baseURL}/signin`);
+  await page.evaluate(
+    (src) =>
+      new Promise<void>((resolve) => {
+        const frame = document.createElement('iframe');
+        frame.onload = () => resolve();
+        frame.src = src;
+        document.body.append(frame);
+      }),
+    `${baseURL}/signin`,
+  );
   // Framed, the sign-in form would be there to be clicked through; refused, the frame is an error page.
   const framed = page.frames().filter((frame) => frame !== page.mainFrame());
   expect(framed).toHaveLength(1);

@@ -7,7 +7,8 @@ import { startProvider } from '../test/oidc/provider';
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const idp = await startProvider(Number(process.env.E2E_OIDC_PORT), (login) =>
-    login.includes('@') ? { email: login, email_verified: !login.startsWith('unverified') } : undefined);
+    login.includes('@') ? { email: login, email_verified: !login.startsWith('unverified') } : undefined,
+  );
   idp.register(`http://127.0.0.1:${process.env.E2E_PORT}/api/auth/callback/oidc`);
   return () => idp.close();
 }

@@ -32,7 +32,10 @@ async function join(browser: Browser, link: string, email: string): Promise<Page
   return page;
 }
 
-test('an owner invites an admin and a viewer by mail; the viewer reads and downloads but cannot manage; a removed admin is refused at once', async ({ page: owner, browser }) => {
+test('an owner invites an admin and a viewer by mail; the viewer reads and downloads but cannot manage; a removed admin is refused at once', async ({
+  page: owner,
+  browser,
+}) => {
   const ownerEmail = await signUp(owner);
   const adminEmail = newEmail('admin');
   const viewerEmail = newEmail('viewer');
@@ -71,7 +74,10 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
 
   const jobId = await test.step('the owner verifies a list (sandbox) to completion', async () => {
     const emails = [...Array.from({ length: 6 }, (_, i) => `valid${i}@example.com`), ...Array.from({ length: 6 }, (_, i) => `invalid${i}@example.com`)];
-    const submitted = await owner.request.post('/v1/verify/bulk', { headers: { ...originOf(owner), 'X-EV-Sandbox': 'true' }, data: { emails, filename: 'team.csv' } });
+    const submitted = await owner.request.post('/v1/verify/bulk', {
+      headers: { ...originOf(owner), 'X-EV-Sandbox': 'true' },
+      data: { emails, filename: 'team.csv' },
+    });
     expect(submitted.status()).toBe(200);
     const id = (await submitted.json()).job_id as string;
     await expect(async () => {
@@ -139,7 +145,7 @@ test('an owner invites an admin and a viewer by mail; the viewer reads and downl
     await expect(admin.getByLabel('Organisation name')).toHaveCount(0);
   });
 
-  await test.step('the owner removes the admin; the admin\'s open session is refused on its next request', async () => {
+  await test.step("the owner removes the admin; the admin's open session is refused on its next request", async () => {
     owner.once('dialog', (dialog) => dialog.accept());
     await owner.getByRole('button', { name: `Remove ${adminEmail}` }).click();
     await expect(owner.getByTestId('member')).toHaveCount(2);

@@ -19,5 +19,10 @@ test('a plain TXT list, one address a line, downloads with just the verdict colu
   await page.getByRole('link', { name: 'Deliverable only', exact: true }).click();
   const parsed = Papa.parse<string[]>(await readFile(await (await downloading).path(), 'utf8'), { skipEmptyLines: true });
   expect(parsed.data[0]?.slice(0, 2)).toEqual(['email', 'valid']);
-  expect(parsed.data.slice(1).map((row) => row[0]).sort()).toEqual(addresses.filter((a) => a.startsWith('valid')).sort());
+  expect(
+    parsed.data
+      .slice(1)
+      .map((row) => row[0])
+      .sort(),
+  ).toEqual(addresses.filter((a) => a.startsWith('valid')).sort());
 });

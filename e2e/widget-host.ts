@@ -16,7 +16,8 @@ export async function startHostSite(sdkDir: string): Promise<{ port: number; clo
       const api = url.searchParams.get('api')!;
       const attrs = ['key', 'sandbox', 'timeout', 'block', 'message-undeliverable', 'fail']
         .filter((name) => url.searchParams.has(name))
-        .map((name) => ` data-${name}="${url.searchParams.get(name)!.replace(/"/g, '&quot;')}"`).join('');
+        .map((name) => ` data-${name}="${url.searchParams.get(name)!.replace(/"/g, '&quot;')}"`)
+        .join('');
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': `default-src 'self'; script-src 'self' ${api}; connect-src 'self' ${api}; style-src 'self'`,

@@ -99,7 +99,9 @@ test('from the allowed origin: checks on change, emits ev:verified, lets a good 
   await expect(email).toHaveAttribute('data-ev-state', 'ok');
   await expect(email).not.toHaveAttribute('aria-invalid', /.*/);
   const events = await page.evaluate(() => (window as any).evEvents);
-  expect(events).toEqual([expect.objectContaining({ email: 'valid@example.com', blocked: false, verdict: expect.objectContaining({ status: 'deliverable', evidence: null }) })]);
+  expect(events).toEqual([
+    expect.objectContaining({ email: 'valid@example.com', blocked: false, verdict: expect.objectContaining({ status: 'deliverable', evidence: null }) }),
+  ]);
   await page.getByRole('button', { name: 'Sign up' }).click();
   await expect(page.locator('#thanks')).toHaveText('Thanks valid@example.com');
   expect(csp).toEqual([]);
@@ -158,14 +160,21 @@ test('is refused by CORS on a page of another origin, and then never blocks the 
   // localhost is another origin than 127.0.0.1 to a browser, though the same server
   const elsewhere = `http://localhost:${host.port}`;
   await signupPage(page, { origin: elsewhere });
-  const direct = await page.evaluate(async ({ api, key }) => {
-    try {
-      const response = await fetch(`${api}/v1/verify/single?key=${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co"}' });
-      return `read ${response.status}`;
-    } catch (error) {
-      return `refused: ${(error as Error).name}`;
-    }
-  }, { api, key: publishableKey });
+  const direct = await page.evaluate(
+    async ({ api, key }) => {
+      try {
+        const response = await fetch(`${api}/v1/verify/single?key=${key}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"email":"a@b.co"}',
+        });
+        return `read ${response.status}`;
+      } catch (error) {
+        return `refused: ${(error as Error).name}`;
+      }
+    },
+    { api, key: publishableKey },
+  );
   expect(direct).toBe('refused: TypeError');
   const email = page.getByLabel('Email', { exact: true });
   await email.fill('invalid@example.com');
@@ -227,13 +236,19 @@ test('with data-fail="closed", holds the form back with a message while the serv
 
 test('the SDK runs in a browser with the publishable key', async ({ page }) => {
   await page.goto(`${shop()}/sdk.html`);
-  const result = await page.evaluate(async ({ api, key }) => {
-    const { EmailVerifier } = await import('/sdk/index.js' as string);
-    const client = new EmailVerifier({ apiKey: key, baseUrl: api, sandbox: true, maxRetries: 0 });
-    const verdict = await client.verify('valid@gmial.com');
-    // any other route grants no CORS, so the browser itself refuses to send or read it
-    const refused = await client.account().then(() => null, (error: any) => error.code);
-    return { status: verdict.status, did_you_mean: verdict.did_you_mean, refused };
-  }, { api, key: publishableKey });
+  const result = await page.evaluate(
+    async ({ api, key }) => {
+      const { EmailVerifier } = await import('/sdk/index.js' as string);
+      const client = new EmailVerifier({ apiKey: key, baseUrl: api, sandbox: true, maxRetries: 0 });
+      const verdict = await client.verify('valid@gmial.com');
+      // any other route grants no CORS, so the browser itself refuses to send or read it
+      const refused = await client.account().then(
+        () => null,
+        (error: any) => error.code,
+      );
+      return { status: verdict.status, did_you_mean: verdict.did_you_mean, refused };
+    },
+    { api, key: publishableKey },
+  );
   expect(result).toEqual({ status: 'deliverable', did_you_mean: 'valid@gmail.com', refused: 'connection_error' });
 });

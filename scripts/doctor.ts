@@ -12,15 +12,29 @@ if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ ...report, policy: config.EV_EGRESS_POLICY }, null, 2));
 } else {
   const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
-  const title: Record<string, string> = { identity: 'identity', port25: 'port 25', egress_ip: 'egress IP', rdns: 'reverse DNS', dnsbl: 'blocklists', resolver: 'DNS resolver' };
-  console.log(`Egress ${report.egress} (HELO ${report.helo_name}${report.source_ip ? `, from ${report.source_ip}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`);
+  const title: Record<string, string> = {
+    identity: 'identity',
+    port25: 'port 25',
+    egress_ip: 'egress IP',
+    rdns: 'reverse DNS',
+    dnsbl: 'blocklists',
+    resolver: 'DNS resolver',
+  };
+  console.log(
+    `Egress ${report.egress} (HELO ${report.helo_name}${report.source_ip ? `, from ${report.source_ip}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`,
+  );
   for (const check of report.checks) {
     console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);
     if (check.remedy) console.log(`  ${''.padEnd(12)} → ${check.remedy}`);
   }
-  console.log(`\n${report.status === 'pass' ? 'All checks pass.' : report.status === 'warn' ? 'Warnings only: probing may work, read them.' : 'A check fails: SMTP probing will not work reliably from here.'}` +
-    (report.status !== 'pass' && config.EV_EGRESS_POLICY === 'pause' && report.checks.some((c) => c.name === 'port25' && c.status === 'fail')
-      ? ' Workers hold production jobs (EV_EGRESS_POLICY=pause).' : '') +
-    (report.checks.some((c) => c.name === 'identity' && c.status === 'fail') ? ' Workers hold production jobs and single checks answer 503 until the sender identity is set.' : ''));
+  console.log(
+    `\n${report.status === 'pass' ? 'All checks pass.' : report.status === 'warn' ? 'Warnings only: probing may work, read them.' : 'A check fails: SMTP probing will not work reliably from here.'}` +
+      (report.status !== 'pass' && config.EV_EGRESS_POLICY === 'pause' && report.checks.some((c) => c.name === 'port25' && c.status === 'fail')
+        ? ' Workers hold production jobs (EV_EGRESS_POLICY=pause).'
+        : '') +
+      (report.checks.some((c) => c.name === 'identity' && c.status === 'fail')
+        ? ' Workers hold production jobs and single checks answer 503 until the sender identity is set.'
+        : ''),
+  );
 }
 process.exit(report.status === 'fail' ? 1 : 0);

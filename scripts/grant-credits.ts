@@ -15,7 +15,9 @@ if (!user) fail(`No account for ${email}. Create one with npm run create-key -- 
 const reference = argValue('reference');
 if (reference !== undefined && !/^[A-Za-z0-9_.:-]{1,100}$/.test(reference)) fail('--reference: 1 to 100 letters, digits, _ . : -');
 try {
-  console.log(`${user.email} now has ${await withAuditActor(operatorActor('npm run grant-credits'), () => grantCredits(database, user.id, credits, reference ? `grant_${reference}` : undefined))} credits.`);
+  console.log(
+    `${user.email} now has ${await withAuditActor(operatorActor('npm run grant-credits'), () => grantCredits(database, user.id, credits, reference ? `grant_${reference}` : undefined))} credits.`,
+  );
 } catch (error) {
   if ((error as { code?: string }).code !== 'P2002' && !/unique|UNIQUE/.test(String(error))) throw error;
   fail(`A grant with reference ${reference} was already made: nothing was added.`);

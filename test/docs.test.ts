@@ -2,7 +2,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const pages = ['README.md', 'ARCHITECTURE.md', 'lib/sdk/README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const pages = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'lib/sdk/README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 describe('the documentation', () => {
   it('links only to files that exist', () => {

@@ -43,11 +43,13 @@ export function oracle(maker: KeyBounds, wanted: KeyBounds): boolean {
   return scopes && ips && expiry;
 }
 
-export const v4 = fc.tuple(fc.constantFrom(10, 192, 203), fc.nat(3), fc.nat(3), fc.nat(3), fc.constantFrom(undefined, 8, 16, 24, 30, 32))
+export const v4 = fc
+  .tuple(fc.constantFrom(10, 192, 203), fc.nat(3), fc.nat(3), fc.nat(3), fc.constantFrom(undefined, 8, 16, 24, 30, 32))
   .map(([a, b, c, d, p]) => `${a}.${b}.${c}.${d}${p === undefined ? '' : `/${p}`}`);
-export const v6 = fc.tuple(fc.nat(2), fc.nat(2), fc.constantFrom(undefined, 32, 48, 64, 128)).map(([a, b, p]) => `2001:db8:${a}:${b}::${p === undefined ? '' : `/${p}`}`);
+export const v6 = fc
+  .tuple(fc.nat(2), fc.nat(2), fc.constantFrom(undefined, 32, 48, 64, 128))
+  .map(([a, b, p]) => `2001:db8:${a}:${b}::${p === undefined ? '' : `/${p}`}`);
 export const ipRules = fc.option(fc.uniqueArray(fc.oneof(v4, v6), { minLength: 1, maxLength: 3 }), { nil: null });
 export const scopeSets = fc.option(fc.subarray([...SCOPES], { minLength: 1 }), { nil: null });
 export const expiries = fc.option(fc.constantFrom(1_000, 2_000, 3_000), { nil: null });
 export const bounds = fc.record({ scopes: scopeSets, allowedIps: ipRules, expiresAt: expiries });
-

@@ -9,13 +9,17 @@ export async function converse(fleet: Politeness[], key: string, pacing: { concu
   let open = 0;
   let maxOpen = 0;
   const starts: number[] = [];
-  await Promise.all(fleet.flatMap((politeness) => Array.from({ length: perInstance }, async () => {
-    const permit = await politeness.acquire({ key, pacing });
-    starts.push(performance.now());
-    maxOpen = Math.max(maxOpen, ++open);
-    await sleep(holdMs);
-    open--;
-    permit.release();
-  })));
+  await Promise.all(
+    fleet.flatMap((politeness) =>
+      Array.from({ length: perInstance }, async () => {
+        const permit = await politeness.acquire({ key, pacing });
+        starts.push(performance.now());
+        maxOpen = Math.max(maxOpen, ++open);
+        await sleep(holdMs);
+        open--;
+        permit.release();
+      }),
+    ),
+  );
   return { maxOpen, starts: starts.sort((a, b) => a - b) };
 }

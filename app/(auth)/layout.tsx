@@ -12,7 +12,9 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
       <div className="w-full max-w-sm rounded-2xl bg-white p-8 shadow-lg ring-1 ring-slate-200">{children}</div>
       <p className="mt-6 max-w-sm text-center text-xs text-slate-500">
         Check addresses before you send: syntax, domain, mail server and mailbox, with a sandbox to build against.{' '}
-        <a href="/docs" className="font-medium text-indigo-700 hover:underline">API reference</a>
+        <a href="/docs" className="font-medium text-indigo-700 hover:underline">
+          API reference
+        </a>
       </p>
     </main>
   );

@@ -18,8 +18,12 @@ export default function DocsPage() {
           </Link>
           <span className="text-sm font-medium text-slate-600">API reference</span>
           <nav aria-label="Docs" className="ml-auto flex items-center gap-4 text-sm">
-            <a href="/v1/openapi.json" className="font-medium text-indigo-700 hover:underline">openapi.json</a>
-            <Link href="/lists" className="font-medium text-slate-600 hover:text-slate-900">Dashboard</Link>
+            <a href="/v1/openapi.json" className="font-medium text-indigo-700 hover:underline">
+              openapi.json
+            </a>
+            <Link href="/lists" className="font-medium text-slate-600 hover:text-slate-900">
+              Dashboard
+            </Link>
           </nav>
         </div>
       </header>

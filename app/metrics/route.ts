@@ -6,4 +6,3 @@ export const GET = publicRoute(async (request) => {
   const { body, contentType } = await scrapeMetrics(request.headers.get('authorization'));
   return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
 });
-

@@ -8,7 +8,14 @@ import { Button, ErrorNote, inputClass, labelClass } from '../ui';
 
 const copy = {
   signin: { title: 'Sign in', action: 'Sign in', busy: 'Signing in…', switchText: 'No account yet?', switchLink: 'Create one', switchHref: '/signup' },
-  signup: { title: 'Create your account', action: 'Create account', busy: 'Creating account…', switchText: 'Already have an account?', switchLink: 'Sign in', switchHref: '/signin' },
+  signup: {
+    title: 'Create your account',
+    action: 'Create account',
+    busy: 'Creating account…',
+    switchText: 'Already have an account?',
+    switchLink: 'Sign in',
+    switchHref: '/signin',
+  },
 };
 
 /** What next-auth's ?error= (or signIn's result.error) means for the person signing in. */
@@ -25,11 +32,13 @@ function signInError(code: string): string {
   // lib/auth/login.ts: the right password, but every organisation of the person signs in through single sign-on.
   if (code === 'SsoRequired') return 'Your organisation signs in through single sign-on: use the button below.';
   // lib/accounts/sso.ts: refusals of a sign-in through the identity provider.
-  if (code === 'SsoUnverifiedEmail') return 'An account with this email exists, but your identity provider has not verified the address, so it cannot be linked. Sign in with your password, or ask your administrator.';
+  if (code === 'SsoUnverifiedEmail')
+    return 'An account with this email exists, but your identity provider has not verified the address, so it cannot be linked. Sign in with your password, or ask your administrator.';
   if (code === 'SsoNoEmail') return 'Your identity provider did not share an email address; ask your administrator.';
   if (code === 'SsoOtherIdentity') return 'This email is linked to another identity at your provider already.';
   // next-auth: the provider's answer did not check out (state, nonce, signature) or could not be reached.
-  if (['OAuthSignin', 'OAuthCallback', 'Callback', 'AccessDenied', 'Configuration'].includes(code)) return 'Single sign-on failed. Try again, or ask your administrator.';
+  if (['OAuthSignin', 'OAuthCallback', 'Callback', 'AccessDenied', 'Configuration'].includes(code))
+    return 'Single sign-on failed. Try again, or ask your administrator.';
   return 'Wrong email or password.';
 }
 
@@ -116,7 +125,7 @@ export function AuthForm({ mode, sso }: { mode: 'signin' | 'signup'; sso?: strin
           </p>
         </div>
       )}
-            <Button type="submit" disabled={busy} className="w-full">
+      <Button type="submit" disabled={busy} className="w-full">
         {busy ? text.busy : text.action}
       </Button>
       {sso && (

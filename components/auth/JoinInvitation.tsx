@@ -72,7 +72,11 @@ export function JoinInvitation({ signedInAs }: { signedInAs: string | null }) {
     try {
       // accept as the person's own organisation (a stale ev-org cookie could name one they left)
       actFor(null);
-      const answer = await fetch('/v1/invitations/accept', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token }) });
+      const answer = await fetch('/v1/invitations/accept', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
       const body = (await answer.json().catch(() => ({}))) as { organisation?: { id: string }; message?: string };
       if (!answer.ok || !body.organisation) throw new Error(body.message ?? 'Could not accept the invitation.');
       actFor(body.organisation.id);
@@ -101,8 +105,15 @@ export function JoinInvitation({ signedInAs }: { signedInAs: string | null }) {
             </Button>
           ) : signedInAs ? (
             <div className="space-y-3 text-sm text-slate-700">
-              <p>You are signed in as {signedInAs}. This invitation is for {preview.email}.</p>
-              <Button type="button" variant="secondary" className="w-full" onClick={() => signOut({ callbackUrl: `/signin?callbackUrl=${encodeURIComponent(here)}` })}>
+              <p>
+                You are signed in as {signedInAs}. This invitation is for {preview.email}.
+              </p>
+              <Button
+                type="button"
+                variant="secondary"
+                className="w-full"
+                onClick={() => signOut({ callbackUrl: `/signin?callbackUrl=${encodeURIComponent(here)}` })}
+              >
                 Sign out, then sign in as {preview.email}
               </Button>
             </div>
@@ -119,7 +130,16 @@ export function JoinInvitation({ signedInAs }: { signedInAs: string | null }) {
                 <label htmlFor="password" className={labelClass}>
                   Choose a password
                 </label>
-                <input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" aria-describedby="password-hint" className={inputClass} />
+                <input
+                  id="password"
+                  name="password"
+                  type="password"
+                  required
+                  minLength={8}
+                  autoComplete="new-password"
+                  aria-describedby="password-hint"
+                  className={inputClass}
+                />
                 <p id="password-hint" className="mt-1 text-xs text-slate-500">
                   At least 8 characters, not only spaces.
                 </p>

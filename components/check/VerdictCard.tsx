@@ -28,7 +28,11 @@ export function VerdictCard({ result }: { result: SingleResult }) {
   const evidence = result.evidence;
 
   return (
-    <article className="overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200" data-testid="verdict-card" aria-label={`Verdict for ${result.email}`}>
+    <article
+      className="overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200"
+      data-testid="verdict-card"
+      aria-label={`Verdict for ${result.email}`}
+    >
       <div className={cx('h-1.5', tone.color)} />
       <div className="space-y-6 p-5">
         <header className="flex flex-wrap items-start justify-between gap-4">
@@ -57,7 +61,13 @@ export function VerdictCard({ result }: { result: SingleResult }) {
             <ul className="space-y-1.5">
               {checks.map(([label, passed]) => (
                 <li key={label} className="flex items-center gap-2 text-sm">
-                  <span aria-hidden className={cx('flex h-5 w-5 items-center justify-center rounded-full text-xs font-bold', passed ? 'bg-emerald-100 text-emerald-700' : 'bg-rose-100 text-rose-700')}>
+                  <span
+                    aria-hidden
+                    className={cx(
+                      'flex h-5 w-5 items-center justify-center rounded-full text-xs font-bold',
+                      passed ? 'bg-emerald-100 text-emerald-700' : 'bg-rose-100 text-rose-700',
+                    )}
+                  >
                     {passed ? '✓' : '✕'}
                   </span>
                   <span className="text-slate-700">{label}</span>
@@ -70,7 +80,13 @@ export function VerdictCard({ result }: { result: SingleResult }) {
             <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Flags</h3>
             <ul className="flex flex-wrap gap-2">
               {flags.map(([label, on]) => (
-                <li key={label} className={cx('rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset', on ? 'bg-amber-50 text-amber-800 ring-amber-600/20' : 'bg-slate-50 text-slate-400 ring-slate-200 line-through')}>
+                <li
+                  key={label}
+                  className={cx(
+                    'rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset',
+                    on ? 'bg-amber-50 text-amber-800 ring-amber-600/20' : 'bg-slate-50 text-slate-400 ring-slate-200 line-through',
+                  )}
+                >
                   {label}
                   <span className="sr-only">: {on ? 'yes' : 'no'}</span>
                 </li>
@@ -85,7 +101,10 @@ export function VerdictCard({ result }: { result: SingleResult }) {
             <Fact label="Mailbox provider" value={result.mailbox_provider} />
             <Fact label="Why" value={result.sub_reason?.replaceAll('_', ' ')} />
             <Fact label="Mail server" value={evidence?.mx_host} />
-            <Fact label="SMTP reply" value={evidence?.smtp_code != null ? `${evidence.smtp_code}${evidence.smtp_enhanced_code ? ` ${evidence.smtp_enhanced_code}` : ''}` : null} />
+            <Fact
+              label="SMTP reply"
+              value={evidence?.smtp_code != null ? `${evidence.smtp_code}${evidence.smtp_enhanced_code ? ` ${evidence.smtp_enhanced_code}` : ''}` : null}
+            />
             <Fact label="Attempts" value={evidence?.attempts} />
             <Fact label="STARTTLS" value={evidence ? (evidence.tls ? 'yes' : 'no') : null} />
             <Fact label="Response time" value={`${result.response_time} ms`} />

@@ -32,13 +32,27 @@ export function HistoryTable() {
             <label htmlFor="history-search" className={labelClass}>
               Address
             </label>
-            <input id="history-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="exact address, e.g. jane@example.com" className={inputClass} />
+            <input
+              id="history-search"
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="exact address, e.g. jane@example.com"
+              className={inputClass}
+            />
           </div>
           <Button type="submit" variant="secondary">
             Search
           </Button>
           {email && (
-            <Button variant="ghost" onClick={() => { setSearch(''); setEmail(''); setCursors([undefined]); }}>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setSearch('');
+                setEmail('');
+                setCursors([undefined]);
+              }}
+            >
               Clear
             </Button>
           )}
@@ -47,7 +61,15 @@ export function HistoryTable() {
           <label htmlFor="history-mode" className={labelClass}>
             Mode
           </label>
-          <select id="history-mode" value={mode} onChange={(e) => { setMode(e.target.value as Mode); setCursors([undefined]); }} className={selectClass}>
+          <select
+            id="history-mode"
+            value={mode}
+            onChange={(e) => {
+              setMode(e.target.value as Mode);
+              setCursors([undefined]);
+            }}
+            className={selectClass}
+          >
             <option value="">Current mode</option>
             <option value="false">Live</option>
             <option value="true">Sandbox</option>
@@ -68,11 +90,17 @@ export function HistoryTable() {
               {row.email}
               {row.sandbox && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-800">sandbox</span>}
             </td>
-            <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
-            <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+            <td className="px-3 py-2">
+              <StatusBadge status={row.status} deliverable={row.deliverable} />
+            </td>
+            <td className="px-3 py-2">
+              <RiskBadge risk={row.risk_level} />
+            </td>
             <td className="px-3 py-2 text-slate-600">
               {row.source === 'bulk' && row.job_id ? (
-                <Link href={`/jobs/${row.job_id}`} className="text-indigo-600 hover:text-indigo-500">list job</Link>
+                <Link href={`/jobs/${row.job_id}`} className="text-indigo-600 hover:text-indigo-500">
+                  list job
+                </Link>
               ) : (
                 'single check'
               )}

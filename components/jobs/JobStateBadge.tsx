@@ -10,7 +10,10 @@ const tones: Record<string, string> = {
 
 export function JobStateBadge({ status }: { status: string }) {
   return (
-    <span className={cx('inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-semibold', tones[status] ?? tones.queued)} data-testid="job-state">
+    <span
+      className={cx('inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-semibold', tones[status] ?? tones.queued)}
+      data-testid="job-state"
+    >
       {status === 'processing' && <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-indigo-500" />}
       {status}
     </span>

@@ -65,7 +65,9 @@ export function JobView({ jobId }: { jobId: string }) {
               <a href={downloadUrl(jobId, job.data.sandbox, { partial: 'true' })} download className={linkButton} data-testid="download-partial">
                 Download results so far
               </a>
-              <span className="text-xs text-slate-500">A partial file: the {number(job.data.processed_emails)} rows answered until now, marked “-partial” in its name.</span>
+              <span className="text-xs text-slate-500">
+                A partial file: the {number(job.data.processed_emails)} rows answered until now, marked “-partial” in its name.
+              </span>
             </div>
           )}
         </Card>
@@ -80,13 +82,20 @@ export function JobView({ jobId }: { jobId: string }) {
                 ? `${number(job.data.total_emails - job.data.duplicate_emails)} distinct addresses verified · ${number(job.data.duplicate_emails)} duplicate rows answered with their first occurrence`
                 : `${number(job.data.total_emails)} addresses verified`
             }
-            actions={<span className="text-sm font-semibold text-emerald-700" data-testid="job-progress">100%</span>}
+            actions={
+              <span className="text-sm font-semibold text-emerald-700" data-testid="job-progress">
+                100%
+              </span>
+            }
           >
             <SummaryChart summary={job.data.data.summary} />
             <ListInsights summary={job.data.data.summary} providers={job.data.data.providers} />
           </Card>
           <MonitorPanel job={job.data} />
-          <Card title="Download" description="Every row of your file, your columns first, then the verdict columns (and duplicate_of, the row of a duplicate's first occurrence).">
+          <Card
+            title="Download"
+            description="Every row of your file, your columns first, then the verdict columns (and duplicate_of, the row of a duplicate's first occurrence)."
+          >
             <Downloads jobId={jobId} sandbox={job.data.sandbox} />
           </Card>
           <Card title="Results">
@@ -105,8 +114,8 @@ function WaitingNote({ job }: { job: JobStatus }) {
   const at = new Date(waiting.next_try_at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   return (
     <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="job-waiting">
-      {number(waiting.addresses)} {waiting.addresses === 1 ? 'address waits for its server' : 'addresses wait for their servers'} to accept another
-      try, next at {at}. Mail servers that greylist refuse a first try on purpose; the answer comes on a later one.
+      {number(waiting.addresses)} {waiting.addresses === 1 ? 'address waits for its server' : 'addresses wait for their servers'} to accept another try, next at{' '}
+      {at}. Mail servers that greylist refuse a first try on purpose; the answer comes on a later one.
     </p>
   );
 }

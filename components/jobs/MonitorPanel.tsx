@@ -59,22 +59,44 @@ function ListMonitor({ job }: { job: JobStatus }) {
   if (monitors.isPending) return null;
   if (!found) {
     return (
-      <Card title="Keep this list fresh" description="Lists decay by a few percent a month. Re-verify this one on a schedule: each run is charged like a list, and you are told what changed (list.changed webhook).">
+      <Card
+        title="Keep this list fresh"
+        description="Lists decay by a few percent a month. Re-verify this one on a schedule: each run is charged like a list, and you are told what changed (list.changed webhook)."
+      >
         <form onSubmit={onCreate} className="flex flex-wrap items-end gap-2" data-testid="monitor-form">
           <div>
-            <label htmlFor="monitor-interval" className={labelClass}>Re-verify every</label>
+            <label htmlFor="monitor-interval" className={labelClass}>
+              Re-verify every
+            </label>
             <select id="monitor-interval" value={choice} onChange={(e) => setChoice(e.target.value)} className={selectClass}>
-              {INTERVALS.map((days) => <option key={days} value={days}>{days} days</option>)}
+              {INTERVALS.map((days) => (
+                <option key={days} value={days}>
+                  {days} days
+                </option>
+              ))}
               <option value="custom">Custom…</option>
             </select>
           </div>
           {choice === 'custom' && (
             <div>
-              <label htmlFor="monitor-days" className={labelClass}>Days</label>
-              <input id="monitor-days" type="number" min={1} max={365} required value={custom} onChange={(e) => setCustom(e.target.value)} className={inputClass} />
+              <label htmlFor="monitor-days" className={labelClass}>
+                Days
+              </label>
+              <input
+                id="monitor-days"
+                type="number"
+                min={1}
+                max={365}
+                required
+                value={custom}
+                onChange={(e) => setCustom(e.target.value)}
+                className={inputClass}
+              />
             </div>
           )}
-          <Button type="submit" disabled={create.isPending}>Monitor this list</Button>
+          <Button type="submit" disabled={create.isPending}>
+            Monitor this list
+          </Button>
         </form>
         <ErrorNote error={create.error ?? monitors.error} />
       </Card>
@@ -91,13 +113,16 @@ function ListMonitor({ job }: { job: JobStatus }) {
           <Button variant="secondary" disabled={update.isPending} onClick={() => update.mutate({ id: found.id, change: { paused: !found.paused } })}>
             {found.paused ? 'Resume' : 'Pause'}
           </Button>
-          <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate(found.id)}>Stop monitoring</Button>
+          <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate(found.id)}>
+            Stop monitoring
+          </Button>
         </div>
       }
     >
       {found.last_skip_reason && (
         <p className="mb-4 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
-          A run was skipped {formatDate(found.last_skipped_at)}: {found.last_skip_reason === 'insufficient_credits' ? 'not enough credits' : found.last_skip_reason.replaceAll('_', ' ')}.
+          A run was skipped {formatDate(found.last_skipped_at)}:{' '}
+          {found.last_skip_reason === 'insufficient_credits' ? 'not enough credits' : found.last_skip_reason.replaceAll('_', ' ')}.
         </p>
       )}
       <ErrorNote error={update.error ?? remove.error ?? detail.error} />
@@ -120,12 +145,21 @@ function HealthChart({ runs, sandbox }: { runs: MonitorRun[]; sandbox: boolean }
               <Link href={`/jobs/${run.job_id}`} className="truncate text-indigo-600 hover:text-indigo-500">
                 {index === 0 ? 'The list' : formatDate(run.started_at)}
               </Link>
-              <div className="flex h-3 w-full overflow-hidden rounded-full bg-slate-100" role="img"
-                aria-label={verdicts.map((v) => `${v.label} ${Math.round((run[v.key] / total) * 100)}%`).join(', ')}>
-                {verdicts.map((v) => run[v.key] ? <div key={v.key} className={cx(v.color, 'h-full')} style={{ width: `${(run[v.key] / total) * 100}%` }} /> : null)}
+              <div
+                className="flex h-3 w-full overflow-hidden rounded-full bg-slate-100"
+                role="img"
+                aria-label={verdicts.map((v) => `${v.label} ${Math.round((run[v.key] / total) * 100)}%`).join(', ')}
+              >
+                {verdicts.map((v) =>
+                  run[v.key] ? <div key={v.key} className={cx(v.color, 'h-full')} style={{ width: `${(run[v.key] / total) * 100}%` }} /> : null,
+                )}
               </div>
               <span className="text-slate-600">
-                {run.status !== 'completed' ? run.status : run.changed_emails === null ? `${number(total)} verified` : (
+                {run.status !== 'completed' ? (
+                  run.status
+                ) : run.changed_emails === null ? (
+                  `${number(total)} verified`
+                ) : (
                   <a href={downloadUrl(run.job_id, sandbox, { changed: 'true' })} download className="text-indigo-600 hover:text-indigo-500">
                     {number(run.changed_emails)} changed
                   </a>

@@ -42,19 +42,34 @@ export function ResultsTable({ jobId }: { jobId: string }) {
       <DataTable
         caption={`Results${filter ? `, ${filter} only` : ''}`}
         testId="results-table"
-        columns={[{ label: 'Email' }, { label: 'Status' }, { label: 'Risk' }, { label: 'Reason' }, { label: 'Score', className: 'text-right' }, { label: 'Checked' }]}
+        columns={[
+          { label: 'Email' },
+          { label: 'Status' },
+          { label: 'Risk' },
+          { label: 'Reason' },
+          { label: 'Score', className: 'text-right' },
+          { label: 'Checked' },
+        ]}
         dimmed={results.isPlaceholderData}
         empty={rows.length === 0 && !results.isPending ? `No results${filter ? ` marked ${filter}` : ''}.` : null}
       >
         {rows.map((row, index) => (
           <tr key={`${row.email}-${index}`}>
             <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">{row.email}</td>
-            <td className="px-3 py-2"><StatusBadge status={row.status} deliverable={row.deliverable} /></td>
-            <td className="px-3 py-2"><RiskBadge risk={row.risk_level} /></td>
+            <td className="px-3 py-2">
+              <StatusBadge status={row.status} deliverable={row.deliverable} />
+            </td>
+            <td className="px-3 py-2">
+              <RiskBadge risk={row.risk_level} />
+            </td>
             <td className="px-3 py-2 text-slate-600">{row.reason.replaceAll('_', ' ')}</td>
             <td className="px-3 py-2 text-right tabular-nums text-slate-700">{row.score ?? '—'}</td>
-            <td className="whitespace-nowrap px-3 py-2 text-slate-600" title={row.reused ? 'Answered from an earlier check within your freshness window: not charged' : undefined}>
-              {formatDate(row.checked_at)}{row.reused && <span className="ml-1 text-xs text-slate-500">(reused)</span>}
+            <td
+              className="whitespace-nowrap px-3 py-2 text-slate-600"
+              title={row.reused ? 'Answered from an earlier check within your freshness window: not charged' : undefined}
+            >
+              {formatDate(row.checked_at)}
+              {row.reused && <span className="ml-1 text-xs text-slate-500">(reused)</span>}
             </td>
           </tr>
         ))}

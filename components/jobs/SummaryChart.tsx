@@ -9,7 +9,14 @@ export function SummaryChart({ summary }: { summary: JobSummary }) {
     <figure>
       <div className="flex h-4 w-full overflow-hidden rounded-full bg-slate-100" aria-hidden>
         {verdicts.map((v) =>
-          summary[v.key] ? <div key={v.key} className={cx(v.color, 'h-full')} style={{ width: `${(summary[v.key] / total) * 100}%` }} title={`${v.label}: ${summary[v.key]}`} /> : null,
+          summary[v.key] ? (
+            <div
+              key={v.key}
+              className={cx(v.color, 'h-full')}
+              style={{ width: `${(summary[v.key] / total) * 100}%` }}
+              title={`${v.label}: ${summary[v.key]}`}
+            />
+          ) : null,
         )}
       </div>
       <figcaption className="sr-only">Verdicts of {number(summary.total)} addresses</figcaption>

@@ -34,20 +34,22 @@ export function Header({ email }: { email: string }) {
         </Link>
         <nav aria-label="Main" className="order-last -mx-4 w-full overflow-x-auto px-4 sm:order-none sm:mx-0 sm:w-auto sm:px-0">
           <ul className="flex gap-1">
-            {links.filter((link) => !(viewer && link.member)).map((link) => (
-              <li key={link.href}>
-                <Link
-                  href={link.href}
-                  aria-current={isCurrent(link.href) ? 'page' : undefined}
-                  className={cx(
-                    'block whitespace-nowrap rounded-lg px-3 py-1.5 text-sm font-medium',
-                    isCurrent(link.href) ? 'bg-indigo-50 text-indigo-700' : 'text-slate-600 hover:bg-slate-100 hover:text-slate-900',
-                  )}
-                >
-                  {link.label}
-                </Link>
-              </li>
-            ))}
+            {links
+              .filter((link) => !(viewer && link.member))
+              .map((link) => (
+                <li key={link.href}>
+                  <Link
+                    href={link.href}
+                    aria-current={isCurrent(link.href) ? 'page' : undefined}
+                    className={cx(
+                      'block whitespace-nowrap rounded-lg px-3 py-1.5 text-sm font-medium',
+                      isCurrent(link.href) ? 'bg-indigo-50 text-indigo-700' : 'text-slate-600 hover:bg-slate-100 hover:text-slate-900',
+                    )}
+                  >
+                    {link.label}
+                  </Link>
+                </li>
+              ))}
           </ul>
         </nav>
         <div className="ml-auto flex items-center gap-3">

@@ -26,7 +26,11 @@ export function OrganisationSwitcher() {
 
   if (data.data.length <= 1) {
     return (
-      <span className="max-w-40 truncate text-sm font-medium text-slate-700" data-testid="organisation-name" title={current ? `${current.name} (${current.role})` : undefined}>
+      <span
+        className="max-w-40 truncate text-sm font-medium text-slate-700"
+        data-testid="organisation-name"
+        title={current ? `${current.name} (${current.role})` : undefined}
+      >
         {current?.name}
       </span>
     );
@@ -34,12 +38,7 @@ export function OrganisationSwitcher() {
   return (
     <label className="flex items-center gap-2 text-sm">
       <span className="sr-only">Organisation</span>
-      <select
-        className={`${selectClass} max-w-48 py-1.5`}
-        value={data.current}
-        onChange={(e) => onChoose(e.target.value)}
-        data-testid="organisation-switcher"
-      >
+      <select className={`${selectClass} max-w-48 py-1.5`} value={data.current} onChange={(e) => onChoose(e.target.value)} data-testid="organisation-switcher">
         {data.data.map((o) => (
           <option key={o.id} value={o.id}>
             {o.name} ({o.role})

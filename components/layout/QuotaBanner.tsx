@@ -18,7 +18,9 @@ export function QuotaBanner() {
       {refusedRecently
         ? `Out of checks: a request was refused for want of credits at ${formatDate(state.exceeded_at)}.`
         : `Running low: ${number(state.remaining)} production checks left (credits plus today's free ones), below your warning of ${number(state.warning_below)}.`}{' '}
-      <Link href="/settings" className="font-semibold underline">Usage</Link>
+      <Link href="/settings" className="font-semibold underline">
+        Usage
+      </Link>
     </div>
   );
 }

@@ -15,8 +15,13 @@ export function RetentionBanner() {
       {expiring.length === 1
         ? `The list ${name(first)} is deleted on ${formatDate(first.expires_at)} (your retention setting): download it before then.`
         : `${expiring.length} lists are deleted within 7 days, the first (${name(first)}) on ${formatDate(first.expires_at)}: download what you need before then.`}{' '}
-      <Link href={`/jobs/${first.job_id}`} className="font-semibold underline">Open</Link>{' · '}
-      <Link href="/settings" className="font-semibold underline">Retention</Link>
+      <Link href={`/jobs/${first.job_id}`} className="font-semibold underline">
+        Open
+      </Link>
+      {' · '}
+      <Link href="/settings" className="font-semibold underline">
+        Retention
+      </Link>
     </div>
   );
 }

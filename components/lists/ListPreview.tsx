@@ -3,8 +3,18 @@ import { cx, number, selectClass } from '../ui';
 
 const PREVIEW_ROWS = 5;
 
-export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, duplicates }: {
-  list: ParsedList; emailColumn: number; onEmailColumn: (index: number) => void; wellFormed: number; duplicates: number;
+export function ListPreview({
+  list,
+  emailColumn,
+  onEmailColumn,
+  wellFormed,
+  duplicates,
+}: {
+  list: ParsedList;
+  emailColumn: number;
+  onEmailColumn: (index: number) => void;
+  wellFormed: number;
+  duplicates: number;
 }) {
   const malformed = list.rows.length - wellFormed;
   return (
@@ -35,11 +45,17 @@ export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, dupl
       </p>
       <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
         <table className="min-w-full text-left text-sm">
-          <caption className="sr-only">First {PREVIEW_ROWS} rows of {list.filename}</caption>
+          <caption className="sr-only">
+            First {PREVIEW_ROWS} rows of {list.filename}
+          </caption>
           <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
               {list.columns.map((name, index) => (
-                <th key={index} scope="col" className={cx('whitespace-nowrap px-3 py-2 font-semibold', index === emailColumn && 'bg-indigo-50 text-indigo-700')}>
+                <th
+                  key={index}
+                  scope="col"
+                  className={cx('whitespace-nowrap px-3 py-2 font-semibold', index === emailColumn && 'bg-indigo-50 text-indigo-700')}
+                >
                   {name}
                   {index === emailColumn && <span className="ml-1 normal-case">(email)</span>}
                 </th>
@@ -50,7 +66,13 @@ export function ListPreview({ list, emailColumn, onEmailColumn, wellFormed, dupl
             {list.rows.slice(0, PREVIEW_ROWS).map((row, r) => (
               <tr key={r}>
                 {list.columns.map((_name, c) => (
-                  <td key={c} className={cx('max-w-64 truncate whitespace-nowrap px-3 py-2 text-slate-700', c === emailColumn && 'bg-indigo-50/50 font-medium text-slate-900')}>
+                  <td
+                    key={c}
+                    className={cx(
+                      'max-w-64 truncate whitespace-nowrap px-3 py-2 text-slate-700',
+                      c === emailColumn && 'bg-indigo-50/50 font-medium text-slate-900',
+                    )}
+                  >
                     {row[c] ?? ''}
                   </td>
                 ))}

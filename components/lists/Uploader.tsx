@@ -19,21 +19,27 @@ type Stage =
 const XLSX = /\.xlsx$/i;
 
 /** Reads a CSV/TXT export off the main thread, or an .xlsx workbook (all its sheets) in the page. */
-function readUpload(file: File, onProgress: (fraction: number, rows: number) => void): { done: Promise<{ list: ParsedList; sheets?: WorkbookSheet[] }>; abort: () => void } {
+function readUpload(
+  file: File,
+  onProgress: (fraction: number, rows: number) => void,
+): { done: Promise<{ list: ParsedList; sheets?: WorkbookSheet[] }>; abort: () => void } {
   if (!XLSX.test(file.name)) {
     const { done, abort } = parseList(file, onProgress);
     return { done: done.then((list) => ({ list })), abort };
   }
   let aborted = false;
-  const done = readWorkbook(file).then((sheets) => {
-    if (aborted) throw new DOMException('Parsing cancelled', 'AbortError');
-    // the first sheet with rows, as Excel opens a workbook on its first sheet
-    const first = sheets.find((sheet) => sheet.rows.length > 0) ?? sheets[0];
-    if (!first) throw new Error('The workbook has no sheets.');
-    return { list: sheetList(file.name, first), sheets };
-  }, () => {
-    throw new Error('Could not read the workbook. Save it as .xlsx (Excel 2007 or later) or as CSV.');
-  });
+  const done = readWorkbook(file).then(
+    (sheets) => {
+      if (aborted) throw new DOMException('Parsing cancelled', 'AbortError');
+      // the first sheet with rows, as Excel opens a workbook on its first sheet
+      const first = sheets.find((sheet) => sheet.rows.length > 0) ?? sheets[0];
+      if (!first) throw new Error('The workbook has no sheets.');
+      return { list: sheetList(file.name, first), sheets };
+    },
+    () => {
+      throw new Error('Could not read the workbook. Save it as .xlsx (Excel 2007 or later) or as CSV.');
+    },
+  );
   return { done, abort: () => void (aborted = true) };
 }
 
@@ -46,37 +52,40 @@ export function Uploader() {
   const abortRef = useRef<() => void>(() => {});
   const submit = useSubmitBulk();
 
-  const onDrop = useCallback((accepted: File[]) => {
-    const file = accepted[0];
-    if (!file) return;
-    abortRef.current();
-    setProblem(null);
-    submit.reset();
-    setStage({ name: 'parsing', filename: file.name, fraction: 0, rows: 0 });
-    const { done, abort } = readUpload(file, (fraction, rows) =>
-      setStage((s) => (s.name === 'parsing' ? { ...s, fraction, rows } : s)),
-    );
-    abortRef.current = abort;
-    done
-      .then(({ list, sheets }) => {
-        if (list.rows.length === 0) throw new Error('The file has no rows.');
-        if (list.rows.length > MAX_ROWS) throw new Error(`The file has ${number(list.rows.length)} rows; the limit is ${number(MAX_ROWS)}.`);
-        setEmailColumn(list.emailColumn);
-        setStage({ name: 'ready', list, sheets });
-      })
-      .catch((error: unknown) => {
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        setProblem(error instanceof Error ? error.message : 'Could not read the file.');
-        setStage({ name: 'idle' });
-      });
-  }, [submit]);
+  const onDrop = useCallback(
+    (accepted: File[]) => {
+      const file = accepted[0];
+      if (!file) return;
+      abortRef.current();
+      setProblem(null);
+      submit.reset();
+      setStage({ name: 'parsing', filename: file.name, fraction: 0, rows: 0 });
+      const { done, abort } = readUpload(file, (fraction, rows) => setStage((s) => (s.name === 'parsing' ? { ...s, fraction, rows } : s)));
+      abortRef.current = abort;
+      done
+        .then(({ list, sheets }) => {
+          if (list.rows.length === 0) throw new Error('The file has no rows.');
+          if (list.rows.length > MAX_ROWS) throw new Error(`The file has ${number(list.rows.length)} rows; the limit is ${number(MAX_ROWS)}.`);
+          setEmailColumn(list.emailColumn);
+          setStage({ name: 'ready', list, sheets });
+        })
+        .catch((error: unknown) => {
+          if (error instanceof DOMException && error.name === 'AbortError') return;
+          setProblem(error instanceof Error ? error.message : 'Could not read the file.');
+          setStage({ name: 'idle' });
+        });
+    },
+    [submit],
+  );
 
   const { getRootProps, getInputProps, isDragActive, open } = useDropzone({
     onDrop,
     multiple: false,
     noClick: stage.name !== 'idle',
     accept: {
-      'text/csv': ['.csv'], 'text/plain': ['.txt'], 'application/vnd.ms-excel': ['.csv'],
+      'text/csv': ['.csv'],
+      'text/plain': ['.txt'],
+      'application/vnd.ms-excel': ['.csv'],
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['.xlsx'],
     },
     onDropRejected: () => setProblem('Drop a .csv, .txt or .xlsx file.'),
@@ -116,7 +125,10 @@ export function Uploader() {
   }
 
   return (
-    <Card title="Verify a list" description="CSV, TXT or Excel (.xlsx) exports up to 1,000,000 rows. The file is read in your browser; extra columns, the delimiter and the encoding are kept for the download.">
+    <Card
+      title="Verify a list"
+      description="CSV, TXT or Excel (.xlsx) exports up to 1,000,000 rows. The file is read in your browser; extra columns, the delimiter and the encoding are kept for the download."
+    >
       <div
         {...getRootProps({
           'aria-label': 'Upload a CSV, TXT or Excel list of email addresses',
@@ -170,7 +182,12 @@ export function Uploader() {
                 <label htmlFor="sheet" className="text-sm font-medium text-slate-700">
                   Sheet
                 </label>
-                <select id="sheet" value={'sheet' in list.format ? list.format.sheet : ''} onChange={(e) => pickSheet(e.target.value)} className={cx(selectClass, 'min-w-40')}>
+                <select
+                  id="sheet"
+                  value={'sheet' in list.format ? list.format.sheet : ''}
+                  onChange={(e) => pickSheet(e.target.value)}
+                  className={cx(selectClass, 'min-w-40')}
+                >
                   {sheets.map((sheet) => (
                     <option key={sheet.name} value={sheet.name}>
                       {sheet.name} ({number(sheet.rows.length)} rows)

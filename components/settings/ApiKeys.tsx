@@ -20,39 +20,62 @@ export function ApiKeys() {
   function onCreate(event: FormEvent) {
     event.preventDefault();
     const body = { name: name.trim() || 'Untitled key', ...(publishable ? { type: 'publishable' as const } : {}), ...bodyOf(draft, publishable) };
-    create.mutate(body, { onSuccess: () => { setName(''); setDraft(NEW_KEY); } });
+    create.mutate(body, {
+      onSuccess: () => {
+        setName('');
+        setDraft(NEW_KEY);
+      },
+    });
   }
 
   return (
-    <Card title="API keys" description="Send a key as Authorization: Bearer <key>. Add X-EV-Sandbox: true for simulated results. A publishable key goes in a web page, for the form widget.">
+    <Card
+      title="API keys"
+      description="Send a key as Authorization: Bearer <key>. Add X-EV-Sandbox: true for simulated results. A publishable key goes in a web page, for the form widget."
+    >
       <form onSubmit={onCreate} className="space-y-3" aria-label="New API key">
         <div className="flex flex-wrap items-end gap-3">
           <div className="min-w-48 flex-1">
-            <label htmlFor="key-name" className={labelClass}>Key name</label>
+            <label htmlFor="key-name" className={labelClass}>
+              Key name
+            </label>
             <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. CRM import" className={inputClass} maxLength={100} />
           </div>
           <fieldset className="flex gap-3 text-sm text-slate-700">
             <legend className="sr-only">Key type</legend>
-            <label className="flex items-center gap-1.5"><input type="radio" name="key-type" checked={!publishable} onChange={() => setPublishable(false)} /> Secret</label>
-            <label className="flex items-center gap-1.5"><input type="radio" name="key-type" checked={publishable} onChange={() => setPublishable(true)} /> Publishable (web page)</label>
+            <label className="flex items-center gap-1.5">
+              <input type="radio" name="key-type" checked={!publishable} onChange={() => setPublishable(false)} /> Secret
+            </label>
+            <label className="flex items-center gap-1.5">
+              <input type="radio" name="key-type" checked={publishable} onChange={() => setPublishable(true)} /> Publishable (web page)
+            </label>
           </fieldset>
         </div>
         <KeyFields id="new-key" draft={draft} publishable={publishable} onChange={setDraft} />
-        <Button type="submit" disabled={create.isPending || (!publishable && draft.scopes.length === 0)}>Create key</Button>
+        <Button type="submit" disabled={create.isPending || (!publishable && draft.scopes.length === 0)}>
+          Create key
+        </Button>
       </form>
       <div className="mt-4 space-y-4">
         <ErrorNote error={create.error ?? revoke.error ?? keys.error} />
         {create.data && (
           <div className="rounded-xl bg-emerald-50 p-4 ring-1 ring-emerald-200" role="status">
             <p className="text-sm font-semibold text-emerald-900">
-              {create.data.type === 'publishable' ? 'Your publishable key: it may be shown in your pages (docs/integrations.md).' : 'Your new key — copy it now, it will not be shown again.'}
+              {create.data.type === 'publishable'
+                ? 'Your publishable key: it may be shown in your pages (docs/integrations.md).'
+                : 'Your new key — copy it now, it will not be shown again.'}
             </p>
             <div className="mt-2 flex flex-wrap items-center gap-2">
-              <code className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-emerald-200" data-testid="new-key">
+              <code
+                className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm text-slate-900 ring-1 ring-emerald-200"
+                data-testid="new-key"
+              >
                 {create.data.key}
               </code>
               <CopyButton value={create.data.key} label="Copy key" />
-              <Button variant="ghost" onClick={() => create.reset()}>Done</Button>
+              <Button variant="ghost" onClick={() => create.reset()}>
+                Done
+              </Button>
             </div>
           </div>
         )}
@@ -63,12 +86,24 @@ export function ApiKeys() {
               <caption className="sr-only">API keys</caption>
               <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                 <tr>
-                  <th scope="col" className="px-3 py-2 font-semibold">Name</th>
-                  <th scope="col" className="px-3 py-2 font-semibold">Key</th>
-                  <th scope="col" className="px-3 py-2 font-semibold">May do</th>
-                  <th scope="col" className="px-3 py-2 font-semibold">Expires</th>
-                  <th scope="col" className="px-3 py-2 font-semibold">Last used</th>
-                  <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Name
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Key
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    May do
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Expires
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Last used
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -77,27 +112,47 @@ export function ApiKeys() {
                     <tr className={cx(key.revoked_at && 'text-slate-400')}>
                       <td className="px-3 py-2 font-medium">{key.name || 'Untitled key'}</td>
                       <td className="px-3 py-2 font-mono text-xs">{key.prefix}</td>
-                      <td className="px-3 py-2" data-testid="key-scopes">{keySummary(key)}</td>
+                      <td className="px-3 py-2" data-testid="key-scopes">
+                        {keySummary(key)}
+                      </td>
                       <td className="whitespace-nowrap px-3 py-2">{key.expires_at ? formatDate(key.expires_at) : 'never'}</td>
-                      <td className="whitespace-nowrap px-3 py-2" data-testid="key-last-used">{key.last_used_at ? formatDate(key.last_used_at) : 'never'}</td>
+                      <td className="whitespace-nowrap px-3 py-2" data-testid="key-last-used">
+                        {key.last_used_at ? formatDate(key.last_used_at) : 'never'}
+                      </td>
                       <td className="whitespace-nowrap px-3 py-2 text-right">
                         {key.revoked_at ? (
                           <span className="text-xs">revoked {formatDate(key.revoked_at)}</span>
                         ) : (
                           <span className="inline-flex gap-2">
-                            <Button variant="ghost" className="py-1!" aria-expanded={editing === key.id} aria-label={`Edit key ${key.name || key.prefix}`}
-                              onClick={() => setEditing(editing === key.id ? null : key.id)}>Edit</Button>
-                            <Button variant="danger" className="py-1!" aria-label={`Revoke key ${key.name || key.prefix}`} disabled={revoke.isPending}
+                            <Button
+                              variant="ghost"
+                              className="py-1!"
+                              aria-expanded={editing === key.id}
+                              aria-label={`Edit key ${key.name || key.prefix}`}
+                              onClick={() => setEditing(editing === key.id ? null : key.id)}
+                            >
+                              Edit
+                            </Button>
+                            <Button
+                              variant="danger"
+                              className="py-1!"
+                              aria-label={`Revoke key ${key.name || key.prefix}`}
+                              disabled={revoke.isPending}
                               onClick={() => {
                                 if (window.confirm(`Revoke ${key.name || key.prefix}? Programs using it stop working at once.`)) revoke.mutate(key.id);
-                              }}>Revoke</Button>
+                              }}
+                            >
+                              Revoke
+                            </Button>
                           </span>
                         )}
                       </td>
                     </tr>
                     {editing === key.id && (
                       <tr>
-                        <td colSpan={6} className="bg-slate-50 px-3 py-3"><EditKey apiKey={key} onDone={() => setEditing(null)} /></td>
+                        <td colSpan={6} className="bg-slate-50 px-3 py-3">
+                          <EditKey apiKey={key} onDone={() => setEditing(null)} />
+                        </td>
                       </tr>
                     )}
                   </Fragment>
@@ -125,8 +180,12 @@ function EditKey({ apiKey, onDone }: { apiKey: ApiKey; onDone: () => void }) {
       <KeyFields id={`edit-${apiKey.id}`} draft={draft} publishable={publishable} onChange={setDraft} />
       <ErrorNote error={update.error} />
       <div className="flex gap-2">
-        <Button type="submit" disabled={update.isPending || (!publishable && draft.scopes.length === 0)}>Save</Button>
-        <Button type="button" variant="ghost" onClick={onDone}>Cancel</Button>
+        <Button type="submit" disabled={update.isPending || (!publishable && draft.scopes.length === 0)}>
+          Save
+        </Button>
+        <Button type="button" variant="ghost" onClick={onDone}>
+          Cancel
+        </Button>
       </div>
     </form>
   );

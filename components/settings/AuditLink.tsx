@@ -7,7 +7,11 @@ export function AuditLink() {
     <Card
       title="Audit log"
       description="Who signed in, changed members, keys, webhooks, rules or settings, uploaded, downloaded or erased data: when, and from where."
-      actions={<Link href="/settings/audit" className={linkButton}>Open the audit log</Link>}
+      actions={
+        <Link href="/settings/audit" className={linkButton}>
+          Open the audit log
+        </Link>
+      }
     >
       <p className="text-sm text-slate-600">Admins and owners can read it and download it as CSV.</p>
     </Card>

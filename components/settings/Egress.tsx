@@ -24,7 +24,10 @@ const LOOK: Record<CheckStatus, { mark: string; label: string; badge: string; ma
 
 function StatusBadge({ status }: { status: CheckStatus }) {
   return (
-    <span className={cx('inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset', LOOK[status].badge)} data-testid="egress-status">
+    <span
+      className={cx('inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset', LOOK[status].badge)}
+      data-testid="egress-status"
+    >
       {LOOK[status].label}
     </span>
   );
@@ -37,7 +40,11 @@ export function EgressCard() {
   const data = egress.data?.data;
   return (
     <Card
-      title={<span id="egress" className="flex items-center gap-2">Mail server reachability {data && <StatusBadge status={data.status} />}</span>}
+      title={
+        <span id="egress" className="flex items-center gap-2">
+          Mail server reachability {data && <StatusBadge status={data.status} />}
+        </span>
+      }
       description="Whether this installation can talk to mail servers: outbound port 25, reverse DNS of its address, blocklists. Checked every few minutes; the same for every account."
       actions={
         <Button variant="secondary" onClick={() => recheck.mutate()} disabled={recheck.isPending || egress.isPending}>
@@ -57,7 +64,10 @@ export function EgressCard() {
           <ul className="divide-y divide-slate-100" aria-label="Egress checks">
             {data.checks.map((check) => (
               <li key={check.name} className="flex gap-3 py-3" data-testid="egress-check" data-status={check.status}>
-                <span aria-hidden className={cx('mt-0.5 flex h-6 w-6 shrink-0 items-center justify-center rounded-full text-sm font-bold', LOOK[check.status].mark_class)}>
+                <span
+                  aria-hidden
+                  className={cx('mt-0.5 flex h-6 w-6 shrink-0 items-center justify-center rounded-full text-sm font-bold', LOOK[check.status].mark_class)}
+                >
                   {LOOK[check.status].mark}
                 </span>
                 <div className="min-w-0">

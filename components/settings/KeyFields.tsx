@@ -22,9 +22,17 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
     <div className="grid gap-3 sm:grid-cols-2">
       {publishable ? (
         <div className="sm:col-span-2">
-          <label htmlFor={`${id}-origins`} className={labelClass}>Allowed origins</label>
-          <input id={`${id}-origins`} value={draft.origins} onChange={(e) => onChange({ ...draft, origins: e.target.value })}
-            placeholder="https://shop.example" className={inputClass} required />
+          <label htmlFor={`${id}-origins`} className={labelClass}>
+            Allowed origins
+          </label>
+          <input
+            id={`${id}-origins`}
+            value={draft.origins}
+            onChange={(e) => onChange({ ...draft, origins: e.target.value })}
+            placeholder="https://shop.example"
+            className={inputClass}
+            required
+          />
         </div>
       ) : (
         <fieldset className="sm:col-span-2">
@@ -41,19 +49,48 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
       )}
       {publishable && (
         <div className="sm:col-span-2">
-          <label htmlFor={`${id}-per-day`} className={labelClass}>Charged checks a day (optional)</label>
-          <input id={`${id}-per-day`} type="number" min={1} step={1} value={draft.perDay} onChange={(e) => onChange({ ...draft, perDay: e.target.value })}
-            placeholder="the installation's default" className={inputClass} />
-          <p className="mt-1 text-xs text-slate-500">A page's key can be copied by any script: past this many charged checks in a UTC day it is refused until midnight UTC, and the widget lets forms through (or blocks them with data-fail=&quot;closed&quot;).</p>
+          <label htmlFor={`${id}-per-day`} className={labelClass}>
+            Charged checks a day (optional)
+          </label>
+          <input
+            id={`${id}-per-day`}
+            type="number"
+            min={1}
+            step={1}
+            value={draft.perDay}
+            onChange={(e) => onChange({ ...draft, perDay: e.target.value })}
+            placeholder="the installation's default"
+            className={inputClass}
+          />
+          <p className="mt-1 text-xs text-slate-500">
+            A page's key can be copied by any script: past this many charged checks in a UTC day it is refused until midnight UTC, and the widget lets forms
+            through (or blocks them with data-fail=&quot;closed&quot;).
+          </p>
         </div>
       )}
       <div>
-        <label htmlFor={`${id}-ips`} className={labelClass}>Allowed IPs (optional)</label>
-        <input id={`${id}-ips`} value={draft.ips} onChange={(e) => onChange({ ...draft, ips: e.target.value })} placeholder="203.0.113.0/24, 2001:db8::/32" className={inputClass} />
+        <label htmlFor={`${id}-ips`} className={labelClass}>
+          Allowed IPs (optional)
+        </label>
+        <input
+          id={`${id}-ips`}
+          value={draft.ips}
+          onChange={(e) => onChange({ ...draft, ips: e.target.value })}
+          placeholder="203.0.113.0/24, 2001:db8::/32"
+          className={inputClass}
+        />
       </div>
       <div>
-        <label htmlFor={`${id}-expires`} className={labelClass}>Expires (optional)</label>
-        <input id={`${id}-expires`} type="date" value={draft.expires} onChange={(e) => onChange({ ...draft, expires: e.target.value })} className={inputClass} />
+        <label htmlFor={`${id}-expires`} className={labelClass}>
+          Expires (optional)
+        </label>
+        <input
+          id={`${id}-expires`}
+          type="date"
+          value={draft.expires}
+          onChange={(e) => onChange({ ...draft, expires: e.target.value })}
+          className={inputClass}
+        />
       </div>
     </div>
   );
@@ -61,7 +98,12 @@ export function KeyFields({ id, draft, publishable, onChange }: { id: string; dr
 
 /** One line of what a key may do and where: shown in the keys table. */
 export function keySummary(key: ApiKey): string {
-  const what = key.type === 'publishable' ? `publishable · ${key.allowed_origins?.join(', ')}` : key.scopes.length === SCOPES.length ? 'all scopes' : key.scopes.join(', ');
+  const what =
+    key.type === 'publishable'
+      ? `publishable · ${key.allowed_origins?.join(', ')}`
+      : key.scopes.length === SCOPES.length
+        ? 'all scopes'
+        : key.scopes.join(', ');
   const budget = key.rate_limits && `${key.rate_limits.checks_today} of ${key.rate_limits.checks_per_day} charged checks today`;
   return [what, budget, key.allowed_ips && `IPs ${key.allowed_ips.join(', ')}`].filter(Boolean).join(' · ');
 }

@@ -6,7 +6,16 @@ import { useSession } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { ROLES, roleAtLeast, roleRank } from '@/lib/accounts/roles';
 import {
-  useCan, useCurrentOrganisation, useInvitations, useInvite, useLeaveOrganisation, useMembers, useRemoveMember, useRenameOrganisation, useRevokeInvitation, useUpdateMember,
+  useCan,
+  useCurrentOrganisation,
+  useInvitations,
+  useInvite,
+  useLeaveOrganisation,
+  useMembers,
+  useRemoveMember,
+  useRenameOrganisation,
+  useRevokeInvitation,
+  useUpdateMember,
 } from '@/lib/client/team-hooks';
 import type { Member, MemberUpdate, Role } from '@/lib/sdk/src/index';
 import { Button, Card, DataTable, Empty, ErrorNote, formatDate, inputClass, labelClass, linkButton, number, selectClass } from '../ui';
@@ -33,9 +42,15 @@ export function MembersLink() {
     <Card
       title="Members"
       description="The people of this organisation, their roles and their spending caps; invitations."
-      actions={<Link href="/settings/members" className={linkButton}>{canManage ? 'Manage members' : 'See members'}</Link>}
+      actions={
+        <Link href="/settings/members" className={linkButton}>
+          {canManage ? 'Manage members' : 'See members'}
+        </Link>
+      }
     >
-      <p className="text-sm text-slate-600" data-testid="members-count">{members.data ? `${number(members.data.length)} ${members.data.length === 1 ? 'member' : 'members'}` : '…'}</p>
+      <p className="text-sm text-slate-600" data-testid="members-count">
+        {members.data ? `${number(members.data.length)} ${members.data.length === 1 ? 'member' : 'members'}` : '…'}
+      </p>
       <ErrorNote error={members.error} />
     </Card>
   );
@@ -59,18 +74,35 @@ export function OrganisationCard() {
   }
 
   return (
-    <Card title={current.name} description={`You are ${current.role === 'owner' || current.role === 'admin' ? 'an' : 'a'} ${current.role} of this organisation.`}>
+    <Card
+      title={current.name}
+      description={`You are ${current.role === 'owner' || current.role === 'admin' ? 'an' : 'a'} ${current.role} of this organisation.`}
+    >
       {current.role === 'owner' && (
         <form onSubmit={onRename} className="flex flex-wrap items-end gap-2">
           <div className="min-w-64 flex-1">
-            <label htmlFor="organisation-name" className={labelClass}>Organisation name</label>
-            <input id="organisation-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder={current.name} className={inputClass} />
+            <label htmlFor="organisation-name" className={labelClass}>
+              Organisation name
+            </label>
+            <input
+              id="organisation-name"
+              required
+              maxLength={100}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder={current.name}
+              className={inputClass}
+            />
           </div>
-          <Button type="submit" variant="secondary" disabled={rename.isPending}>Rename</Button>
+          <Button type="submit" variant="secondary" disabled={rename.isPending}>
+            Rename
+          </Button>
         </form>
       )}
       <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-100 pt-4 first:mt-0 first:border-0 first:pt-0">
-        <Button variant="danger" onClick={onLeave} disabled={leave.isPending}>Leave organisation</Button>
+        <Button variant="danger" onClick={onLeave} disabled={leave.isPending}>
+          Leave organisation
+        </Button>
         {current.role === 'owner' && <span className="text-sm text-slate-500">The last owner cannot leave: make another member owner first.</span>}
       </div>
       <div className="mt-3 space-y-2">
@@ -86,12 +118,24 @@ export function MembersCard() {
   const me = useCurrentOrganisation()?.role;
   const myEmail = useSession().data?.user?.email?.toLowerCase();
   return (
-    <Card title="Members" description="Roles: viewers read lists, results, history and usage; members also verify and run lists; admins also manage keys, webhooks, rules, settings and the members below them; owners manage everyone. Caps limit the charged checks a member (and the keys they made) may spend.">
+    <Card
+      title="Members"
+      description="Roles: viewers read lists, results, history and usage; members also verify and run lists; admins also manage keys, webhooks, rules, settings and the members below them; owners manage everyone. Caps limit the charged checks a member (and the keys they made) may spend."
+    >
       <div className="space-y-3">
         <ErrorNote error={members.error} />
         <DataTable
-          caption="Members" testId="members" dimmed={members.isFetching}
-          columns={[{ label: 'Email' }, { label: 'Role' }, { label: 'Checks a day' }, { label: 'Checks a month' }, { label: 'Joined' }, { label: '', className: 'w-0' }]}
+          caption="Members"
+          testId="members"
+          dimmed={members.isFetching}
+          columns={[
+            { label: 'Email' },
+            { label: 'Role' },
+            { label: 'Checks a day' },
+            { label: 'Checks a month' },
+            { label: 'Joined' },
+            { label: '', className: 'w-0' },
+          ]}
           empty={members.data?.length === 0 ? 'No members.' : null}
         >
           {members.data?.map((member) => (
@@ -114,8 +158,13 @@ function MemberRow({ member, me, self }: { member: Member; me: Role | undefined;
   if (!manage) {
     return (
       <tr data-testid="member">
-        <td className="px-3 py-2 font-medium">{member.email}{self && <span className="ml-2 text-xs text-slate-500">(you)</span>}</td>
-        <td className="px-3 py-2 capitalize" data-testid="member-role">{member.role}</td>
+        <td className="px-3 py-2 font-medium">
+          {member.email}
+          {self && <span className="ml-2 text-xs text-slate-500">(you)</span>}
+        </td>
+        <td className="px-3 py-2 capitalize" data-testid="member-role">
+          {member.role}
+        </td>
         <td className="px-3 py-2 tabular-nums">{capText(member.checks_per_day)}</td>
         <td className="px-3 py-2 tabular-nums">{capText(member.checks_per_month)}</td>
         <td className="whitespace-nowrap px-3 py-2 text-slate-500">{formatDate(member.joined_at)}</td>
@@ -145,31 +194,69 @@ function MemberRow({ member, me, self }: { member: Member; me: Role | undefined;
     <>
       <tr data-testid="member">
         <td className="px-3 py-2 font-medium">
-          {member.email}{self && <span className="ml-2 text-xs text-slate-500">(you)</span>}
+          {member.email}
+          {self && <span className="ml-2 text-xs text-slate-500">(you)</span>}
           <form id={formId} onSubmit={onSave} />
         </td>
         <td className="px-3 py-2">
           <select form={formId} aria-label={`Role of ${member.email}`} value={role} onChange={(e) => setRole(e.target.value as Role)} className={selectClass}>
-            {(offered.includes(member.role) ? offered : [member.role, ...offered]).map((r) => <option key={r} value={r}>{r}</option>)}
+            {(offered.includes(member.role) ? offered : [member.role, ...offered]).map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </td>
         <td className="px-3 py-2">
-          <input form={formId} type="number" min={0} aria-label={`Checks a day for ${member.email}`} value={day} onChange={(e) => setDay(e.target.value)} placeholder="no cap" className={`${inputClass} w-28`} />
+          <input
+            form={formId}
+            type="number"
+            min={0}
+            aria-label={`Checks a day for ${member.email}`}
+            value={day}
+            onChange={(e) => setDay(e.target.value)}
+            placeholder="no cap"
+            className={`${inputClass} w-28`}
+          />
         </td>
         <td className="px-3 py-2">
-          <input form={formId} type="number" min={0} aria-label={`Checks a month for ${member.email}`} value={month} onChange={(e) => setMonth(e.target.value)} placeholder="no cap" className={`${inputClass} w-28`} />
+          <input
+            form={formId}
+            type="number"
+            min={0}
+            aria-label={`Checks a month for ${member.email}`}
+            value={month}
+            onChange={(e) => setMonth(e.target.value)}
+            placeholder="no cap"
+            className={`${inputClass} w-28`}
+          />
         </td>
         <td className="whitespace-nowrap px-3 py-2 text-slate-500">{formatDate(member.joined_at)}</td>
         <td className="whitespace-nowrap px-3 py-2 text-right">
           <span className="inline-flex gap-2">
-            <Button type="submit" form={formId} variant="secondary" className="py-1!" disabled={!changed || update.isPending} aria-label={`Save ${member.email}`}>Save</Button>
-            {!self && <Button variant="danger" className="py-1!" onClick={onRemove} disabled={remove.isPending} aria-label={`Remove ${member.email}`}>Remove</Button>}
+            <Button
+              type="submit"
+              form={formId}
+              variant="secondary"
+              className="py-1!"
+              disabled={!changed || update.isPending}
+              aria-label={`Save ${member.email}`}
+            >
+              Save
+            </Button>
+            {!self && (
+              <Button variant="danger" className="py-1!" onClick={onRemove} disabled={remove.isPending} aria-label={`Remove ${member.email}`}>
+                Remove
+              </Button>
+            )}
           </span>
         </td>
       </tr>
       {(update.error || remove.error) && (
         <tr>
-          <td colSpan={6} className="px-3 py-2"><ErrorNote error={update.error ?? remove.error} /></td>
+          <td colSpan={6} className="px-3 py-2">
+            <ErrorNote error={update.error ?? remove.error} />
+          </td>
         </tr>
       )}
     </>
@@ -194,19 +281,40 @@ export function InvitationsCard() {
   }
 
   return (
-    <Card title="Invitations" description="An invitation is a link for one address, used once, valid for a limited time (7 days unless the installation says otherwise). It goes by mail when the installation has a mail relay; otherwise copy it and send it yourself.">
+    <Card
+      title="Invitations"
+      description="An invitation is a link for one address, used once, valid for a limited time (7 days unless the installation says otherwise). It goes by mail when the installation has a mail relay; otherwise copy it and send it yourself."
+    >
       <form onSubmit={onInvite} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
-          <label htmlFor="invite-email" className={labelClass}>Email address</label>
-          <input id="invite-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="colleague@example.com" className={inputClass} />
+          <label htmlFor="invite-email" className={labelClass}>
+            Email address
+          </label>
+          <input
+            id="invite-email"
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            placeholder="colleague@example.com"
+            className={inputClass}
+          />
         </div>
         <div>
-          <label htmlFor="invite-role" className={labelClass}>Role</label>
+          <label htmlFor="invite-role" className={labelClass}>
+            Role
+          </label>
           <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)} className={selectClass}>
-            {rolesOffered(me).map((r) => <option key={r} value={r}>{r}</option>)}
+            {rolesOffered(me).map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </div>
-        <Button type="submit" disabled={invite.isPending}>Invite</Button>
+        <Button type="submit" disabled={invite.isPending}>
+          Invite
+        </Button>
       </form>
       <div className="mt-4 space-y-3">
         <ErrorNote error={invite.error ?? revoke.error ?? invitations.error} />
@@ -218,14 +326,21 @@ export function InvitationsCard() {
                   {invite.data.mail_error ? `${invite.data.mail_error} ` : 'No mail relay is configured: '}Send {invite.data.email} this link yourself.
                 </p>
                 <div className="mt-2 flex flex-wrap items-center gap-2">
-                  <code className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm ring-1 ring-emerald-200" data-testid="invitation-link">{invite.data.link}</code>
+                  <code
+                    className="min-w-0 flex-1 break-all rounded-lg bg-white px-3 py-2 font-mono text-sm ring-1 ring-emerald-200"
+                    data-testid="invitation-link"
+                  >
+                    {invite.data.link}
+                  </code>
                   <CopyButton value={invite.data.link} label="Copy link" />
                 </div>
               </>
             ) : (
               <p className="text-sm font-semibold text-emerald-900">Invitation mailed to {invite.data.email}.</p>
             )}
-            <Button variant="ghost" className="mt-2" onClick={() => invite.reset()}>Done</Button>
+            <Button variant="ghost" className="mt-2" onClick={() => invite.reset()}>
+              Done
+            </Button>
           </div>
         )}
         {pending?.length === 0 && <Empty>No pending invitations.</Empty>}
@@ -234,10 +349,22 @@ export function InvitationsCard() {
             {pending.map((invitation) => (
               <li key={invitation.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3" data-testid="invitation">
                 <div className="min-w-0">
-                  <p className="truncate text-sm font-medium text-slate-900">{invitation.email} <span className="font-normal capitalize text-slate-500">· {invitation.role}</span></p>
-                  <p className="text-xs text-slate-500">invited by {invitation.invited_by.email} · expires {formatDate(invitation.expires_at)}</p>
+                  <p className="truncate text-sm font-medium text-slate-900">
+                    {invitation.email} <span className="font-normal capitalize text-slate-500">· {invitation.role}</span>
+                  </p>
+                  <p className="text-xs text-slate-500">
+                    invited by {invitation.invited_by.email} · expires {formatDate(invitation.expires_at)}
+                  </p>
                 </div>
-                <Button variant="danger" className="py-1!" onClick={() => revoke.mutate(invitation.id)} disabled={revoke.isPending} aria-label={`Revoke the invitation of ${invitation.email}`}>Revoke</Button>
+                <Button
+                  variant="danger"
+                  className="py-1!"
+                  onClick={() => revoke.mutate(invitation.id)}
+                  disabled={revoke.isPending}
+                  aria-label={`Revoke the invitation of ${invitation.email}`}
+                >
+                  Revoke
+                </Button>
               </li>
             ))}
           </ul>

@@ -27,14 +27,33 @@ export function ReuseCard() {
           {canEdit && (
             <>
               <div>
-                <label htmlFor="reuse-days" className={labelClass}>Freshness window (days)</label>
-                <input id="reuse-days" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} placeholder={String(reuse.data.days ?? 7)} className={inputClass} />
+                <label htmlFor="reuse-days" className={labelClass}>
+                  Freshness window (days)
+                </label>
+                <input
+                  id="reuse-days"
+                  type="number"
+                  min={1}
+                  max={365}
+                  value={days}
+                  onChange={(e) => setDays(e.target.value)}
+                  placeholder={String(reuse.data.days ?? 7)}
+                  className={inputClass}
+                />
               </div>
-              <Button type="submit" variant="secondary" disabled={save.isPending}>{reuse.data.enabled ? 'Save' : 'Turn on'}</Button>
-              {reuse.data.enabled && <Button type="button" variant="ghost" disabled={save.isPending} onClick={() => save.mutate(null)}>Turn off</Button>}
+              <Button type="submit" variant="secondary" disabled={save.isPending}>
+                {reuse.data.enabled ? 'Save' : 'Turn on'}
+              </Button>
+              {reuse.data.enabled && (
+                <Button type="button" variant="ghost" disabled={save.isPending} onClick={() => save.mutate(null)}>
+                  Turn off
+                </Button>
+              )}
             </>
           )}
-          <p className="text-sm text-slate-500" role="status">{reuse.data.enabled ? `On: results from the last ${reuse.data.days} days are reused.` : 'Off: every address is verified again.'}</p>
+          <p className="text-sm text-slate-500" role="status">
+            {reuse.data.enabled ? `On: results from the last ${reuse.data.days} days are reused.` : 'Off: every address is verified again.'}
+          </p>
         </form>
       )}
       <ErrorNote error={reuse.error ?? save.error} />

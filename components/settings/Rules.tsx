@@ -27,28 +27,50 @@ export function Rules() {
   }
 
   return (
-    <Card title="Allow and block rules" description="Decided before any probe and never charged: the most specific match wins (address, domain, MX host, TLD); at one level a block beats an allow.">
+    <Card
+      title="Allow and block rules"
+      description="Decided before any probe and never charged: the most specific match wins (address, domain, MX host, TLD); at one level a block beats an allow."
+    >
       {canEdit && (
         <>
           <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
             <div>
-              <label htmlFor="rule-action" className={labelClass}>Action</label>
+              <label htmlFor="rule-action" className={labelClass}>
+                Action
+              </label>
               <select id="rule-action" value={action} onChange={(e) => setAction(e.target.value as RuleAction)} className={selectClass}>
                 <option value="block">Block</option>
                 <option value="allow">Allow</option>
               </select>
             </div>
             <div>
-              <label htmlFor="rule-match" className={labelClass}>Match</label>
+              <label htmlFor="rule-match" className={labelClass}>
+                Match
+              </label>
               <select id="rule-match" value={match} onChange={(e) => setMatch(e.target.value as RuleMatch)} className={selectClass}>
-                {Object.entries(MATCH_LABELS).map(([key, label]) => <option key={key} value={key}>{label}</option>)}
+                {Object.entries(MATCH_LABELS).map(([key, label]) => (
+                  <option key={key} value={key}>
+                    {label}
+                  </option>
+                ))}
               </select>
             </div>
             <div className="min-w-56 flex-1">
-              <label htmlFor="rule-value" className={labelClass}>Value</label>
-              <input id="rule-value" required value={value} onChange={(e) => setValue(e.target.value)} placeholder="competitor.example" className={inputClass} />
+              <label htmlFor="rule-value" className={labelClass}>
+                Value
+              </label>
+              <input
+                id="rule-value"
+                required
+                value={value}
+                onChange={(e) => setValue(e.target.value)}
+                placeholder="competitor.example"
+                className={inputClass}
+              />
             </div>
-            <Button type="submit" disabled={add.isPending}>Add rule</Button>
+            <Button type="submit" disabled={add.isPending}>
+              Add rule
+            </Button>
           </form>
           <CsvImport action={action} match={match} />
         </>
@@ -56,7 +78,9 @@ export function Rules() {
       <div className="mt-4 space-y-3">
         <ErrorNote error={add.error ?? remove.error ?? rules.error} />
         <DataTable
-          caption="Rules" testId="rules" dimmed={rules.isFetching}
+          caption="Rules"
+          testId="rules"
+          dimmed={rules.isFetching}
           columns={[{ label: 'Action' }, { label: 'Match' }, { label: 'Value' }, { label: 'Added' }, { label: '', className: 'w-0' }]}
           empty={rules.data?.length === 0 ? 'No rules yet.' : null}
         >
@@ -67,7 +91,11 @@ export function Rules() {
               <td className="px-3 py-2 font-mono">{rule.value}</td>
               <td className="px-3 py-2 text-slate-500">{formatDate(rule.created_at)}</td>
               <td className="px-3 py-2">
-                {canEdit && <Button variant="danger" onClick={() => remove.mutate(rule.id)} aria-label={`Delete ${rule.action} rule for ${rule.value}`}>Delete</Button>}
+                {canEdit && (
+                  <Button variant="danger" onClick={() => remove.mutate(rule.id)} aria-label={`Delete ${rule.action} rule for ${rule.value}`}>
+                    Delete
+                  </Button>
+                )}
               </td>
             </tr>
           ))}
@@ -88,16 +116,24 @@ function CsvImport({ action, match }: { action: RuleAction; match: RuleMatch }) 
     if (!file) return;
     const parsed = Papa.parse<string[]>((await file.text()).replace(/^\uFEFF/, ''), { skipEmptyLines: true });
     const { rules, skipped } = rulesFromRows(parsed.data, { action, match });
-    const skippedNote = skipped.length ? ` Skipped row${skipped.length === 1 ? '' : 's'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? '…' : ''}.` : '';
+    const skippedNote = skipped.length
+      ? ` Skipped row${skipped.length === 1 ? '' : 's'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? '…' : ''}.`
+      : '';
     if (rules.length === 0) return setNote(`No rules in ${file.name}.${skippedNote}`);
     importRules.mutate(rules, { onSuccess: ({ created, sent }) => setNote(`Imported ${file.name}: ${created} new of ${sent}.${skippedNote}`) });
   }
 
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3 text-sm text-slate-600">
-      <label htmlFor="rules-csv" className="font-medium text-slate-700">Import CSV</label>
+      <label htmlFor="rules-csv" className="font-medium text-slate-700">
+        Import CSV
+      </label>
       <input id="rules-csv" type="file" accept=".csv,.txt,text/csv,text/plain" onChange={onFile} disabled={importRules.isPending} />
-      {note && <span role="status" data-testid="import-note">{note}</span>}
+      {note && (
+        <span role="status" data-testid="import-note">
+          {note}
+        </span>
+      )}
       <ErrorNote error={importRules.error} />
     </div>
   );

@@ -11,9 +11,15 @@ export function RulesLink() {
     <Card
       title="Allow and block rules"
       description="Addresses, domains, MX hosts and TLDs decided before any probe, never charged."
-      actions={<Link href="/settings/rules" className={linkButton}>Manage rules</Link>}
+      actions={
+        <Link href="/settings/rules" className={linkButton}>
+          Manage rules
+        </Link>
+      }
     >
-      <p className="text-sm text-slate-600" data-testid="rules-count">{rules.data ? `${number(rules.data.length)} rules` : '…'}</p>
+      <p className="text-sm text-slate-600" data-testid="rules-count">
+        {rules.data ? `${number(rules.data.length)} rules` : '…'}
+      </p>
     </Card>
   );
 }

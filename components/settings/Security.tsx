@@ -37,13 +37,31 @@ export function Security() {
           <label htmlFor="current-password" className={labelClass}>
             Current password
           </label>
-          <input id="current-password" type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} className={inputClass} />
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            className={inputClass}
+          />
         </div>
         <div>
           <label htmlFor="new-password" className={labelClass}>
             New password
           </label>
-          <input id="new-password" type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} className={inputClass} aria-describedby="new-password-hint" />
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            className={inputClass}
+            aria-describedby="new-password-hint"
+          />
         </div>
         <Button type="submit" disabled={change.isPending}>
           Change password

@@ -25,7 +25,12 @@ export function SingleSignOn() {
     if (domain.trim() !== '') input.sso_domain = domain.trim();
     if (role && role !== data!.sso_default_role) input.sso_default_role = role;
     if (Object.keys(input).length === 0) return;
-    update.mutate(input, { onSuccess: () => { setDomain(''); setRole(''); } });
+    update.mutate(input, {
+      onSuccess: () => {
+        setDomain('');
+        setRole('');
+      },
+    });
   }
 
   return (
@@ -35,18 +40,30 @@ export function SingleSignOn() {
     >
       <form onSubmit={onSave} className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end" data-testid="sso-form">
         <div>
-          <label htmlFor="sso-domain" className={labelClass}>Claimed domain</label>
-          <input id="sso-domain" value={domain} onChange={(e) => setDomain(e.target.value)} placeholder={data.sso_domain ?? 'acme.com'} className={inputClass} />
+          <label htmlFor="sso-domain" className={labelClass}>
+            Claimed domain
+          </label>
+          <input
+            id="sso-domain"
+            value={domain}
+            onChange={(e) => setDomain(e.target.value)}
+            placeholder={data.sso_domain ?? 'acme.com'}
+            className={inputClass}
+          />
         </div>
         <div>
-          <label htmlFor="sso-role" className={labelClass}>They join as</label>
+          <label htmlFor="sso-role" className={labelClass}>
+            They join as
+          </label>
           <select id="sso-role" value={role || data.sso_default_role} onChange={(e) => setRole(e.target.value as typeof role)} className={inputClass}>
             <option value="viewer">viewer</option>
             <option value="member">member</option>
             <option value="admin">admin</option>
           </select>
         </div>
-        <Button type="submit" variant="secondary" disabled={update.isPending}>Save</Button>
+        <Button type="submit" variant="secondary" disabled={update.isPending}>
+          Save
+        </Button>
       </form>
       <div className="mt-4 flex flex-wrap items-center justify-between gap-3 border-t border-slate-100 pt-4">
         <p className="text-sm text-slate-600" role="status">
@@ -57,7 +74,9 @@ export function SingleSignOn() {
         </p>
         <div className="flex gap-2">
           {data.sso_domain && (
-            <Button variant="ghost" disabled={update.isPending} onClick={() => update.mutate({ sso_domain: null })}>Unclaim</Button>
+            <Button variant="ghost" disabled={update.isPending} onClick={() => update.mutate({ sso_domain: null })}>
+              Unclaim
+            </Button>
           )}
           <Button variant="ghost" disabled={update.isPending} onClick={() => update.mutate({ password_sign_in: !data.password_sign_in })}>
             {data.password_sign_in ? 'Turn password sign-in off' : 'Turn password sign-in on'}

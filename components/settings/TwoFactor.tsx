@@ -45,7 +45,8 @@ export function TwoFactorCard() {
         <ErrorNote error={state.error ?? start.error ?? confirm.error} />
         {data && data.required_by.length > 0 && !data.enabled && (
           <p role="alert" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
-            {data.required_by.map((o) => o.name).join(', ')} require{data.required_by.length === 1 ? 's' : ''} two-factor sign-in: turn it on to use {data.required_by.length === 1 ? 'it' : 'them'}.
+            {data.required_by.map((o) => o.name).join(', ')} require{data.required_by.length === 1 ? 's' : ''} two-factor sign-in: turn it on to use{' '}
+            {data.required_by.length === 1 ? 'it' : 'them'}.
           </p>
         )}
 
@@ -54,10 +55,16 @@ export function TwoFactorCard() {
             <p className="text-sm font-medium text-emerald-900">
               Two-factor is on. Keep these recovery codes somewhere safe: each signs you in once if you lose your device. They are shown only now.
             </p>
-            <pre className="grid grid-cols-2 gap-1 font-mono text-sm text-slate-900">{codes.map((c) => <span key={c}>{c}</span>)}</pre>
+            <pre className="grid grid-cols-2 gap-1 font-mono text-sm text-slate-900">
+              {codes.map((c) => (
+                <span key={c}>{c}</span>
+              ))}
+            </pre>
             <div className="flex gap-2">
               <CopyButton value={codes.join('\n')} label="Copy codes" />
-              <Button variant="ghost" onClick={() => setCodes(null)}>I have saved them</Button>
+              <Button variant="ghost" onClick={() => setCodes(null)}>
+                I have saved them
+              </Button>
             </div>
           </div>
         )}
@@ -65,7 +72,9 @@ export function TwoFactorCard() {
         {data && !data.enabled && !enrolment && !codes && (
           <div className="flex flex-wrap items-center justify-between gap-3">
             <p className="text-sm text-slate-600">Two-factor is off.</p>
-            <Button onClick={onStart} disabled={start.isPending}>Set up two-factor</Button>
+            <Button onClick={onStart} disabled={start.isPending}>
+              Set up two-factor
+            </Button>
           </div>
         )}
 
@@ -73,28 +82,53 @@ export function TwoFactorCard() {
           <form onSubmit={onConfirm} className="space-y-4" aria-label="Enrol an authenticator app">
             <div className="flex flex-wrap items-start gap-5">
               {/* a data: URL of an SVG the server rendered from the otpauth:// URI */}
-              <img src={enrolment.qr_code} alt="QR code to scan with your authenticator app" width={176} height={176} className="rounded-lg ring-1 ring-slate-200" />
+              <img
+                src={enrolment.qr_code}
+                alt="QR code to scan with your authenticator app"
+                width={176}
+                height={176}
+                className="rounded-lg ring-1 ring-slate-200"
+              />
               <div className="min-w-0 flex-1 space-y-2 text-sm text-slate-600">
                 <p>Scan the code with an authenticator app (1Password, Google Authenticator, Aegis, …), or type this key into it:</p>
-                <p className="break-all font-mono text-slate-900" data-testid="two-factor-secret">{enrolment.secret.match(/.{1,4}/g)!.join(' ')}</p>
+                <p className="break-all font-mono text-slate-900" data-testid="two-factor-secret">
+                  {enrolment.secret.match(/.{1,4}/g)!.join(' ')}
+                </p>
                 <CopyButton value={enrolment.secret} label="Copy key" />
               </div>
             </div>
             <div className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-end">
               <div>
-                <label htmlFor="two-factor-confirm" className={labelClass}>Code from the app</label>
-                <input id="two-factor-confirm" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} className={inputClass} />
+                <label htmlFor="two-factor-confirm" className={labelClass}>
+                  Code from the app
+                </label>
+                <input
+                  id="two-factor-confirm"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  pattern="[0-9 ]{6,7}"
+                  required
+                  value={code}
+                  onChange={(e) => setCode(e.target.value)}
+                  className={inputClass}
+                />
               </div>
               <div className="flex gap-2">
-                <Button type="submit" disabled={confirm.isPending}>Turn on two-factor</Button>
-                <Button variant="ghost" onClick={() => setEnrolment(null)}>Cancel</Button>
+                <Button type="submit" disabled={confirm.isPending}>
+                  Turn on two-factor
+                </Button>
+                <Button variant="ghost" onClick={() => setEnrolment(null)}>
+                  Cancel
+                </Button>
               </div>
             </div>
           </form>
         )}
 
         {data?.enabled && !codes && <EnabledState enabledAt={data.enabled_at} left={data.recovery_codes_left} required={data.required_by.map((o) => o.name)} />}
-        {data && data.organisation.role === 'owner' && <OrganisationRequirement name={data.organisation.name} required={data.organisation.require_two_factor} enabled={data.enabled} />}
+        {data && data.organisation.role === 'owner' && (
+          <OrganisationRequirement name={data.organisation.name} required={data.organisation.require_two_factor} enabled={data.enabled} />
+        )}
       </div>
     </Card>
   );
@@ -110,7 +144,12 @@ function EnabledState({ enabledAt, left, required }: { enabledAt: string | null;
     // six digits are a code of the app; anything else a recovery code or the password
     const typed = proof.trim();
     const input = /^[\d ]{6,7}$/.test(typed) || /^[a-z2-7]{4}(-?[a-z2-7]{4}){3}$/i.test(typed) ? { code: typed } : { current_password: proof };
-    disable.mutate(input, { onSuccess: () => { setProof(''); setOpen(false); } });
+    disable.mutate(input, {
+      onSuccess: () => {
+        setProof('');
+        setOpen(false);
+      },
+    });
   }
 
   return (
@@ -119,17 +158,40 @@ function EnabledState({ enabledAt, left, required }: { enabledAt: string | null;
         <p className="text-sm text-slate-600">
           Two-factor is on{enabledAt ? ` since ${new Date(enabledAt).toLocaleDateString()}` : ''}. {left} of 10 recovery codes left.
         </p>
-        {!open && <Button variant="danger" onClick={() => setOpen(true)} disabled={required.length > 0} title={required.length ? `Required by ${required.join(', ')}` : undefined}>Turn off two-factor</Button>}
+        {!open && (
+          <Button
+            variant="danger"
+            onClick={() => setOpen(true)}
+            disabled={required.length > 0}
+            title={required.length ? `Required by ${required.join(', ')}` : undefined}
+          >
+            Turn off two-factor
+          </Button>
+        )}
       </div>
       {open && (
         <form onSubmit={onDisable} className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-end">
           <div>
-            <label htmlFor="two-factor-disable" className={labelClass}>A code from the app, a recovery code or your password</label>
-            <input id="two-factor-disable" type="password" autoComplete="off" required value={proof} onChange={(e) => setProof(e.target.value)} className={inputClass} />
+            <label htmlFor="two-factor-disable" className={labelClass}>
+              A code from the app, a recovery code or your password
+            </label>
+            <input
+              id="two-factor-disable"
+              type="password"
+              autoComplete="off"
+              required
+              value={proof}
+              onChange={(e) => setProof(e.target.value)}
+              className={inputClass}
+            />
           </div>
           <div className="flex gap-2">
-            <Button type="submit" variant="danger" disabled={disable.isPending}>Confirm: turn off</Button>
-            <Button variant="ghost" onClick={() => setOpen(false)}>Cancel</Button>
+            <Button type="submit" variant="danger" disabled={disable.isPending}>
+              Confirm: turn off
+            </Button>
+            <Button variant="ghost" onClick={() => setOpen(false)}>
+              Cancel
+            </Button>
           </div>
         </form>
       )}

@@ -51,7 +51,10 @@ export function MemberUsageCard() {
   const usage = useMemberUsage();
   const members = usage.data?.members ?? [];
   return (
-    <Card title="Usage by member" description="Production checks charged to each person (their sessions and the keys they made), today and this calendar month (UTC). A capped member past a cap gets 402 until it resets; the others go on.">
+    <Card
+      title="Usage by member"
+      description="Production checks charged to each person (their sessions and the keys they made), today and this calendar month (UTC). A capped member past a cap gets 402 until it resets; the others go on."
+    >
       <ErrorNote error={usage.error} />
       {usage.data && (
         <div className="overflow-x-auto rounded-xl ring-1 ring-slate-200">
@@ -59,12 +62,24 @@ export function MemberUsageCard() {
             <caption className="sr-only">Charged checks by member</caption>
             <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2 font-semibold">Member</th>
-                <th scope="col" className="px-3 py-2 font-semibold">Role</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold">Today</th>
-                <th scope="col" className="px-3 py-2 font-semibold">Daily cap</th>
-                <th scope="col" className="px-3 py-2 text-right font-semibold">This month</th>
-                <th scope="col" className="px-3 py-2 font-semibold">Monthly cap</th>
+                <th scope="col" className="px-3 py-2 font-semibold">
+                  Member
+                </th>
+                <th scope="col" className="px-3 py-2 font-semibold">
+                  Role
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">
+                  Today
+                </th>
+                <th scope="col" className="px-3 py-2 font-semibold">
+                  Daily cap
+                </th>
+                <th scope="col" className="px-3 py-2 text-right font-semibold">
+                  This month
+                </th>
+                <th scope="col" className="px-3 py-2 font-semibold">
+                  Monthly cap
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -72,10 +87,18 @@ export function MemberUsageCard() {
                 <tr key={m.user_id} className={m.role === null ? 'text-slate-400' : undefined} data-member={m.email}>
                   <td className="px-3 py-2 font-medium">{m.email}</td>
                   <td className="px-3 py-2 capitalize">{m.role ?? 'former member'}</td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-today">{number(m.charged_today)}</td>
-                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-day-cap">{cap(m.charged_today, m.checks_per_day)}</td>
-                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-month">{number(m.charged_this_month)}</td>
-                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-month-cap">{cap(m.charged_this_month, m.checks_per_month)}</td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-today">
+                    {number(m.charged_today)}
+                  </td>
+                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-day-cap">
+                    {cap(m.charged_today, m.checks_per_day)}
+                  </td>
+                  <td className="px-3 py-2 text-right tabular-nums" data-testid="member-month">
+                    {number(m.charged_this_month)}
+                  </td>
+                  <td className="whitespace-nowrap px-3 py-2" data-testid="member-month-cap">
+                    {cap(m.charged_this_month, m.checks_per_month)}
+                  </td>
                 </tr>
               ))}
             </tbody>

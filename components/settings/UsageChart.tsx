@@ -24,7 +24,11 @@ export function UsageHistory() {
     <Card
       title="Last 30 days"
       description={`${sandbox ? 'Sandbox' : 'Production'} checks per day (UTC), by verdict.`}
-      actions={<a className={linkButton} href={`/v1/usage?format=csv&from=${from}&to=${to}`} download>Download CSV</a>}
+      actions={
+        <a className={linkButton} href={`/v1/usage?format=csv&from=${from}&to=${to}`} download>
+          Download CSV
+        </a>
+      }
     >
       <ErrorNote error={usage.error} />
       {usage.data && (
@@ -33,7 +37,9 @@ export function UsageHistory() {
           <p className="mt-3 text-sm text-slate-600" data-testid="usage-totals">
             {number(total('checks'))} checks · {number(total('charged'))} charged · {number(total('refunded'))} refunded
           </p>
-          <Can role="admin"><QuotaWarningForm /></Can>
+          <Can role="admin">
+            <QuotaWarningForm />
+          </Can>
         </>
       )}
     </Card>
@@ -57,7 +63,9 @@ function Bars({ rows }: { rows: UsageRow[] }) {
               {verdicts.map((v) => {
                 const h = (row[v.key] / most) * (height - 4);
                 top -= h;
-                return h > 0 ? <rect key={v.key} x={i * slot + 1} y={top} width={Math.max(slot - 2, 1)} height={h} className={FILL[v.key]} data-bucket={v.key} /> : null;
+                return h > 0 ? (
+                  <rect key={v.key} x={i * slot + 1} y={top} width={Math.max(slot - 2, 1)} height={h} className={FILL[v.key]} data-bucket={v.key} />
+                ) : null;
               })}
             </g>
           );

@@ -16,19 +16,35 @@ export function Webhooks() {
   function onAdd(event: FormEvent) {
     event.preventDefault();
     // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
-    const chosen: WebhookEvent[] = ['bulk.completed', 'bulk.failed', ...(quotaEvents ? ['quota.warning', 'quota.exceeded'] as const : []), ...(listEvents ? ['list.expiring', 'list.changed'] as const : [])];
+    const chosen: WebhookEvent[] = [
+      'bulk.completed',
+      'bulk.failed',
+      ...(quotaEvents ? (['quota.warning', 'quota.exceeded'] as const) : []),
+      ...(listEvents ? (['list.expiring', 'list.changed'] as const) : []),
+    ];
     const events: WebhookEvent[] | undefined = quotaEvents || listEvents ? chosen : undefined;
     create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }
 
   return (
-    <Card title="Webhooks" description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out, when a list is about to be deleted by retention, or when a monitored list's verdicts change). Deliveries are signed (Standard Webhooks) and retried for a day.">
+    <Card
+      title="Webhooks"
+      description="Called when a list job completes or fails (and, if ticked, when the quota runs low or out, when a list is about to be deleted by retention, or when a monitored list's verdicts change). Deliveries are signed (Standard Webhooks) and retried for a day."
+    >
       <form onSubmit={onAdd} className="flex flex-wrap items-end gap-2">
         <div className="min-w-64 flex-1">
           <label htmlFor="webhook-url" className={labelClass}>
             Endpoint URL
           </label>
-          <input id="webhook-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/verifier" className={inputClass} />
+          <input
+            id="webhook-url"
+            type="url"
+            required
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/hooks/verifier"
+            className={inputClass}
+          />
         </div>
         <label className="flex items-center gap-2 py-2 text-sm text-slate-700">
           <input type="checkbox" checked={quotaEvents} onChange={(e) => setQuotaEvents(e.target.checked)} />
@@ -58,7 +74,9 @@ export function Webhooks() {
         )}
         {webhooks.data?.length === 0 && <Empty>No webhooks yet.</Empty>}
         <ul className="space-y-3">
-          {webhooks.data?.map((hook) => <WebhookItem key={hook.id} hook={hook} />)}
+          {webhooks.data?.map((hook) => (
+            <WebhookItem key={hook.id} hook={hook} />
+          ))}
         </ul>
       </div>
     </Card>
@@ -74,13 +92,19 @@ function WebhookItem({ hook }: { hook: Webhook }) {
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-100 px-4 py-3">
         <div className="min-w-0">
           <p className="truncate font-mono text-sm font-medium text-slate-900">{hook.url}</p>
-          <p className="text-xs text-slate-500">{hook.events.join(', ')} · added {formatDate(hook.created_at)}</p>
+          <p className="text-xs text-slate-500">
+            {hook.events.join(', ')} · added {formatDate(hook.created_at)}
+          </p>
         </div>
         <div className="flex gap-2">
           <Button variant="secondary" onClick={() => test.mutate(hook.id)} disabled={test.isPending}>
             {test.isPending ? 'Sending…' : 'Send test event'}
           </Button>
-          <Button variant="danger" aria-label={`Remove webhook ${hook.url}`} onClick={() => window.confirm(`Remove the webhook ${hook.url}?`) && remove.mutate(hook.id)}>
+          <Button
+            variant="danger"
+            aria-label={`Remove webhook ${hook.url}`}
+            onClick={() => window.confirm(`Remove the webhook ${hook.url}?`) && remove.mutate(hook.id)}
+          >
             Remove
           </Button>
         </div>
@@ -93,11 +117,21 @@ function WebhookItem({ hook }: { hook: Webhook }) {
             <caption className="sr-only">Recent deliveries to {hook.url}</caption>
             <thead className="text-xs text-slate-500">
               <tr>
-                <th scope="col" className="py-1 font-medium">Event</th>
-                <th scope="col" className="py-1 font-medium">State</th>
-                <th scope="col" className="py-1 font-medium">HTTP</th>
-                <th scope="col" className="hidden py-1 font-medium sm:table-cell">Attempts</th>
-                <th scope="col" className="py-1 font-medium">When</th>
+                <th scope="col" className="py-1 font-medium">
+                  Event
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  State
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  HTTP
+                </th>
+                <th scope="col" className="hidden py-1 font-medium sm:table-cell">
+                  Attempts
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  When
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -108,7 +142,14 @@ function WebhookItem({ hook }: { hook: Webhook }) {
                   <td className="py-1.5">
                     <span
                       title={d.last_error ?? undefined}
-                      className={cx('rounded px-1.5 py-0.5 font-mono text-xs font-semibold', d.last_status && d.last_status < 300 ? 'bg-emerald-50 text-emerald-700' : d.last_status ? 'bg-rose-50 text-rose-700' : 'bg-slate-100 text-slate-500')}
+                      className={cx(
+                        'rounded px-1.5 py-0.5 font-mono text-xs font-semibold',
+                        d.last_status && d.last_status < 300
+                          ? 'bg-emerald-50 text-emerald-700'
+                          : d.last_status
+                            ? 'bg-rose-50 text-rose-700'
+                            : 'bg-slate-100 text-slate-500',
+                      )}
                       data-testid="delivery-status"
                     >
                       {d.last_status ?? (d.last_error ? 'error' : '…')}

@@ -22,7 +22,10 @@ export const NEW_KEY: KeyDraft = { scopes: ['verify'], ips: '', origins: '', exp
  */
 export function draftOf(key: ApiKey): KeyDraft {
   return {
-    scopes: key.scopes, ips: key.allowed_ips?.join(', ') ?? '', origins: key.allowed_origins?.join(', ') ?? '', expires: key.expires_at?.slice(0, 10) ?? '',
+    scopes: key.scopes,
+    ips: key.allowed_ips?.join(', ') ?? '',
+    origins: key.allowed_origins?.join(', ') ?? '',
+    expires: key.expires_at?.slice(0, 10) ?? '',
     perDay: key.rate_limits ? String(key.rate_limits.checks_per_day) : '',
   };
 }
@@ -49,7 +52,9 @@ export function changesOf(draft: KeyDraft, publishable: boolean, before: KeyDraf
   const perDay = draft.perDay.trim();
   const changed = publishable && perDay !== before.perDay.trim();
   return {
-    ...body, allowed_ips: body.allowed_ips ?? null, expires_at: body.expires_at ?? null,
+    ...body,
+    allowed_ips: body.allowed_ips ?? null,
+    expires_at: body.expires_at ?? null,
     // a cap below 1 goes as typed (floored) and the API answers what is wrong with it
     ...(changed ? { rate_limits: { checks_per_day: perDay === '' ? null : Math.floor(Number(perDay)) } } : {}),
   };

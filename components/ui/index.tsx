@@ -43,7 +43,19 @@ export const labelClass = 'mb-1.5 block text-sm font-medium text-slate-700';
 export const inputClass = `block w-full ${fieldClass}`;
 export const selectClass = `block w-auto ${fieldClass} pr-8`;
 
-export function Card({ title, description, actions, children, className }: { title?: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  description,
+  actions,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={cx('rounded-2xl bg-white shadow-sm ring-1 ring-slate-200', className)}>
       {(title || actions) && (
@@ -76,7 +88,12 @@ export function ErrorNote({ error }: { error: unknown }) {
   // the header says it once for every panel, with the way back (components/layout/OrganisationSwitcher.tsx)
   if (!error || (error instanceof EmailVerifierError && error.code === 'not_a_member')) return null;
   // the SDK names the host and the browser's reason; the user needs to know to check the connection
-  const message = error instanceof ConnectionError ? 'Could not reach the server. Check your connection.' : error instanceof Error ? roleMessage(error) ?? error.message : String(error);
+  const message =
+    error instanceof ConnectionError
+      ? 'Could not reach the server. Check your connection.'
+      : error instanceof Error
+        ? (roleMessage(error) ?? error.message)
+        : String(error);
   return (
     <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
       {message}
@@ -94,7 +111,14 @@ function roleMessage(error: Error): string | null {
 export function ProgressBar({ value, label }: { value: number; label: string }) {
   const clamped = Math.max(0, Math.min(100, Math.round(value)));
   return (
-    <div role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={clamped} className="h-2 w-full overflow-hidden rounded-full bg-slate-100">
+    <div
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={clamped}
+      className="h-2 w-full overflow-hidden rounded-full bg-slate-100"
+    >
       <div className="h-full rounded-full bg-indigo-500 transition-[width] duration-500" style={{ width: `${clamped}%` }} />
     </div>
   );
@@ -112,7 +136,14 @@ export function formatDate(iso: string | null | undefined): string {
 export const number = (n: number | undefined) => (n ?? 0).toLocaleString('en-US');
 
 /** The bordered, scrollable table of the results and history pages: header, rows, an empty line. */
-export function DataTable({ caption, testId, columns, dimmed, empty, children }: {
+export function DataTable({
+  caption,
+  testId,
+  columns,
+  dimmed,
+  empty,
+  children,
+}: {
   caption: string;
   testId: string;
   columns: { label: string; className?: string }[];
@@ -128,7 +159,9 @@ export function DataTable({ caption, testId, columns, dimmed, empty, children }:
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
           <tr>
             {columns.map((column) => (
-              <th key={column.label} scope="col" className={cx('px-3 py-2 font-semibold', column.className)}>{column.label}</th>
+              <th key={column.label} scope="col" className={cx('px-3 py-2 font-semibold', column.className)}>
+                {column.label}
+              </th>
             ))}
           </tr>
         </thead>
@@ -136,7 +169,9 @@ export function DataTable({ caption, testId, columns, dimmed, empty, children }:
           {children}
           {empty && (
             <tr>
-              <td colSpan={columns.length} className="px-3 py-8 text-center text-slate-500">{empty}</td>
+              <td colSpan={columns.length} className="px-3 py-8 text-center text-slate-500">
+                {empty}
+              </td>
             </tr>
           )}
         </tbody>

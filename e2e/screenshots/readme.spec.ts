@@ -27,7 +27,7 @@ const contacts: [string, string, string, string][] = [
   ['Ines', 'Silva', 'ines.silva@sapo.pt', 'Alpine Ski House'],
   ['Jack', 'Wilson', 'jack.wilson@protonmail.com', 'Coho Winery'],
   ['Mia', 'Anderson', 'sales@fabrikam.com', 'Fabrikam'],
-  ['Yusuf', 'Demir', 'yusuf.demir@gmail.com', 'Margie\'s Travel'],
+  ['Yusuf', 'Demir', 'yusuf.demir@gmail.com', "Margie's Travel"],
   ['Ava', 'Thomas', 'ava.thomas@outlook.com', 'Lucerne Publishing'],
   ['Leo', 'Novak', 'leo.novak@seznam.cz', 'Trey Research'],
   ['Grace', 'Lee', 'grace.lee@woodgrovebank.com', 'Woodgrove Bank'],
@@ -45,7 +45,7 @@ const contacts: [string, string, string, string][] = [
   ['Lily', 'Young', 'lily.young@lucernepublishing.com', 'Lucerne Publishing'],
   ['Omar', 'Farouk', 'omar.farouk@gmail.com', 'Humongous Insurance'],
   ['Julia', 'Novotná', 'julia.novotna@centrum.cz', 'Graphic Design Institute'],
-  ['Max', 'King', 'max.king@10minutemail.com', 'Margie\'s Travel'],
+  ['Max', 'King', 'max.king@10minutemail.com', "Margie's Travel"],
   ['Ella', 'Wright', 'ella.wright@icloud.com', 'Northwind Traders'],
   ['Adam', 'Scott', 'adam scott@outlook.com', 'Contoso'],
 ];

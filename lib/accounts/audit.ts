@@ -78,7 +78,9 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
   };
   // one snapshot: PostgreSQL's repeatable read; SQLite's read transaction is one already
   // (the SQLite client's type knows only Serializable; the PostgreSQL client takes RepeatableRead)
-  const options = { timeout: 600_000, maxWait: 60_000, ...byDialect<object>(dialect, { postgres: { isolationLevel: 'RepeatableRead' }, sqlite: {} }) } as { timeout: number };
+  const options = { timeout: 600_000, maxWait: 60_000, ...byDialect<object>(dialect, { postgres: { isolationLevel: 'RepeatableRead' }, sqlite: {} }) } as {
+    timeout: number;
+  };
   const data = await prisma.$transaction((tx) => read(tx), options);
 
   const found = new Map<string, string[]>();
@@ -92,18 +94,31 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
     for (const row of rows) map.set(key(row), (map.get(key(row)) ?? 0) + pick(row));
     return map;
   };
-  const grants = byUser(data.sums.filter((r) => r.kind === 'grant'), (r) => n(r.credits));
-  const charges = byUser(data.sums.filter((r) => r.kind === 'charge'), (r) => n(r.credits));
+  const grants = byUser(
+    data.sums.filter((r) => r.kind === 'grant'),
+    (r) => n(r.credits),
+  );
+  const charges = byUser(
+    data.sums.filter((r) => r.kind === 'charge'),
+    (r) => n(r.credits),
+  );
   const openCredits = byUser(data.open, (r) => n(r.credits));
   for (const user of data.users) {
     const id = String(user.id);
     const expected = (grants.get(id) ?? 0) - (charges.get(id) ?? 0) - (openCredits.get(id) ?? 0);
     if (n(user.credits) !== expected) {
-      note(id, `credits ${n(user.credits)} ≠ grants ${grants.get(id) ?? 0} − charges ${charges.get(id) ?? 0} − open reservations ${openCredits.get(id) ?? 0} = ${expected}`);
+      note(
+        id,
+        `credits ${n(user.credits)} ≠ grants ${grants.get(id) ?? 0} − charges ${charges.get(id) ?? 0} − open reservations ${openCredits.get(id) ?? 0} = ${expected}`,
+      );
     }
   }
   const dayKey = (row: Row) => `${row.user_id}|${row.day}`;
-  const freeExpected = byUser([...data.freeCharged, ...data.open].filter((r) => r.day !== null), (r) => n(r.free), dayKey);
+  const freeExpected = byUser(
+    [...data.freeCharged, ...data.open].filter((r) => r.day !== null),
+    (r) => n(r.free),
+    dayKey,
+  );
   const used = byUser(data.usage, (r) => n(r.used), dayKey);
   for (const key of new Set([...freeExpected.keys(), ...used.keys()])) {
     const [userId, day] = key.split('|');
@@ -134,16 +149,32 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
     }
   }
   const memberKey = (org: unknown, person: unknown, day: unknown) => `${org}|${person}|${day}`;
-  const memberExpected = byUser(data.memberReserved, (r) => n(r.used), (r) => memberKey(r.user_id, r.actor_id, r.day));
-  const memberUsed = byUser(data.memberUsage, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, r.day));
+  const memberExpected = byUser(
+    data.memberReserved,
+    (r) => n(r.used),
+    (r) => memberKey(r.user_id, r.actor_id, r.day),
+  );
+  const memberUsed = byUser(
+    data.memberUsage,
+    (r) => n(r.used),
+    (r) => memberKey(r.org_id, r.user_id, r.day),
+  );
   for (const key of new Set([...memberExpected.keys(), ...memberUsed.keys()])) {
     const [orgId, person, day] = key.split('|');
     if ((memberUsed.get(key) ?? 0) !== (memberExpected.get(key) ?? 0)) {
       note(orgId, `member ${person}'s charged checks on ${day}: ${memberUsed.get(key) ?? 0} counted ≠ reserved − refunded ${memberExpected.get(key) ?? 0}`);
     }
   }
-  const monthOfDays = byUser(data.memberUsage, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, String(r.day).slice(0, 7)));
-  const monthCounted = byUser(data.memberMonths, (r) => n(r.used), (r) => memberKey(r.org_id, r.user_id, r.month));
+  const monthOfDays = byUser(
+    data.memberUsage,
+    (r) => n(r.used),
+    (r) => memberKey(r.org_id, r.user_id, String(r.day).slice(0, 7)),
+  );
+  const monthCounted = byUser(
+    data.memberMonths,
+    (r) => n(r.used),
+    (r) => memberKey(r.org_id, r.user_id, r.month),
+  );
   for (const key of new Set([...monthOfDays.keys(), ...monthCounted.keys()])) {
     const [orgId, person, month] = key.split('|');
     if ((monthCounted.get(key) ?? 0) !== (monthOfDays.get(key) ?? 0)) {

@@ -37,7 +37,17 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 /** One answer for every link that cannot be used: nothing tells an unknown token from a spent one. */
 export const invalidLink = () => new AppError('not_found', 'This invitation link is no longer valid: it was used, revoked or has expired. Ask for a new one.');
 
-type Row = { id: string; orgId: string; email: string; role: string; invitedBy: string; createdAt: Date; expiresAt: Date; acceptedAt: Date | null; revokedAt: Date | null };
+type Row = {
+  id: string;
+  orgId: string;
+  email: string;
+  role: string;
+  invitedBy: string;
+  createdAt: Date;
+  expiresAt: Date;
+  acceptedAt: Date | null;
+  revokedAt: Date | null;
+};
 
 function stateOf(row: Row, now = new Date()): InvitationState {
   if (row.acceptedAt) return 'accepted';
@@ -50,8 +60,11 @@ async function describe({ prisma }: Database, rows: Row[]): Promise<InvitationIn
   const email = new Map(people.map((p) => [p.id, p.email]));
   const now = new Date();
   return rows.map((r) => ({
-    id: r.id, email: r.email, role: r.role as Role,
-    expires_at: r.expiresAt.toISOString(), created_at: r.createdAt.toISOString(),
+    id: r.id,
+    email: r.email,
+    role: r.role as Role,
+    expires_at: r.expiresAt.toISOString(),
+    created_at: r.createdAt.toISOString(),
     invited_by: { user_id: r.invitedBy, email: email.get(r.invitedBy) ?? '' },
     state: stateOf(r, now),
   }));
@@ -69,7 +82,10 @@ const pendingWhere = (now: Date) => ({ acceptedAt: null, revokedAt: null, expire
 
 /** Creates an invitation; answers it with the link's token (shown or mailed once, never stored). */
 export async function createInvitation(
-  database: Database, orgId: string, actor: Actor, input: { email: string; role: Role },
+  database: Database,
+  orgId: string,
+  actor: Actor,
+  input: { email: string; role: Role },
 ): Promise<{ invitation: InvitationInfo; token: string }> {
   const { prisma } = database;
   assertMayInvite(actor, input.role);
@@ -87,8 +103,14 @@ export async function createInvitation(
   const row = await prisma.$transaction(async (tx) => {
     const created = await tx.invitation.create({
       data: {
-        id: newId('inv'), orgId, email, role: input.role, tokenHash: hashToken(token), invitedBy: actor.id,
-        createdAt: now, expiresAt: new Date(now.getTime() + env().EV_INVITATION_DAYS * DAY_MS),
+        id: newId('inv'),
+        orgId,
+        email,
+        role: input.role,
+        tokenHash: hashToken(token),
+        invitedBy: actor.id,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + env().EV_INVITATION_DAYS * DAY_MS),
       },
     });
     await recordAudit(tx, orgId, 'member.invited', { type: 'invitation', id: created.id, label: email }, { role: input.role });
@@ -141,8 +163,11 @@ export async function lookupInvitation({ prisma }: Database, token: string): Pro
   const row = await pendingByToken(prisma, token);
   const account = await prisma.user.findUnique({ where: { email: row.email }, select: { id: true } });
   return {
-    organisation_name: await organisationName(prisma, row.orgId), email: row.email, role: row.role as Role,
-    expires_at: row.expiresAt.toISOString(), account_exists: account !== null,
+    organisation_name: await organisationName(prisma, row.orgId),
+    email: row.email,
+    role: row.role as Role,
+    expires_at: row.expiresAt.toISOString(),
+    account_exists: account !== null,
   };
 }
 
@@ -190,7 +215,14 @@ export async function joinWithInvitation(database: Database, token: string, pass
       await addMember(tx, joined.orgId, userId, joined.role as Role);
       // the person who joins is the actor: made in this transaction, from the join page's address (lib/auth/login.ts)
       const actor = { userId, keyId: null, clientAddress: currentActor()?.clientAddress ?? null, method: 'invitation' };
-      await recordAudit(tx, joined.orgId, 'member.joined', { type: 'member', id: userId, label: pending.email }, { role: joined.role, invitation: joined.id }, actor);
+      await recordAudit(
+        tx,
+        joined.orgId,
+        'member.joined',
+        { type: 'member', id: userId, label: pending.email },
+        { role: joined.role, invitation: joined.id },
+        actor,
+      );
     });
   } catch (error) {
     if (error instanceof AccountError && error.code === 'email_taken') {
@@ -198,5 +230,8 @@ export async function joinWithInvitation(database: Database, token: string, pass
     }
     throw error;
   }
-  return { email: pending.email, organisation: { id: joined!.orgId, name: await organisationName(database.prisma, joined!.orgId), role: joined!.role as Role } };
+  return {
+    email: pending.email,
+    organisation: { id: joined!.orgId, name: await organisationName(database.prisma, joined!.orgId), role: joined!.role as Role },
+  };
 }

@@ -7,9 +7,12 @@ import { SCOPES } from './scopes';
 
 describe('no key exceeds its maker', () => {
   it('a key is within its maker exactly when its scopes, addresses and expiry are', () => {
-    fc.assert(fc.property(bounds, bounds, (maker, wanted) => {
-      expect(exceeds(maker, wanted) === null).toBe(oracle(maker, wanted));
-    }), { numRuns: 5_000 });
+    fc.assert(
+      fc.property(bounds, bounds, (maker, wanted) => {
+        expect(exceeds(maker, wanted) === null).toBe(oracle(maker, wanted));
+      }),
+      { numRuns: 5_000 },
+    );
   });
 
   it('every combination of scope sets: within exactly when a subset', () => {
@@ -24,10 +27,12 @@ describe('no key exceeds its maker', () => {
   });
 
   it('a key is always within itself, and the owner (no bounds) holds every key', () => {
-    fc.assert(fc.property(bounds, (key) => {
-      expect(exceeds(key, key)).toBeNull();
-      expect(exceeds({ scopes: null, allowedIps: null, expiresAt: null }, key)).toBeNull();
-    }));
+    fc.assert(
+      fc.property(bounds, (key) => {
+        expect(exceeds(key, key)).toBeNull();
+        expect(exceeds({ scopes: null, allowedIps: null, expiresAt: null }, key)).toBeNull();
+      }),
+    );
   });
 
   it('reads blocks by their bits: a host or a longer prefix inside, a neighbour or a shorter prefix outside', () => {

@@ -34,15 +34,25 @@ function untilMidnightUtc(now: number): number {
 export async function takeBudget(database: Database, userId: string, budget: KeyBudget, now = Date.now()): Promise<string> {
   const { prisma, dialect } = database;
   const day = utcDay(now);
-  const rows = await prisma.$queryRawUnsafe<{ checks: number | bigint; warned: boolean | number | bigint }[]>(q(dialect,
-    `INSERT INTO publishable_key_days (key_id, day, checks) VALUES (?, ?, 1)
+  const rows = await prisma.$queryRawUnsafe<{ checks: number | bigint; warned: boolean | number | bigint }[]>(
+    q(
+      dialect,
+      `INSERT INTO publishable_key_days (key_id, day, checks) VALUES (?, ?, 1)
       ON CONFLICT (key_id, day) DO UPDATE SET checks = publishable_key_days.checks + 1 WHERE publishable_key_days.checks < ?
-      RETURNING checks, warned`), budget.keyId, day, budget.perDay);
+      RETURNING checks, warned`,
+    ),
+    budget.keyId,
+    day,
+    budget.perDay,
+  );
   if (!rows.length) {
     const retryAfter = untilMidnightUtc(now);
-    throw new AppError('rate_limit',
+    throw new AppError(
+      'rate_limit',
       `This publishable key has used its ${budget.perDay} charged checks for today (UTC days); it starts again at midnight UTC. The account can raise rate_limits.checks_per_day.`,
-      { retry_after: retryAfter, limit: budget.perDay }, { 'Retry-After': String(retryAfter) });
+      { retry_after: retryAfter, limit: budget.perDay },
+      { 'Retry-After': String(retryAfter) },
+    );
   }
   const checks = Number(rows[0]!.checks);
   // once warned, the rest of the day's checks skip it (warnOnce's conditional claim stays the guard)
@@ -52,7 +62,11 @@ export async function takeBudget(database: Database, userId: string, budget: Key
 
 /** Gives a check back to the day it was taken from: it was not charged. */
 export async function giveBackBudget({ prisma, dialect }: Database, budget: KeyBudget, day: string): Promise<void> {
-  await prisma.$executeRawUnsafe(q(dialect, 'UPDATE publishable_key_days SET checks = checks - 1 WHERE key_id = ? AND day = ? AND checks > 0'), budget.keyId, day);
+  await prisma.$executeRawUnsafe(
+    q(dialect, 'UPDATE publishable_key_days SET checks = checks - 1 WHERE key_id = ? AND day = ? AND checks > 0'),
+    budget.keyId,
+    day,
+  );
 }
 
 /** `quota.warning` for the key, once a day: claimed by a conditional update, queued in its transaction. */
@@ -60,13 +74,25 @@ async function warnOnce(database: Database, userId: string, budget: KeyBudget, d
   const { prisma, dialect } = database;
   const state = await quotaState(database, userId);
   await prisma.$transaction(async (tx) => {
-    const claimed = await tx.$executeRawUnsafe(q(dialect, `UPDATE publishable_key_days SET warned = ? WHERE key_id = ? AND day = ? AND warned = ?`),
-      sqlValue(dialect, true), budget.keyId, day, sqlValue(dialect, false));
+    const claimed = await tx.$executeRawUnsafe(
+      q(dialect, `UPDATE publishable_key_days SET warned = ? WHERE key_id = ? AND day = ? AND warned = ?`),
+      sqlValue(dialect, true),
+      budget.keyId,
+      day,
+      sqlValue(dialect, false),
+    );
     if (claimed !== 1) return;
-    await enqueueEvent(tx, userId, buildEvent('quota.warning', false, {
-      remaining: state.remaining, credits: state.credits, free_remaining_today: state.free_remaining_today, warning_below: state.warning_below,
-      publishable_key: { id: budget.keyId, name: budget.name, checks_today: checks, checks_per_day: budget.perDay },
-    }));
+    await enqueueEvent(
+      tx,
+      userId,
+      buildEvent('quota.warning', false, {
+        remaining: state.remaining,
+        credits: state.credits,
+        free_remaining_today: state.free_remaining_today,
+        warning_below: state.warning_below,
+        publishable_key: { id: budget.keyId, name: budget.name, checks_today: checks, checks_per_day: budget.perDay },
+      }),
+    );
   });
 }
 

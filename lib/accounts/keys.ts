@@ -58,9 +58,23 @@ export interface KeyAccess {
 }
 
 type KeyRow = {
-  id: string; userId: string; name: string; prefix: string; type: string; scopes: string | null; allowedIps: string | null; allowedOrigins: string | null;
-  expiresAt: Date | null; visitorRatePerMinute: number | null; keyRatePerMinute: number | null; checksPerDay: number | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
-  role: string; createdBy: string | null;
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  type: string;
+  scopes: string | null;
+  allowedIps: string | null;
+  allowedOrigins: string | null;
+  expiresAt: Date | null;
+  visitorRatePerMinute: number | null;
+  keyRatePerMinute: number | null;
+  checksPerDay: number | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  role: string;
+  createdBy: string | null;
 };
 
 const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
@@ -68,8 +82,14 @@ const joined = (values: readonly string[] | null | undefined) => (values === und
 
 function access(row: KeyRow): KeyAccess {
   return {
-    id: row.id, name: row.name, userId: row.userId, type: row.type as KeyType, scopes: list(row.scopes) as Scope[] | null,
-    allowedIps: list(row.allowedIps), allowedOrigins: list(row.allowedOrigins), expiresAt: row.expiresAt?.getTime() ?? null,
+    id: row.id,
+    name: row.name,
+    userId: row.userId,
+    type: row.type as KeyType,
+    scopes: list(row.scopes) as Scope[] | null,
+    allowedIps: list(row.allowedIps),
+    allowedOrigins: list(row.allowedOrigins),
+    expiresAt: row.expiresAt?.getTime() ?? null,
     visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
     keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
     checksPerDay: row.checksPerDay ?? env().EV_PUBLISHABLE_CHECKS_PER_DAY,
@@ -91,9 +111,15 @@ function keyInfo(row: KeyRow, checksToday = 0, createdBy: Maker = null): ApiKeyI
     allowed_ips: key.allowedIps,
     allowed_origins: key.allowedOrigins,
     expires_at: row.expiresAt?.toISOString() ?? null,
-    rate_limits: key.type === 'publishable'
-      ? { per_visitor_per_minute: key.visitorRatePerMinute, per_key_per_minute: key.keyRatePerMinute, checks_per_day: key.checksPerDay, checks_today: checksToday }
-      : null,
+    rate_limits:
+      key.type === 'publishable'
+        ? {
+            per_visitor_per_minute: key.visitorRatePerMinute,
+            per_key_per_minute: key.keyRatePerMinute,
+            checks_per_day: key.checksPerDay,
+            checks_today: checksToday,
+          }
+        : null,
     role: key.role,
     created_by: createdBy,
     created_at: row.createdAt.toISOString(),
@@ -180,21 +206,30 @@ export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowe
 }
 
 const WIDER: Record<NonNullable<ReturnType<typeof exceeds>>, string> = {
-  scopes: 'a scope this key does not hold (a key made by a key holds at most its maker\'s scopes)',
-  allowed_ips: 'client addresses outside this key\'s allowed_ips',
-  expires_at: 'an expiry later than this key\'s own',
-  role: 'a role above the maker\'s own',
+  scopes: "a scope this key does not hold (a key made by a key holds at most its maker's scopes)",
+  allowed_ips: "client addresses outside this key's allowed_ips",
+  expires_at: "an expiry later than this key's own",
+  role: "a role above the maker's own",
 };
 
 function assertWithin(maker: KeyMaker, wanted: KeyBounds, doing: string): void {
   if (maker === null) return;
   const field = exceeds(maker, wanted);
-  if (field === 'role') throw new AppError('insufficient_role', `You cannot ${doing} a key with ${WIDER.role} (${maker.role}).`, { param: 'role', role: 'owner' });
-  if (field) throw new AppError('insufficient_scope', `A key cannot ${doing} a key with ${WIDER[field]}; sign in to the dashboard, or use a key that holds it.`, { param: field });
+  if (field === 'role')
+    throw new AppError('insufficient_role', `You cannot ${doing} a key with ${WIDER.role} (${maker.role}).`, { param: 'role', role: 'owner' });
+  if (field)
+    throw new AppError('insufficient_scope', `A key cannot ${doing} a key with ${WIDER[field]}; sign in to the dashboard, or use a key that holds it.`, {
+      param: field,
+    });
 }
 
 function boundsOf(row: KeyRow): KeyBounds {
-  return { scopes: list(row.scopes) as Scope[] | null, allowedIps: list(row.allowedIps), expiresAt: row.expiresAt?.getTime() ?? null, role: isRole(row.role) ? row.role : 'owner' };
+  return {
+    scopes: list(row.scopes) as Scope[] | null,
+    allowedIps: list(row.allowedIps),
+    expiresAt: row.expiresAt?.getTime() ?? null,
+    role: isRole(row.role) ? row.role : 'owner',
+  };
 }
 
 /**
@@ -202,26 +237,53 @@ function boundsOf(row: KeyRow): KeyBounds {
  * Made by a key (`maker`), what the request leaves out is the maker's own (scopes, allowed_ips,
  * expires_at), and the result may not exceed it.
  */
-export async function createApiKey(database: Database, userId: string, nameOrOptions: string | KeyOptions = {}, maker: KeyMaker = null): Promise<{ key: string; info: ApiKeyInfo }> {
+export async function createApiKey(
+  database: Database,
+  userId: string,
+  nameOrOptions: string | KeyOptions = {},
+  maker: KeyMaker = null,
+): Promise<{ key: string; info: ApiKeyInfo }> {
   const given = typeof nameOrOptions === 'string' ? { name: nameOrOptions } : nameOrOptions;
-  const options: KeyOptions = maker === null ? given : {
-    ...given,
-    scopes: given.scopes === undefined && given.type !== 'publishable' ? (maker.scopes && [...maker.scopes]) : given.scopes,
-    allowed_ips: given.allowed_ips === undefined ? (maker.allowedIps && [...maker.allowedIps]) : given.allowed_ips,
-    expires_at: given.expires_at === undefined ? (maker.expiresAt === null ? null : new Date(maker.expiresAt).toISOString()) : given.expires_at,
-    role: given.role ?? maker.role,
-  };
+  const options: KeyOptions =
+    maker === null
+      ? given
+      : {
+          ...given,
+          scopes: given.scopes === undefined && given.type !== 'publishable' ? maker.scopes && [...maker.scopes] : given.scopes,
+          allowed_ips: given.allowed_ips === undefined ? maker.allowedIps && [...maker.allowedIps] : given.allowed_ips,
+          expires_at: given.expires_at === undefined ? (maker.expiresAt === null ? null : new Date(maker.expiresAt).toISOString()) : given.expires_at,
+          role: given.role ?? maker.role,
+        };
   const type = options.type ?? 'secret';
-  if (type === 'publishable' && !options.allowed_origins?.length) throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
+  if (type === 'publishable' && !options.allowed_origins?.length)
+    throw invalidRequest('allowed_origins', 'allowed_origins: a publishable key needs the origins of the pages that use it.');
   const data = columns(type, options);
-  assertWithin(maker, { scopes: type === 'publishable' ? ['verify'] : (options.scopes ?? null), allowedIps: options.allowed_ips ?? null, expiresAt: data.expiresAt?.getTime() ?? null, role: data.role ?? 'owner' }, 'make');
+  assertWithin(
+    maker,
+    {
+      scopes: type === 'publishable' ? ['verify'] : (options.scopes ?? null),
+      allowedIps: options.allowed_ips ?? null,
+      expiresAt: data.expiresAt?.getTime() ?? null,
+      role: data.role ?? 'owner',
+    },
+    'make',
+  );
   const key = `${type === 'publishable' ? 'ev_pub_' : 'ev_live_'}${randomBytes(32).toString('base64url')}`;
   // an expired key is not active: it does not hold a place under the cap
   const live = { userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] };
   const cap = { what: 'active keys', limit: env().EV_MAX_ACTIVE_KEYS_PER_ACCOUNT, count: (tx: Tx) => tx.apiKey.count({ where: live }) };
   const row = await createCapped(database, userId, cap, async (tx) => {
     const created = await tx.apiKey.create({
-      data: { ...data, name: data.name ?? '', id: newId('key'), userId, type, prefix: `${key.slice(0, 12)}…`, hash: hashKey(key), createdBy: maker?.personId ?? null },
+      data: {
+        ...data,
+        name: data.name ?? '',
+        id: newId('key'),
+        userId,
+        type,
+        prefix: `${key.slice(0, 12)}…`,
+        hash: hashKey(key),
+        createdBy: maker?.personId ?? null,
+      },
     });
     await recordAudit(tx, userId, 'key.created', { type: 'key', id: created.id, label: created.name }, { type, role: created.role });
     return created;
@@ -243,8 +305,15 @@ async function makersOf({ prisma }: Database, orgId: string, ids: (string | null
 
 export async function listApiKeys(database: Database, userId: string): Promise<ApiKeyInfo[]> {
   const rows = await database.prisma.apiKey.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
-  const today = await checksToday(database, rows.filter((row) => row.type === 'publishable').map((row) => row.id));
-  const makers = await makersOf(database, userId, rows.map((row) => row.createdBy));
+  const today = await checksToday(
+    database,
+    rows.filter((row) => row.type === 'publishable').map((row) => row.id),
+  );
+  const makers = await makersOf(
+    database,
+    userId,
+    rows.map((row) => row.createdBy),
+  );
   return rows.map((row) => keyInfo(row, today.get(row.id) ?? 0, makers.get(row.createdBy ?? '') ?? null));
 }
 
@@ -262,14 +331,22 @@ export async function updateApiKey(database: Database, userId: string, keyId: st
   if (row.type === 'publishable') data.scopes = undefined;
   const before = boundsOf(row);
   assertWithin(maker, before, 'edit');
-  assertWithin(maker, {
-    scopes: data.scopes === undefined ? before.scopes : list(data.scopes) as Scope[] | null,
-    allowedIps: data.allowedIps === undefined ? before.allowedIps : list(data.allowedIps),
-    expiresAt: data.expiresAt === undefined ? before.expiresAt : data.expiresAt?.getTime() ?? null,
-    role: data.role ?? before.role,
-  }, 'edit');
+  assertWithin(
+    maker,
+    {
+      scopes: data.scopes === undefined ? before.scopes : (list(data.scopes) as Scope[] | null),
+      allowedIps: data.allowedIps === undefined ? before.allowedIps : list(data.allowedIps),
+      expiresAt: data.expiresAt === undefined ? before.expiresAt : (data.expiresAt?.getTime() ?? null),
+      role: data.role ?? before.role,
+    },
+    'edit',
+  );
   // the request's field names, never their values (an address block, an origin)
-  const changed = Object.entries(options).filter(([, value]) => value !== undefined).map(([field]) => field).sort().join(',');
+  const changed = Object.entries(options)
+    .filter(([, value]) => value !== undefined)
+    .map(([field]) => field)
+    .sort()
+    .join(',');
   const updated = await prisma.$transaction(async (tx) => {
     const after = await tx.apiKey.update({ where: { id: row.id }, data });
     await bumpAccountVersion(tx, database.dialect, userId);
@@ -318,4 +395,3 @@ export async function keyAccess(database: Database, key: string): Promise<KeyAcc
   }
   return live;
 }
-

@@ -42,8 +42,15 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     await verifySingle(ctx.database, ctx.account.id, false, 'someone@example.com');
     await verifySingle(ctx.database, ctx.account.id, false, 'unknown1@example.com');
     // an instant bulk of 5 distinct valid mailboxes, one of them unknown
-    const instant = await submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false,
-      emails: ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com', 'unknown32@example.com', 'A@example.com'] }, noLimits);
+    const instant = await submitBulk(
+      ctx.database,
+      {
+        userId: ctx.account.id,
+        sandbox: false,
+        emails: ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com', 'unknown32@example.com', 'A@example.com'],
+      },
+      noLimits,
+    );
     expect(await kinds(instant.job_id)).toEqual(['reserve 3+2', 'charge 2+2', 'refund 1+0']);
     expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ used_today: 3, credits: 8 });
     expect(await problems()).toEqual([]);
@@ -90,8 +97,9 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     // the request that outlived its reservation cannot settle it again, nor store its result free
     expect(await refund(ctx.database, ctx.account.id, reservation, 0)).toBe(false);
     const late = sandboxVerdict('valid-late@example.com');
-    await expect(recordSingle(ctx.database, ctx.account.id, late, false, false, { userId: ctx.account.id, ...reservation, charged: 2 }))
-      .rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(recordSingle(ctx.database, ctx.account.id, late, false, false, { userId: ctx.account.id, ...reservation, charged: 2 })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
     expect(await ctx.database.prisma.verification.count({ where: { email: 'valid-late@example.com' } })).toBe(0);
     expect(await kinds(cause)).toEqual(['reserve 2+0', 'charge 0+0', 'refund 2+0']);
     expect(await problems()).toEqual([]);

@@ -35,7 +35,14 @@ const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credit
 
 /** Appends movements; a duplicate (cause, kind) fails the caller's transaction. */
 export async function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
-  if (movements.length > 0) await insertRows(tx, dialect, 'credit_ledger', COLUMNS, movements.map((m) => values(m, at)));
+  if (movements.length > 0)
+    await insertRows(
+      tx,
+      dialect,
+      'credit_ledger',
+      COLUMNS,
+      movements.map((m) => values(m, at)),
+    );
 }
 
 /** A reservation to settle: its cause, what it took and how much of it the work used. */
@@ -63,7 +70,12 @@ export function unusedOf(s: Settlement): { credits: number; free: number } {
  * stores nothing, and the caller settles through `settleIn`, which sorts winners from losers.
  */
 export async function chargeWithRows(
-  tx: LedgerTx, settlements: Settlement[], table: string, columns: readonly string[], rows: unknown[][], at = Date.now(),
+  tx: LedgerTx,
+  settlements: Settlement[],
+  table: string,
+  columns: readonly string[],
+  rows: unknown[][],
+  at = Date.now(),
 ): Promise<void> {
   const params: unknown[] = [];
   const tuple = (row: unknown[]) => `(${row.map((value) => `$${params.push(sqlValue('postgres', value))}`).join(', ')})`;
@@ -131,11 +143,18 @@ export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settle
 /** The reserve row of a cause and whether it is settled: how a retry finds what its first attempt took. */
 export async function reservationOf(tx: LedgerTx, dialect: Database['dialect'], cause: string) {
   const rows = await tx.$queryRawUnsafe<{ kind: string; credits: number; free: number; day: string | null; owner: string | null }[]>(
-    q(dialect, `SELECT kind, credits, free, day, owner FROM credit_ledger WHERE cause = ? AND kind IN ('reserve', 'charge')`), cause,
+    q(dialect, `SELECT kind, credits, free, day, owner FROM credit_ledger WHERE cause = ? AND kind IN ('reserve', 'charge')`),
+    cause,
   );
   const reserve = rows.find((r) => r.kind === 'reserve');
   if (!reserve) return null;
-  return { credits: Number(reserve.credits), free: Number(reserve.free), day: reserve.day, owner: reserve.owner, settled: rows.some((r) => r.kind === 'charge') };
+  return {
+    credits: Number(reserve.credits),
+    free: Number(reserve.free),
+    day: reserve.day,
+    owner: reserve.owner,
+    settled: rows.some((r) => r.kind === 'charge'),
+  };
 }
 
 /**
@@ -145,7 +164,10 @@ export async function reservationOf(tx: LedgerTx, dialect: Database['dialect'], 
  */
 export async function moveOwner(tx: LedgerTx, dialect: Database['dialect'], cause: string, from: string | null, to: string): Promise<boolean> {
   const moved = await tx.$executeRawUnsafe(
-    q(dialect, `UPDATE credit_ledger SET owner = ? WHERE cause = ? AND kind = 'reserve' AND COALESCE(owner, '') = ?`), to, cause, from ?? '',
+    q(dialect, `UPDATE credit_ledger SET owner = ? WHERE cause = ? AND kind = 'reserve' AND COALESCE(owner, '') = ?`),
+    to,
+    cause,
+    from ?? '',
   );
   return moved === 1;
 }

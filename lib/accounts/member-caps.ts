@@ -50,16 +50,16 @@ const usedSql = (period: Period) =>
     FROM memberships WHERE org_id = ? AND user_id = ?`;
 
 /** A refund's give-back, day and month, to the person its reserve row names (none: nothing to give back). Params: count, org, key, cause. */
-export const GIVE_BACK_SQL = (['day', 'month'] as const).map((period) => `UPDATE ${PERIODS[period].table} SET used = used - ?
-  WHERE org_id = ? AND ${PERIODS[period].column} = ? AND user_id = (SELECT actor_id FROM credit_ledger WHERE cause = ? AND kind = 'reserve')`);
+export const GIVE_BACK_SQL = (['day', 'month'] as const).map(
+  (period) => `UPDATE ${PERIODS[period].table} SET used = used - ?
+  WHERE org_id = ? AND ${PERIODS[period].column} = ? AND user_id = (SELECT actor_id FROM credit_ledger WHERE cause = ? AND kind = 'reserve')`,
+);
 export const giveBackKeys = (day: string) => [PERIODS.day.key(day), PERIODS.month.key(day)];
 
 /** When the cap of `period` counted on `day` is spent no more: the next UTC midnight, or the first of next month. */
 export function resetsAt(day: string, period: Period): string {
   const start = new Date(`${day}T00:00:00Z`);
-  const next = period === 'day'
-    ? new Date(start.getTime() + 86_400_000)
-    : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+  const next = period === 'day' ? new Date(start.getTime() + 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
   return next.toISOString().replace('.000Z', 'Z');
 }
 
@@ -70,8 +70,8 @@ function capReached(period: Period, day: string, row: Row | undefined, count: nu
   const resets = resetsAt(day, period);
   return new AppError(
     'member_cap_reached',
-    `Your cap in this organisation is ${cap} charged checks per ${period === 'day' ? 'day (UTC)' : 'calendar month (UTC)'}: ${used} used, ${Math.max(0, cap - used)} left, and this needs ${count}. `
-      + `It resets at ${resets}; an admin of the organisation can raise it. Others in the organisation are not affected.`,
+    `Your cap in this organisation is ${cap} charged checks per ${period === 'day' ? 'day (UTC)' : 'calendar month (UTC)'}: ${used} used, ${Math.max(0, cap - used)} left, and this needs ${count}. ` +
+      `It resets at ${resets}; an admin of the organisation can raise it. Others in the organisation are not affected.`,
     { period, cap, used, required: count, resets_at: resets },
   );
 }

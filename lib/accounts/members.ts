@@ -68,8 +68,12 @@ async function membersWhere({ prisma }: Database, where: { orgId: string; userId
   const people = await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.userId) } }, select: { id: true, email: true } });
   const email = new Map(people.map((p) => [p.id, p.email]));
   return rows.map((r) => ({
-    user_id: r.userId, email: email.get(r.userId) ?? '', role: r.role as Role,
-    checks_per_day: r.checksPerDay, checks_per_month: r.checksPerMonth, joined_at: r.createdAt.toISOString(),
+    user_id: r.userId,
+    email: email.get(r.userId) ?? '',
+    role: r.role as Role,
+    checks_per_day: r.checksPerDay,
+    checks_per_month: r.checksPerMonth,
+    joined_at: r.createdAt.toISOString(),
   }));
 }
 
@@ -89,7 +93,8 @@ export async function renameOrganisation(
   }
   if (change.require_two_factor) {
     const actor = await prisma.user.findUnique({ where: { id: actorId }, select: { totpEnabledAt: true } });
-    if (!actor?.totpEnabledAt) throw new AppError('conflict', 'Turn on two-factor for yourself first (Settings, Two-factor), then require it for the organisation.');
+    if (!actor?.totpEnabledAt)
+      throw new AppError('conflict', 'Turn on two-factor for yourself first (Settings, Two-factor), then require it for the organisation.');
   }
   const row = await prisma.$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id: orgId }, select: { orgName: true, requireTwoFactor: true } });
@@ -102,9 +107,14 @@ export async function renameOrganisation(
       select: { id: true, email: true, orgName: true, requireTwoFactor: true },
     });
     const target = { type: 'organisation' as const, id: orgId, label: after.orgName ?? after.email };
-    if (change.name !== undefined) await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'name', from: before?.orgName ?? null, to: after.orgName });
+    if (change.name !== undefined)
+      await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'name', from: before?.orgName ?? null, to: after.orgName });
     if (change.require_two_factor !== undefined) {
-      await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'require_two_factor', from: before?.requireTwoFactor ?? null, to: after.requireTwoFactor });
+      await recordAudit(tx, orgId, 'settings.changed', target, {
+        setting: 'require_two_factor',
+        from: before?.requireTwoFactor ?? null,
+        to: after.requireTwoFactor,
+      });
     }
     return after;
   });
@@ -117,9 +127,16 @@ export async function renameOrganisation(
  */
 function assertManages(actor: Actor, target: Role, newRole?: Role): void {
   const manages = actor.role === 'owner' || (actor.role === 'admin' && roleRank(target) < roleRank('admin'));
-  if (!manages) throw new AppError('insufficient_role', `A${actor.role === 'admin' ? 'n admin' : ` ${actor.role}`} cannot manage a${target === 'owner' || target === 'admin' ? 'n' : ''} ${target}; ask an owner.`, { role: 'owner' });
-  if (newRole && !roleAtLeast(actor.role, newRole)) throw new AppError('insufficient_role', `Only an owner can make someone ${newRole === 'owner' ? 'an owner' : 'an admin'}.`, { role: 'owner' });
-  if (newRole && actor.role === 'admin' && newRole === 'admin') throw new AppError('insufficient_role', 'Only an owner can make someone an admin.', { role: 'owner' });
+  if (!manages)
+    throw new AppError(
+      'insufficient_role',
+      `A${actor.role === 'admin' ? 'n admin' : ` ${actor.role}`} cannot manage a${target === 'owner' || target === 'admin' ? 'n' : ''} ${target}; ask an owner.`,
+      { role: 'owner' },
+    );
+  if (newRole && !roleAtLeast(actor.role, newRole))
+    throw new AppError('insufficient_role', `Only an owner can make someone ${newRole === 'owner' ? 'an owner' : 'an admin'}.`, { role: 'owner' });
+  if (newRole && actor.role === 'admin' && newRole === 'admin')
+    throw new AppError('insufficient_role', 'Only an owner can make someone an admin.', { role: 'owner' });
 }
 
 /** A member in the audit log: named by their email. */
@@ -226,7 +243,10 @@ export async function addMember(tx: Tx, orgId: string, userId: string, role: Rol
  * What GET /v1/organisations answers: a session's person's organisations, or a key's own
  * organisation with the key's role; `current` the one the request acted for.
  */
-export async function organisationsFor(database: Database, caller: { userId: string; actorId: string; role: Role; key: unknown }): Promise<{ current: string; data: OrganisationInfo[] }> {
+export async function organisationsFor(
+  database: Database,
+  caller: { userId: string; actorId: string; role: Role; key: unknown },
+): Promise<{ current: string; data: OrganisationInfo[] }> {
   if (caller.key) {
     const org = await database.prisma.user.findUnique({ where: { id: caller.userId }, select: { email: true, orgName: true } });
     return { current: caller.userId, data: [{ id: caller.userId, name: org?.orgName ?? org?.email ?? '', role: caller.role }] };

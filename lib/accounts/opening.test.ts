@@ -21,13 +21,26 @@ describe.each(DIALECTS)('opening balances of accounts older than the ledger (%s)
     const day = utcDay();
     await prisma.user.update({ where: { id: ctx.account.id }, data: { credits: 50 } });
     await prisma.usageDay.create({ data: { userId: ctx.account.id, day, used: 7 } });
-    await prisma.job.create({ data: {
-      id: 'job_legacy', userId: ctx.account.id, sandbox: false, status: 'processing', totalEmails: 5, validEmails: 5, invalidEmails: 0,
-      reservedDay: day, reservedFree: 2, reservedCredits: 3,
-    } });
+    await prisma.job.create({
+      data: {
+        id: 'job_legacy',
+        userId: ctx.account.id,
+        sandbox: false,
+        status: 'processing',
+        totalEmails: 5,
+        validEmails: 5,
+        invalidEmails: 0,
+        reservedDay: day,
+        reservedFree: 2,
+        reservedCredits: 3,
+      },
+    });
     expect((await auditCredits(ctx.database)).problems).not.toEqual([]);
     const migration = readMigrations(dialect).find((m) => m.name.endsWith('_credit_ledger'))!;
-    for (const step of migration.sql.split(/;\s*\n/).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.startsWith('INSERT'))) {
+    for (const step of migration.sql
+      .split(/;\s*\n/)
+      .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+      .filter((s) => s.startsWith('INSERT'))) {
       await prisma.$executeRawUnsafe(step);
     }
     expect((await auditCredits(ctx.database)).problems).toEqual([]);

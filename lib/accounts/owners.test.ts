@@ -22,14 +22,20 @@ import { sweepReservations } from './sweeper';
 describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
-    ctx = await setup(dialect, { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '10', EV_RESERVATION_TIMEOUT_MS: '1' });
+    ctx = await setup(dialect, {
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_FREE_DAILY: '0',
+      EV_CHUNK_SIZE: '10',
+      EV_RESERVATION_TIMEOUT_MS: '1',
+    });
     await grantCredits(ctx.database, ctx.account.id, 1000);
   });
   afterAll(() => ctx?.teardown());
 
   const credits = async () => (await ctx.database.prisma.user.findUniqueOrThrow({ where: { id: ctx.account.id } })).credits;
-  const kinds = async (cause: string) => (await ctx.database.prisma.creditMovement.findMany({ where: { cause }, orderBy: { id: 'asc' } }))
-    .map((m) => `${m.kind} ${m.credits}+${m.free}`);
+  const kinds = async (cause: string) =>
+    (await ctx.database.prisma.creditMovement.findMany({ where: { cause }, orderBy: { id: 'asc' } })).map((m) => `${m.kind} ${m.credits}+${m.free}`);
 
   it('never takes back the reservation of a job being written, at EV_RESERVATION_TIMEOUT_MS=1; the job runs and is charged what it stored', async () => {
     const before = await credits();
@@ -46,7 +52,8 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
     try {
-      for (let i = 0; i < 300 && (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 300 && (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status !== 'completed'; i++)
+        await new Promise((r) => setTimeout(r, 50));
     } finally {
       await worker.stop();
     }
@@ -56,7 +63,7 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     expect((await auditCredits(ctx.database)).problems).toEqual([]);
   }, 60_000);
 
-  it('gives back a dead owner\'s reservation once it stops beating, long before EV_RESERVATION_TIMEOUT_MS, and not a live owner\'s', async () => {
+  it("gives back a dead owner's reservation once it stops beating, long before EV_RESERVATION_TIMEOUT_MS, and not a live owner's", async () => {
     process.env.EV_RESERVATION_TIMEOUT_MS = '600000';
     try {
       const before = await credits();
@@ -67,7 +74,8 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
         const database = await openDatabase(process.env.DATABASE_URL);
         await reserve(database, ${JSON.stringify(ctx.account.id)}, 3, 'chk_deadowner');`;
       const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        env: { ...process.env, EV_TEST_FAILPOINTS: 'quota.after-reserve' }, encoding: 'utf8',
+        env: { ...process.env, EV_TEST_FAILPOINTS: 'quota.after-reserve' },
+        encoding: 'utf8',
       });
       expect(child.signal, child.stderr).toBe('SIGKILL');
       const live = newId('chk');
@@ -90,7 +98,7 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     }
   }, 60_000);
 
-  it('a retry that takes a dead attempt\'s reservation over keeps it from the sweeper; one the sweeper took first is not taken over', async () => {
+  it("a retry that takes a dead attempt's reservation over keeps it from the sweeper; one the sweeper took first is not taken over", async () => {
     process.env.EV_RESERVATION_TIMEOUT_MS = '600000';
     try {
       // two reservations of a process that died a minute ago
@@ -115,13 +123,26 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     }
   });
 
-  it('an instant list whose storing fails gives its reservation back at once (a live owner\'s are never swept)', async () => {
+  it("an instant list whose storing fails gives its reservation back at once (a live owner's are never swept)", async () => {
     const before = await credits();
     const token = newId('tok');
     // a job row already holds the id the list's job would get: its storing transaction fails
-    await ctx.database.prisma.job.create({ data: { id: `job_${token}`, userId: ctx.account.id, sandbox: true, status: 'completed', totalEmails: 0, validEmails: 0, invalidEmails: 0, duplicateEmails: 0 } });
+    await ctx.database.prisma.job.create({
+      data: {
+        id: `job_${token}`,
+        userId: ctx.account.id,
+        sandbox: true,
+        status: 'completed',
+        totalEmails: 0,
+        validEmails: 0,
+        invalidEmails: 0,
+        duplicateEmails: 0,
+      },
+    });
     const emails = Array.from({ length: 3 }, (_, i) => `valid${i}@storefails.test`);
-    await expect(withKeyToken(token, false, () => submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false, emails }, async () => {}))).rejects.toThrow();
+    await expect(
+      withKeyToken(token, false, () => submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false, emails }, async () => {})),
+    ).rejects.toThrow();
     expect(await kinds(`job_${token}`)).toEqual(['reserve 3+0', 'charge 0+0', 'refund 3+0']);
     expect(await credits()).toBe(before);
     expect((await auditCredits(ctx.database)).problems).toEqual([]);

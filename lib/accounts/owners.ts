@@ -55,13 +55,18 @@ async function startOwner(database: Database): Promise<Owner> {
   const { prisma, dialect } = database;
   await prisma.$executeRawUnsafe(q(dialect, 'INSERT INTO ledger_owners (owner, heartbeat_at) VALUES (?, ?)'), owner.id, Date.now());
   let beating = false;
-  const timer = setInterval(() => {
-    if (beating) return;
-    beating = true;
-    beat(database, owner)
-      .catch((error) => console.error(`[books] owner heartbeat failed: ${error}`))
-      .finally(() => { beating = false; });
-  }, Math.floor(ownerStaleMs() / 3));
+  const timer = setInterval(
+    () => {
+      if (beating) return;
+      beating = true;
+      beat(database, owner)
+        .catch((error) => console.error(`[books] owner heartbeat failed: ${error}`))
+        .finally(() => {
+          beating = false;
+        });
+    },
+    Math.floor(ownerStaleMs() / 3),
+  );
   timer.unref();
   onClose(database, () => {
     clearInterval(timer);
@@ -75,7 +80,8 @@ async function beat(database: Database, owner: Owner): Promise<void> {
   // an upsert: a row the sweeper deleted while this process was stalled for an hour comes back
   await prisma.$executeRawUnsafe(
     q(dialect, 'INSERT INTO ledger_owners (owner, heartbeat_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET heartbeat_at = excluded.heartbeat_at'),
-    owner.id, Date.now(),
+    owner.id,
+    Date.now(),
   );
   await retryPending(owner);
 }
@@ -99,7 +105,10 @@ export async function settleOrRetry(database: Database, settle: () => Promise<bo
     return await settle();
   } catch (error) {
     const owner = await ownerOf(database).catch(() => null);
-    owner?.pending.add(async () => { await settle(); return true; });
+    owner?.pending.add(async () => {
+      await settle();
+      return true;
+    });
     throw error;
   }
 }

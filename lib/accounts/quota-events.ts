@@ -24,9 +24,15 @@ interface Level {
 }
 
 async function level({ prisma, dialect }: Database, userId: string): Promise<Level | undefined> {
-  const rows = await prisma.$queryRawUnsafe<Level[]>(q(dialect,
-    `SELECT u.credits, COALESCE(d.used, 0) AS used, a.warn_below, a.warned, a.exceeded_at FROM users u
-      LEFT JOIN usage_days d ON d.user_id = u.id AND d.day = ? LEFT JOIN quota_alerts a ON a.user_id = u.id WHERE u.id = ?`), utcDay(), userId);
+  const rows = await prisma.$queryRawUnsafe<Level[]>(
+    q(
+      dialect,
+      `SELECT u.credits, COALESCE(d.used, 0) AS used, a.warn_below, a.warned, a.exceeded_at FROM users u
+      LEFT JOIN usage_days d ON d.user_id = u.id AND d.day = ? LEFT JOIN quota_alerts a ON a.user_id = u.id WHERE u.id = ?`,
+    ),
+    utcDay(),
+    userId,
+  );
   return rows[0];
 }
 
@@ -56,7 +62,13 @@ export async function setQuotaWarning(database: Database, userId: string, warnin
   await database.prisma.$transaction(async (tx) => {
     const before = await tx.quotaAlert.findUnique({ where: { userId }, select: { warnBelow: true } });
     await tx.quotaAlert.upsert({ where: { userId }, create: { userId, warnBelow: warningBelow }, update: { warnBelow: warningBelow, warned: false } });
-    await recordAudit(tx, userId, 'settings.changed', { type: 'settings', id: 'quota_warning' }, { setting: 'warning_below', from: before?.warnBelow ?? null, to: warningBelow });
+    await recordAudit(
+      tx,
+      userId,
+      'settings.changed',
+      { type: 'settings', id: 'quota_warning' },
+      { setting: 'warning_below', from: before?.warnBelow ?? null, to: warningBelow },
+    );
   });
   return quotaState(database, userId);
 }
@@ -74,24 +86,48 @@ export async function noteQuotaLevel(database: Database, userId: string): Promis
   }
   if (warned) return; // one query on the hot path when nothing is to be sent
   await prisma.$transaction(async (tx) => {
-    const claimed = await tx.$executeRawUnsafe(q(dialect,
-      `INSERT INTO quota_alerts (user_id, warned) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET warned = excluded.warned WHERE quota_alerts.warned = ?`),
-      userId, sqlValue(dialect, true), sqlValue(dialect, false));
+    const claimed = await tx.$executeRawUnsafe(
+      q(
+        dialect,
+        `INSERT INTO quota_alerts (user_id, warned) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET warned = excluded.warned WHERE quota_alerts.warned = ?`,
+      ),
+      userId,
+      sqlValue(dialect, true),
+      sqlValue(dialect, false),
+    );
     if (claimed !== 1) return;
-    await enqueueEvent(tx, userId, buildEvent('quota.warning', false, {
-      remaining: state.remaining, credits: state.credits, free_remaining_today: state.free_remaining_today, warning_below: state.warning_below,
-    }));
+    await enqueueEvent(
+      tx,
+      userId,
+      buildEvent('quota.warning', false, {
+        remaining: state.remaining,
+        credits: state.credits,
+        free_remaining_today: state.free_remaining_today,
+        warning_below: state.warning_below,
+      }),
+    );
   });
 }
 
 /** A request was refused with 402: `quota.exceeded`, unless one was queued within the hour. */
-export async function noteQuotaExceeded(database: Database, userId: string, refused: { required: number; credits: number; free_remaining_today: number }, now = Date.now()): Promise<void> {
+export async function noteQuotaExceeded(
+  database: Database,
+  userId: string,
+  refused: { required: number; credits: number; free_remaining_today: number },
+  now = Date.now(),
+): Promise<void> {
   const { prisma, dialect } = database;
   await prisma.$transaction(async (tx) => {
-    const claimed = await tx.$executeRawUnsafe(q(dialect,
-      `INSERT INTO quota_alerts (user_id, exceeded_at) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET exceeded_at = excluded.exceeded_at
-        WHERE quota_alerts.exceeded_at IS NULL OR quota_alerts.exceeded_at <= ?`),
-      userId, now, now - EXCEEDED_EVERY_MS);
+    const claimed = await tx.$executeRawUnsafe(
+      q(
+        dialect,
+        `INSERT INTO quota_alerts (user_id, exceeded_at) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET exceeded_at = excluded.exceeded_at
+        WHERE quota_alerts.exceeded_at IS NULL OR quota_alerts.exceeded_at <= ?`,
+      ),
+      userId,
+      now,
+      now - EXCEEDED_EVERY_MS,
+    );
     if (claimed !== 1) return;
     await enqueueEvent(tx, userId, buildEvent('quota.exceeded', false, { ...refused, refused_at: new Date(now).toISOString() }));
   });

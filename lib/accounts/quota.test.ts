@@ -20,7 +20,10 @@ describe.each(DIALECTS)('quota reservations (%s)', (dialect) => {
   });
 
   it('refuses what neither the free verifications nor the credits cover, and takes nothing', async () => {
-    await expect(reserve(ctx.database, ctx.account.id, 15, newId('chk'))).rejects.toMatchObject({ code: 'insufficient_credits', extra: { required: 15, credits: 14 } });
+    await expect(reserve(ctx.database, ctx.account.id, 15, newId('chk'))).rejects.toMatchObject({
+      code: 'insufficient_credits',
+      extra: { required: 15, credits: 14 },
+    });
     expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ used_today: 4, credits: 14 });
   });
 });

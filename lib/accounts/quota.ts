@@ -48,7 +48,13 @@ const lostDayRowRace = (error: unknown) => (error as { code?: string } | null)?.
  * against their caps in the organisation, in the same transaction (lib/accounts/member-caps.ts);
  * none (a monitor's run) counts against nobody.
  */
-export async function reserve(database: Database, userId: string, count: number, cause: string, options: { quiet?: boolean; actorId?: string | null } = {}): Promise<Reservation> {
+export async function reserve(
+  database: Database,
+  userId: string,
+  count: number,
+  cause: string,
+  options: { quiet?: boolean; actorId?: string | null } = {},
+): Promise<Reservation> {
   const day = utcDay();
   if (count <= 0) return { cause, day, free: 0, credits: 0 };
   const owner = await ownerId(database);
@@ -60,7 +66,10 @@ export async function reserve(database: Database, userId: string, count: number,
       if (now && !now.settled) return { cause, day: earlier.day ?? day, free: earlier.free, credits: earlier.credits, adopted: true };
     }
     if (earlier) {
-      throw new AppError('conflict', 'The original request with this Idempotency-Key completed, but its answer was lost; its result is in the history and the job list.');
+      throw new AppError(
+        'conflict',
+        'The original request with this Idempotency-Key completed, but its answer was lost; its result is in the history and the job list.',
+      );
     }
   }
   try {
@@ -70,13 +79,22 @@ export async function reserve(database: Database, userId: string, count: number,
     return taken;
   } catch (error) {
     // `quiet`: the caller says so itself (a monitor's skipped run, lib/monitors/runs.ts)
-    if (error instanceof AppError && error.code === 'insufficient_credits' && !options.quiet) await safely(() => noteQuotaExceeded(database, userId, error.extra as never));
+    if (error instanceof AppError && error.code === 'insufficient_credits' && !options.quiet)
+      await safely(() => noteQuotaExceeded(database, userId, error.extra as never));
     throw error;
   }
 }
 
 /** The reservation and its ledger row in one transaction, on either database. */
-async function takeWithLedger(database: Database, userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Promise<Reservation> {
+async function takeWithLedger(
+  database: Database,
+  userId: string,
+  day: string,
+  count: number,
+  cause: string,
+  owner: string,
+  actor: string | null,
+): Promise<Reservation> {
   const { bulk, writeLock } = database;
   if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause, owner, actor));
   for (let attempt = 1; ; attempt++) {
@@ -85,7 +103,9 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
         const reservation = await takeReservation(tx, userId, day, count);
         // the person's rows last: held only until the commit (lib/accounts/member-caps.ts)
         if (actor) await countMember(tx, database.dialect, userId, actor, day, count);
-        await appendMovements(tx, database.dialect, [{ userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner, actor }]);
+        await appendMovements(tx, database.dialect, [
+          { userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner, actor },
+        ]);
         return { cause, ...reservation };
       });
     } catch (error) {
@@ -100,28 +120,44 @@ async function takeWithLedger(database: Database, userId: string, day: string, c
  * IMMEDIATE transaction on the direct connection (the write lock taken first, so nothing moves
  * between the read and the updates, and none of Prisma's per-statement cost on the hot path).
  */
-function reserveOnSqlite(bulk: BetterSqlite3.Database, userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Reservation {
-  return bulk.transaction(() => {
-    bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
-    const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
-    const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - used));
-    const credits = count - free;
-    if (credits > 0 && bulk.prepare('UPDATE users SET credits = credits - ? WHERE id = ? AND credits >= ?').run(credits, userId, credits).changes !== 1) {
-      const user = bulk.prepare('SELECT credits FROM users WHERE id = ?').get(userId) as { credits: number } | undefined;
-      throw insufficient(count, free, user?.credits ?? 0);
-    }
-    if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
-    if (actor) countMemberSqlite(bulk, userId, actor, day, count);
-    sqliteInsert(bulk, 'credit_ledger', ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'], [[userId, 'reserve', cause, credits, free, day, Date.now(), owner, actor]]);
-    return { cause, day, free, credits };
-  }).immediate();
+function reserveOnSqlite(
+  bulk: BetterSqlite3.Database,
+  userId: string,
+  day: string,
+  count: number,
+  cause: string,
+  owner: string,
+  actor: string | null,
+): Reservation {
+  return bulk
+    .transaction(() => {
+      bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
+      const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
+      const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - used));
+      const credits = count - free;
+      if (credits > 0 && bulk.prepare('UPDATE users SET credits = credits - ? WHERE id = ? AND credits >= ?').run(credits, userId, credits).changes !== 1) {
+        const user = bulk.prepare('SELECT credits FROM users WHERE id = ?').get(userId) as { credits: number } | undefined;
+        throw insufficient(count, free, user?.credits ?? 0);
+      }
+      if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
+      if (actor) countMemberSqlite(bulk, userId, actor, day, count);
+      sqliteInsert(
+        bulk,
+        'credit_ledger',
+        ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'],
+        [[userId, 'reserve', cause, credits, free, day, Date.now(), owner, actor]],
+      );
+      return { cause, day, free, credits };
+    })
+    .immediate();
 }
 
-const insufficient = (count: number, free: number, credits: number) => new AppError(
-  'insufficient_credits',
-  `This needs ${count} production verifications; ${free} free ones remain today and the account has ${credits} credits.`,
-  { required: count, free_remaining_today: free, credits },
-);
+const insufficient = (count: number, free: number, credits: number) =>
+  new AppError('insufficient_credits', `This needs ${count} production verifications; ${free} free ones remain today and the account has ${credits} credits.`, {
+    required: count,
+    free_remaining_today: free,
+    credits,
+  });
 
 /** One try: today's free verifications first, then credits; 402 when they do not cover `count`. */
 async function takeReservation(tx: Tx, userId: string, day: string, count: number): Promise<Omit<Reservation, 'cause'>> {

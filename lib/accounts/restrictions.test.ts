@@ -6,7 +6,8 @@ describe('key restrictions', () => {
     expect(normalizeIpRule(' 203.0.113.7 ')).toBe('203.0.113.7');
     expect(normalizeIpRule('203.0.113.0/24')).toBe('203.0.113.0/24');
     expect(normalizeIpRule('2001:DB8::/032')).toBe('2001:db8::/32');
-    for (const bad of ['203.0.113.0/33', '2001:db8::/129', '203.0.113', 'example.com', '10.0.0.0/8/8', '10.0.0.0/', '10.0.0.0/x']) expect(normalizeIpRule(bad), bad).toBeNull();
+    for (const bad of ['203.0.113.0/33', '2001:db8::/129', '203.0.113', 'example.com', '10.0.0.0/8/8', '10.0.0.0/', '10.0.0.0/x'])
+      expect(normalizeIpRule(bad), bad).toBeNull();
   });
 
   it('matches a client, bare of ports and IPv4-mapped prefixes, against the rules', () => {

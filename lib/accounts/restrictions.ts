@@ -81,10 +81,13 @@ function parsedRule(rule: string): { address: string; prefix: number; family: 4 
 export function ipRulesWithin(inner: readonly string[], outer: readonly string[]): boolean {
   return inner.every((rule) => {
     const a = parsedRule(rule);
-    return a !== null && outer.some((container) => {
-      const b = parsedRule(container);
-      return b !== null && a.family === b.family && a.prefix >= b.prefix && blockListOf([container]).check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
-    });
+    return (
+      a !== null &&
+      outer.some((container) => {
+        const b = parsedRule(container);
+        return b !== null && a.family === b.family && a.prefix >= b.prefix && blockListOf([container]).check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
+      })
+    );
   });
 }
 
@@ -97,13 +100,17 @@ export function visitorOf(client: string): string {
   const address = bareAddress(client);
   if (isIP(address) !== 6) return address;
   const [head = '', tail] = address.replace(/%.*$/, '').split('::') as [string, string | undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':') : []).flatMap((group) => {
-    if (!group.includes('.')) return [group];
-    const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
-    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
-  });
+  const groups = (part: string | undefined) =>
+    (part ? part.split(':') : []).flatMap((group) => {
+      if (!group.includes('.')) return [group];
+      const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
+      return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+    });
   const left = groups(head);
   const right = groups(tail);
   const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
-  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${all
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

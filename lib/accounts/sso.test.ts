@@ -47,7 +47,10 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
     const person = await personForIdentity(ctx.database, identity('s-dave', 'dave@acme.test'));
     expect(person.id).toBe(existing.id);
     // they keep their own organisation and join the claimed one
-    expect((await organisationsOf(ctx.database, person.id)).map((o) => [o.id, o.role])).toEqual([[existing.id, 'owner'], [owner.id, 'viewer']]);
+    expect((await organisationsOf(ctx.database, person.id)).map((o) => [o.id, o.role])).toEqual([
+      [existing.id, 'owner'],
+      [owner.id, 'viewer'],
+    ]);
     await expect(personForIdentity(ctx.database, identity('s-dave-2', 'dave@acme.test'))).rejects.toBeInstanceOf(SsoRefused);
     await expect(personForIdentity(ctx.database, identity('s-nobody', null))).rejects.toMatchObject({ code: 'SsoNoEmail' });
 
@@ -57,31 +60,76 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
     expect(await membershipOf(ctx.database, owner.id, person.id)).toBeNull();
   });
 
-  it('claims only the owner\'s own domain, once; password sign-in goes off only from a single sign-on session with it configured', async () => {
+  it("claims only the owner's own domain, once; password sign-in goes off only from a single sign-on session with it configured", async () => {
     const other = await createAccount(ctx.database, 'eve@acme.test', 'a long enough password');
-    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { sso_domain: 'acme.test' }, true)).rejects.toMatchObject({ code: 'conflict' });
-    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { sso_domain: 'gmail.com' }, true)).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'password' }, { password_sign_in: false }, true)).rejects.toMatchObject({ code: 'conflict' });
-    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { password_sign_in: false }, false)).rejects.toMatchObject({ code: 'conflict' });
-    expect(await updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { password_sign_in: false }, true))
-      .toEqual({ sso_domain: null, sso_default_role: 'member', password_sign_in: false });
+    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { sso_domain: 'acme.test' }, true)).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { sso_domain: 'gmail.com' }, true)).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'password' }, { password_sign_in: false }, true)).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { password_sign_in: false }, false)).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(await updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { password_sign_in: false }, true)).toEqual({
+      sso_domain: null,
+      sso_default_role: 'member',
+      password_sign_in: false,
+    });
   });
 
   it('PATCH /v1/organisation and 403 sso_required for a password session of an organisation that turned it off', async () => {
     const boss = await createAccount(ctx.database, 'boss@corp.test', 'a long enough password');
-    const cookie = async (via: 'password' | 'oidc') => `next-auth.session-token=${await encode({ token: { sub: boss.id, sv: 0, via }, secret: sessionSecret() })}`;
+    const cookie = async (via: 'password' | 'oidc') =>
+      `next-auth.session-token=${await encode({ token: { sub: boss.id, sv: 0, via }, secret: sessionSecret() })}`;
     const headers = async (via: 'password' | 'oidc') => ({ cookie: await cookie(via), origin: 'http://localhost', host: 'localhost' });
 
     const empty = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: {}, headers: await headers('password') });
     expect(empty.status).toBe(400);
-    const claimed = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_domain: '@Corp.test', sso_default_role: 'member' }, headers: await headers('password') });
-    expect(claimed.json).toEqual({ success: true, id: boss.id, name: 'boss@corp.test', require_two_factor: false, sso_available: true, sso_domain: 'corp.test', sso_default_role: 'member', password_sign_in: true });
+    const claimed = await call(organisationRoute.PATCH, {
+      method: 'PATCH',
+      path: '/v1/organisation',
+      body: { sso_domain: '@Corp.test', sso_default_role: 'member' },
+      headers: await headers('password'),
+    });
+    expect(claimed.json).toEqual({
+      success: true,
+      id: boss.id,
+      name: 'boss@corp.test',
+      require_two_factor: false,
+      sso_available: true,
+      sso_domain: 'corp.test',
+      sso_default_role: 'member',
+      password_sign_in: true,
+    });
     const read = await call(organisationRoute.GET, { path: '/v1/organisation', headers: await headers('password') });
     expect(read.json).toEqual(claimed.json);
-    const owner = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { sso_default_role: 'owner' }, headers: await headers('password') });
+    const owner = await call(organisationRoute.PATCH, {
+      method: 'PATCH',
+      path: '/v1/organisation',
+      body: { sso_default_role: 'owner' },
+      headers: await headers('password'),
+    });
     expect(owner.status).toBe(400);
-    expect((await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { password_sign_in: false }, headers: await headers('password') })).status).toBe(409);
-    const off = await call(organisationRoute.PATCH, { method: 'PATCH', path: '/v1/organisation', body: { password_sign_in: false }, headers: await headers('oidc') });
+    expect(
+      (
+        await call(organisationRoute.PATCH, {
+          method: 'PATCH',
+          path: '/v1/organisation',
+          body: { password_sign_in: false },
+          headers: await headers('password'),
+        })
+      ).status,
+    ).toBe(409);
+    const off = await call(organisationRoute.PATCH, {
+      method: 'PATCH',
+      path: '/v1/organisation',
+      body: { password_sign_in: false },
+      headers: await headers('oidc'),
+    });
     expect(off.status, off.text).toBe(200);
     expect(off.json.password_sign_in).toBe(false);
 

@@ -60,9 +60,7 @@ export async function personForIdentity(database: Database, identity: OidcIdenti
   const email = identity.email ? normalizeEmail(identity.email) : '';
   const domain = emailDomain(email);
   if (!domain) throw new SsoRefused('SsoNoEmail');
-  const claimed = identity.emailVerified
-    ? await prisma.user.findUnique({ where: { ssoDomain: domain }, select: { id: true, ssoDefaultRole: true } })
-    : null;
+  const claimed = identity.emailVerified ? await prisma.user.findUnique({ where: { ssoDomain: domain }, select: { id: true, ssoDefaultRole: true } }) : null;
   const role: Role = claimed?.ssoDefaultRole && isRole(claimed.ssoDefaultRole) ? claimed.ssoDefaultRole : 'member';
 
   try {
@@ -122,7 +120,11 @@ export async function ssoSettings({ prisma }: Database, orgId: string): Promise<
  *   owner cannot lock everyone out.
  */
 export async function updateSsoSettings(
-  database: Database, orgId: string, actor: { id: string; signIn: 'password' | 'oidc' | null }, change: SsoChange, ssoConfigured: boolean,
+  database: Database,
+  orgId: string,
+  actor: { id: string; signIn: 'password' | 'oidc' | null },
+  change: SsoChange,
+  ssoConfigured: boolean,
 ): Promise<SsoSettings> {
   const { prisma } = database;
   const data: { ssoDomain?: string | null; ssoDefaultRole?: string; passwordSignIn?: boolean } = {};
@@ -131,7 +133,9 @@ export async function updateSsoSettings(
     if (domain !== null) {
       const person = await prisma.user.findUnique({ where: { id: actor.id }, select: { email: true } });
       if (!person || emailDomain(person.email) !== domain) {
-        throw new AppError('forbidden', `You can claim only your own email's domain (${person ? emailDomain(person.email) : 'none'}).`, { param: 'sso_domain' });
+        throw new AppError('forbidden', `You can claim only your own email's domain (${person ? emailDomain(person.email) : 'none'}).`, {
+          param: 'sso_domain',
+        });
       }
       const holder = await prisma.user.findUnique({ where: { ssoDomain: domain }, select: { id: true } });
       if (holder && holder.id !== orgId) throw new AppError('conflict', `Another organisation has claimed ${domain}.`, { param: 'sso_domain' });
@@ -141,16 +145,21 @@ export async function updateSsoSettings(
   if (change.sso_default_role !== undefined) data.ssoDefaultRole = change.sso_default_role;
   if (change.password_sign_in !== undefined) {
     if (change.password_sign_in === false && (!ssoConfigured || actor.signIn !== 'oidc')) {
-      throw new AppError('conflict', ssoConfigured
-        ? 'Sign in through single sign-on first: password sign-in can be turned off only from a session that signed in through it.'
-        : 'Single sign-on is not configured on this installation (EV_OIDC_ISSUER): password sign-in cannot be turned off.', { param: 'password_sign_in' });
+      throw new AppError(
+        'conflict',
+        ssoConfigured
+          ? 'Sign in through single sign-on first: password sign-in can be turned off only from a session that signed in through it.'
+          : 'Single sign-on is not configured on this installation (EV_OIDC_ISSUER): password sign-in cannot be turned off.',
+        { param: 'password_sign_in' },
+      );
     }
     data.passwordSignIn = change.password_sign_in;
   }
   try {
     await prisma.user.update({ where: { id: orgId }, data });
   } catch (error) {
-    if ((error as { code?: string }).code === 'P2002') throw new AppError('conflict', `Another organisation has claimed ${data.ssoDomain}.`, { param: 'sso_domain' });
+    if ((error as { code?: string }).code === 'P2002')
+      throw new AppError('conflict', `Another organisation has claimed ${data.ssoDomain}.`, { param: 'sso_domain' });
     throw error;
   }
   passwordSessions.delete(orgId);
@@ -190,7 +199,10 @@ export async function assertSignInMethodAllowed(database: Database, orgId: strin
     passwordSessions.set(orgId, hit);
   }
   if (!hit.allowed) {
-    throw new AppError('sso_required', 'This organisation signs in through single sign-on only: sign out, then sign in with its button. Your other organisations are still open to this session.');
+    throw new AppError(
+      'sso_required',
+      'This organisation signs in through single sign-on only: sign out, then sign in with its button. Your other organisations are still open to this session.',
+    );
   }
 }
 

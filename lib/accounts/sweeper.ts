@@ -28,35 +28,43 @@ const SWEEP_EVERY_MS = 15_000;
 export async function sweepReservations(database: Database, boundMs = env().EV_RESERVATION_TIMEOUT_MS, now = Date.now()): Promise<number> {
   const { prisma, dialect } = database;
   const stale = await prisma.$queryRawUnsafe<{ user_id: string; cause: string; credits: number; free: number; day: string | null; owner: string | null }[]>(
-    q(dialect, `SELECT r.user_id, r.cause, r.credits, r.free, r.day, r.owner FROM credit_ledger r
+    q(
+      dialect,
+      `SELECT r.user_id, r.cause, r.credits, r.free, r.day, r.owner FROM credit_ledger r
       WHERE r.kind = 'reserve' AND r.created_at >= ?
         AND ((r.owner IS NULL AND r.created_at < ?)
           OR (r.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_owners o WHERE o.owner = r.owner AND o.heartbeat_at >= ?)))
         AND NOT EXISTS (SELECT 1 FROM credit_ledger c WHERE c.cause = r.cause AND c.kind = 'charge')
         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = r.cause)
-      ORDER BY r.created_at LIMIT ${BATCH}`),
-    now - boundMs - LOOKBACK_MS, now - boundMs, now - ownerStaleMs(),
+      ORDER BY r.created_at LIMIT ${BATCH}`,
+    ),
+    now - boundMs - LOOKBACK_MS,
+    now - boundMs,
+    now - ownerStaleMs(),
   );
   let swept = 0;
   const sweeper = stale.length > 0 ? await ownerId(database) : '';
   for (const row of stale) {
     const settlement = { userId: row.user_id, cause: row.cause, day: row.day ?? '', credits: Number(row.credits), free: Number(row.free), charged: 0 };
-    const won = await prisma.$transaction(async (tx) => {
-      // still its dead owner's (a retry of its Idempotency-Key may have taken it over since the read)
-      if (!(await moveOwner(tx, dialect, row.cause, row.owner, sweeper))) return false;
-      // and still no job: a job row is written with its reservation's owner beating, so this only
-      // re-checks a read that was a moment old
-      const jobs = await tx.$queryRawUnsafe<unknown[]>(q(dialect, 'SELECT 1 FROM jobs WHERE id = ?'), row.cause);
-      if (jobs.length > 0) throw new JobAppeared();
-      if (!(await settleIn(tx, dialect, [settlement])).has(row.cause)) return false;
-      // the Idempotency-Key this work ran under, if its request died holding it: free for a fresh retry
-      const token = tokenOfCause(row.cause);
-      if (token) await tx.$executeRawUnsafe(q(dialect, `DELETE FROM idempotency_keys WHERE user_id = ? AND token = ? AND state = 'running'`), row.user_id, token);
-      return true;
-    }).catch((error: unknown) => {
-      if (error instanceof JobAppeared) return false;
-      throw error;
-    });
+    const won = await prisma
+      .$transaction(async (tx) => {
+        // still its dead owner's (a retry of its Idempotency-Key may have taken it over since the read)
+        if (!(await moveOwner(tx, dialect, row.cause, row.owner, sweeper))) return false;
+        // and still no job: a job row is written with its reservation's owner beating, so this only
+        // re-checks a read that was a moment old
+        const jobs = await tx.$queryRawUnsafe<unknown[]>(q(dialect, 'SELECT 1 FROM jobs WHERE id = ?'), row.cause);
+        if (jobs.length > 0) throw new JobAppeared();
+        if (!(await settleIn(tx, dialect, [settlement])).has(row.cause)) return false;
+        // the Idempotency-Key this work ran under, if its request died holding it: free for a fresh retry
+        const token = tokenOfCause(row.cause);
+        if (token)
+          await tx.$executeRawUnsafe(q(dialect, `DELETE FROM idempotency_keys WHERE user_id = ? AND token = ? AND state = 'running'`), row.user_id, token);
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof JobAppeared) return false;
+        throw error;
+      });
     if (won) swept++;
   }
   // owners that stopped beating an hour ago: a missing row is a dead owner as well (a live one that
@@ -78,7 +86,9 @@ export function startReservationSweeper(database: Database): () => void {
     running = true;
     sweepReservations(database)
       .catch((error) => console.error(`[books] reservation sweep failed: ${error}`))
-      .finally(() => { running = false; });
+      .finally(() => {
+        running = false;
+      });
   }, every);
   timer.unref();
   return () => clearInterval(timer);

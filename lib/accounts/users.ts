@@ -15,7 +15,10 @@ export interface Account {
 }
 
 export class AccountError extends Error {
-  constructor(readonly code: 'email_taken' | 'invalid_credentials' | 'weak_password' | 'invalid_email', message: string) {
+  constructor(
+    readonly code: 'email_taken' | 'invalid_credentials' | 'weak_password' | 'invalid_email',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -51,7 +54,10 @@ export function checkPasswordPolicy(password: string): void {
  * membership, lib/accounts/invitations.ts): if it throws, nothing is made.
  */
 export async function createAccount(
-  { prisma }: Database, email: string, password: string, within?: (tx: Tx, userId: string) => Promise<void>,
+  { prisma }: Database,
+  email: string,
+  password: string,
+  within?: (tx: Tx, userId: string) => Promise<void>,
 ): Promise<Account> {
   const address = normalizeEmail(email);
   if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new AccountError('invalid_email', 'Enter a valid email address.');
@@ -62,16 +68,18 @@ export async function createAccount(
   const id = newId('usr');
   const passwordHash = await hashPassword(password);
   // every account is an organisation of one, its owner the user who signed up (docs/teams.md)
-  const user = await prisma.$transaction(async (tx) => {
-    const created = await tx.user.create({ data: { id, email: address, passwordHash } });
-    await tx.membership.create({ data: { orgId: id, userId: id, role: 'owner' } });
-    if (within) await within(tx, id);
-    return created;
-  }).catch((error: unknown) => {
-    // two sign-ups of one address at once: the second meets the unique email
-    if ((error as { code?: string }).code === 'P2002') throw new AccountError('email_taken', 'An account with this email already exists.');
-    throw error;
-  });
+  const user = await prisma
+    .$transaction(async (tx) => {
+      const created = await tx.user.create({ data: { id, email: address, passwordHash } });
+      await tx.membership.create({ data: { orgId: id, userId: id, role: 'owner' } });
+      if (within) await within(tx, id);
+      return created;
+    })
+    .catch((error: unknown) => {
+      // two sign-ups of one address at once: the second meets the unique email
+      if ((error as { code?: string }).code === 'P2002') throw new AccountError('email_taken', 'An account with this email already exists.');
+      throw error;
+    });
   return { id: user.id, email: user.email, plan: user.plan, credits: user.credits };
 }
 

@@ -69,8 +69,11 @@ async function flush(database: Database, state: State, batch: NonNullable<State[
   for (let i = 0; i < ids.length; i += PER_QUERY) {
     const part = ids.slice(i, i + PER_QUERY);
     try {
-      const rows = await selectRows<{ id: string; config_version: number | bigint }>(database,
-        `SELECT id, config_version FROM users WHERE id IN (${part.map(() => '?').join(', ')})`, part);
+      const rows = await selectRows<{ id: string; config_version: number | bigint }>(
+        database,
+        `SELECT id, config_version FROM users WHERE id IN (${part.map(() => '?').join(', ')})`,
+        part,
+      );
       const found = new Map(rows.map((row) => [row.id, Number(row.config_version)]));
       for (const userId of part) batch.get(userId)!.resolve(found.get(userId) ?? null);
     } catch (error) {
@@ -86,7 +89,11 @@ async function flush(database: Database, state: State, batch: NonNullable<State[
  * After a change to the account's rules or keys is written: copies cached under the old version
  * (in every process) stop being used. `prisma` may be a transaction's client.
  */
-export async function bumpAccountVersion(prisma: Pick<Database['prisma'], '$executeRawUnsafe'>, dialect: Database['dialect'], userIds: string | string[] | 'all'): Promise<void> {
+export async function bumpAccountVersion(
+  prisma: Pick<Database['prisma'], '$executeRawUnsafe'>,
+  dialect: Database['dialect'],
+  userIds: string | string[] | 'all',
+): Promise<void> {
   if (userIds === 'all') {
     await prisma.$executeRawUnsafe('UPDATE users SET config_version = config_version + 1');
     return;

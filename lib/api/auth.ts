@@ -44,7 +44,8 @@ export async function keyCaller(request: Request): Promise<Caller | null> {
   if (!presented) return null;
   const key = await keyAccess(await db(), presented.key);
   if (!key) throw unauthenticated();
-  if (presented.inQuery && key.type !== 'publishable') throw unauthenticated('Only publishable keys may be sent as ?key=; send a secret key as Authorization: Bearer <key>.');
+  if (presented.inQuery && key.type !== 'publishable')
+    throw unauthenticated('Only publishable keys may be sent as ?key=; send a secret key as Authorization: Bearer <key>.');
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw unauthenticated(`This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
   return { userId: key.userId, actorId: key.createdBy ?? key.userId, role: key.role, subject: `key:${presented.key.slice(0, 16)}`, via: 'key', key };
 }

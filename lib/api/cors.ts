@@ -29,7 +29,9 @@ export async function preflight(request: Request): Promise<Response> {
   const live = key && key.type === 'publishable' && (key.expiresAt === null || key.expiresAt > Date.now());
   const origin = live ? allowedOrigin(request, key) : null;
   if (!origin || request.headers.get('access-control-request-method') !== 'POST') {
-    return errorResponse(new AppError('origin_not_allowed', 'Preflight refused: send a publishable key as ?key= from one of its allowed_origins.'), { Vary: 'Origin' });
+    return errorResponse(new AppError('origin_not_allowed', 'Preflight refused: send a publishable key as ?key= from one of its allowed_origins.'), {
+      Vary: 'Origin',
+    });
   }
   return new Response(null, {
     status: 204,

@@ -11,7 +11,11 @@ describe('heavy request slots per account', () => {
     process.env.EV_HEAVY_REQUESTS_PER_ACCOUNT = '2';
     const a = [takeHeavySlot('u_a'), takeHeavySlot('u_a')];
     let refused: unknown;
-    try { takeHeavySlot('u_a'); } catch (error) { refused = error; }
+    try {
+      takeHeavySlot('u_a');
+    } catch (error) {
+      refused = error;
+    }
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe('rate_limit');
     expect((refused as AppError).headers).toMatchObject({ 'Retry-After': '1' });
@@ -23,7 +27,7 @@ describe('heavy request slots per account', () => {
     for (const slot of [a[1]!, b, again]) slot.release();
   });
 
-  it('holds a streamed body\'s slot until its end, or until the client cancels', async () => {
+  it("holds a streamed body's slot until its end, or until the client cancels", async () => {
     let ended = 0;
     const streamed = watchBody(new Response('x'.repeat(100_000)), () => ended++);
     expect(ended).toBe(0);

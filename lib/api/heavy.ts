@@ -19,8 +19,12 @@ export function takeHeavySlot(userId: string): HeavySlot {
   const limit = Math.max(1, env().EV_HEAVY_REQUESTS_PER_ACCOUNT);
   const now = running.get(userId) ?? 0;
   if (now >= limit) {
-    throw new AppError('rate_limit', `This account already runs ${limit} bulk submissions or downloads at once; retry when one has finished.`,
-      { retry_after: 1, limit }, { 'Retry-After': '1' });
+    throw new AppError(
+      'rate_limit',
+      `This account already runs ${limit} bulk submissions or downloads at once; retry when one has finished.`,
+      { retry_after: 1, limit },
+      { 'Retry-After': '1' },
+    );
   }
   running.set(userId, now + 1);
   let held = true;

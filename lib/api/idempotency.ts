@@ -30,7 +30,15 @@ export const ACCOUNT_WIDE = '';
 /** Whose Idempotency-Keys a request uses: its API key's id, or `session` for the dashboard. */
 export const callerOf = (key: { id: string } | null): string => key?.id ?? 'session';
 
-type Row = { requestHash: string; state: string; responseStatus: number | null; responseBody: string | null; token: string; owner: string; heartbeatAt: bigint };
+type Row = {
+  requestHash: string;
+  state: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  token: string;
+  owner: string;
+  heartbeatAt: bigint;
+};
 
 /** This request owns the key: under its `token`, as `owner`; `takeover` when an attempt before it died; `caller`: the namespace of the row it holds. */
 export interface Claim {
@@ -62,18 +70,36 @@ export function requestHash(request: Request, sandbox: boolean, body: Uint8Array
  * beating; else the row that holds it. A row from before keys were per caller (ACCOUNT_WIDE) is
  * still the key's, for its last hours, so a retry across the upgrade finds its answer.
  */
-export async function claimKey({ prisma, dialect }: Database, userId: string, key: string, hash: string, now = Date.now(), caller = ACCOUNT_WIDE): Promise<Claim | Row> {
+export async function claimKey(
+  { prisma, dialect }: Database,
+  userId: string,
+  key: string,
+  hash: string,
+  now = Date.now(),
+  caller = ACCOUNT_WIDE,
+): Promise<Claim | Row> {
   // Lazy expiry: also frees this very key when its previous use is older than the TTL.
   await prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM "idempotency_keys" WHERE "created_at" < ?'), now - IDEMPOTENCY_TTL_MS);
   const owner = randomBytes(9).toString('base64url');
-  const older = caller === ACCOUNT_WIDE ? null : await prisma.idempotencyKey.findUnique({ where: { userId_caller_key: { userId, caller: ACCOUNT_WIDE, key } } });
+  const older =
+    caller === ACCOUNT_WIDE ? null : await prisma.idempotencyKey.findUnique({ where: { userId_caller_key: { userId, caller: ACCOUNT_WIDE, key } } });
   const namespace = older ? ACCOUNT_WIDE : caller;
   for (let tries = 0; tries < 3; tries++) {
     const token = randomBytes(12).toString('base64url');
     const inserted = await prisma.$executeRawUnsafe(
-      q(dialect, `INSERT INTO "idempotency_keys" ("user_id", "caller", "key", "request_hash", "state", "created_at", "token", "owner", "heartbeat_at")
-        VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-      userId, namespace, key, hash, now, token, owner, now,
+      q(
+        dialect,
+        `INSERT INTO "idempotency_keys" ("user_id", "caller", "key", "request_hash", "state", "created_at", "token", "owner", "heartbeat_at")
+        VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      userId,
+      namespace,
+      key,
+      hash,
+      now,
+      token,
+      owner,
+      now,
     );
     if (inserted === 1) return { token, owner, takeover: false, caller: namespace };
     const row = await prisma.idempotencyKey.findUnique({ where: { userId_caller_key: { userId, caller: namespace, key } } });
@@ -93,11 +119,14 @@ const isClaim = (held: Claim | Row): held is Claim => 'takeover' in held;
 
 /** Renews the claim's heartbeat while its request runs; the returned function stops it. */
 function heartbeat({ prisma }: Database, userId: string, key: string, claim: Claim): () => void {
-  const timer = setInterval(() => {
-    prisma.idempotencyKey
-      .updateMany({ where: { userId, caller: claim.caller, key, owner: claim.owner, state: 'running' }, data: { heartbeatAt: BigInt(Date.now()) } })
-      .catch((error) => console.error(`[idempotency] heartbeat of a key failed: ${error}`));
-  }, Math.max(100, Math.floor(env().EV_IDEMPOTENCY_STALE_MS / 3)));
+  const timer = setInterval(
+    () => {
+      prisma.idempotencyKey
+        .updateMany({ where: { userId, caller: claim.caller, key, owner: claim.owner, state: 'running' }, data: { heartbeatAt: BigInt(Date.now()) } })
+        .catch((error) => console.error(`[idempotency] heartbeat of a key failed: ${error}`));
+    },
+    Math.max(100, Math.floor(env().EV_IDEMPOTENCY_STALE_MS / 3)),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }
@@ -118,10 +147,15 @@ function visibleTo(viewer: KeyAccess | null, path: string, body: string | null):
   }
   if (viewer.type === 'publishable' && 'evidence' in parsed && parsed.evidence !== null) return JSON.stringify({ ...parsed, evidence: null });
   if (path === '/v1/keys' && typeof parsed.key === 'string') {
-    const made = { scopes: parsed.scopes as KeyAccess['scopes'], allowedIps: parsed.allowed_ips as string[] | null, expiresAt: parsed.expires_at ? Date.parse(String(parsed.expires_at)) : null,
+    const made = {
+      scopes: parsed.scopes as KeyAccess['scopes'],
+      allowedIps: parsed.allowed_ips as string[] | null,
+      expiresAt: parsed.expires_at ? Date.parse(String(parsed.expires_at)) : null,
       // answers stored before roles were made by the owner's keys
-      role: isRole(parsed.role) ? parsed.role : undefined };
-    if (exceeds(viewer, made)) throw new AppError('insufficient_scope', 'This Idempotency-Key\'s answer holds a key wider than the one replaying it.', { param: 'Idempotency-Key' });
+      role: isRole(parsed.role) ? parsed.role : undefined,
+    };
+    if (exceeds(viewer, made))
+      throw new AppError('insufficient_scope', "This Idempotency-Key's answer holds a key wider than the one replaying it.", { param: 'Idempotency-Key' });
   }
   return body;
 }
@@ -143,7 +177,14 @@ export function replayOf(row: Row, hash: string, viewer: KeyAccess | null = null
  * 429 or 409 (a rate window, lib/api/limits.ts, or an account cap, lib/db/capped.ts): those pass, and the retry must
  * then run rather than replay the refusal.
  */
-export async function settleKey({ prisma }: Database, userId: string, key: string, owner: string, response: Response, caller = ACCOUNT_WIDE): Promise<Response> {
+export async function settleKey(
+  { prisma }: Database,
+  userId: string,
+  key: string,
+  owner: string,
+  response: Response,
+  caller = ACCOUNT_WIDE,
+): Promise<Response> {
   // only while this attempt still owns the key: one taken over by a retry is the retry's to settle
   const where = { userId, caller, key, state: 'running', owner };
   if (response.status >= 500 || response.status === 429 || response.status === 409) {
@@ -187,7 +228,9 @@ export async function withIdempotency(
     return await settleKey(database, userId, key, held.owner, response, held.caller);
   } catch (error) {
     // Never leave the key running when its answer could not be stored.
-    await database.prisma.idempotencyKey.deleteMany({ where: { userId, caller: held.caller, key, state: 'running', owner: held.owner } }).catch(() => undefined);
+    await database.prisma.idempotencyKey
+      .deleteMany({ where: { userId, caller: held.caller, key, state: 'running', owner: held.owner } })
+      .catch(() => undefined);
     throw error;
   }
 }

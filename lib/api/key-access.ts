@@ -20,7 +20,11 @@ export async function admitKey(request: Request, caller: Caller, unscoped = fals
   // the unknown-path answer (404) needs no scope or role
   const op = unscoped ? null : operationFor(request.method, new URL(request.url).pathname);
   if (op && op.scope !== 'public' && !roleAtLeast(caller.role, op.role)) {
-    throw new AppError('insufficient_role', `${request.method} ${op.path} needs the \`${op.role}\` role; ${caller.key ? 'this key acts' : 'you are'} ${caller.role === 'admin' || caller.role === 'owner' ? 'an' : 'a'} ${caller.role} here.`, { role: op.role });
+    throw new AppError(
+      'insufficient_role',
+      `${request.method} ${op.path} needs the \`${op.role}\` role; ${caller.key ? 'this key acts' : 'you are'} ${caller.role === 'admin' || caller.role === 'owner' ? 'an' : 'a'} ${caller.role} here.`,
+      { role: op.role },
+    );
   }
   const key = caller.key;
   if (!key) return null;
@@ -35,9 +39,12 @@ export async function admitKey(request: Request, caller: Caller, unscoped = fals
 function assertIpAllowed(request: Request, rules: string[]): void {
   const client = clientAddress(request);
   if (ipAllowed(rules, client)) return;
-  throw new AppError('ip_not_allowed', client === 'shared'
-    ? 'This key is limited to some client addresses, and this server cannot tell the client\'s address (set EV_TRUST_PROXY behind a proxy you run).'
-    : `This key may not be used from ${client}.`);
+  throw new AppError(
+    'ip_not_allowed',
+    client === 'shared'
+      ? "This key is limited to some client addresses, and this server cannot tell the client's address (set EV_TRUST_PROXY behind a proxy you run)."
+      : `This key may not be used from ${client}.`,
+  );
 }
 
 function assertScope(request: Request, key: KeyAccess, op: Operation | null): void {

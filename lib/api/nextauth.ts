@@ -27,17 +27,19 @@ export async function authRoute(request: Request, segments: string[]): Promise<R
     headers['x-forwarded-host'] = own.host;
     headers['x-forwarded-proto'] = own.scheme;
     const res = new CapturedResponse();
-    await withAuthRequestAddress(clientAddress(request), () => NextAuth(
-      {
-        query: { ...Object.fromEntries(url.searchParams), nextauth: segments },
-        body,
-        cookies: parseCookies(request.headers.get('cookie')),
-        headers,
-        method: request.method,
-      } as never,
-      res as never,
-      authOptions,
-    ));
+    await withAuthRequestAddress(clientAddress(request), () =>
+      NextAuth(
+        {
+          query: { ...Object.fromEntries(url.searchParams), nextauth: segments },
+          body,
+          cookies: parseCookies(request.headers.get('cookie')),
+          headers,
+          method: request.method,
+        } as never,
+        res as never,
+        authOptions,
+      ),
+    );
     return res.toResponse();
   } catch (error) {
     return errorResponse(error);
@@ -78,7 +80,7 @@ class CapturedResponse {
   }
   getHeader(name: string) {
     const values = name.toLowerCase() === 'set-cookie' ? this.headers.getSetCookie() : this.headers.get(name);
-    return Array.isArray(values) && values.length === 0 ? undefined : values ?? undefined;
+    return Array.isArray(values) && values.length === 0 ? undefined : (values ?? undefined);
   }
   setHeader(name: string, value: string | string[]) {
     this.headers.delete(name);

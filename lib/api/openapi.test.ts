@@ -25,7 +25,9 @@ function routeFiles(dir = join(root, 'app', 'v1')): { path: string; methods: str
     if (statSync(full).isDirectory()) found.push(...routeFiles(full));
     else if (name === 'route.ts') {
       const path = '/' + relative(join(root, 'app'), dir).replace(/\[(\w+)\]/g, '{$1}');
-      const methods = [...readFileSync(full, 'utf8').matchAll(/export (?:const|async function|function) (GET|POST|DELETE|PUT|PATCH)\b/g)].map((m) => m[1]!.toLowerCase());
+      const methods = [...readFileSync(full, 'utf8').matchAll(/export (?:const|async function|function) (GET|POST|DELETE|PUT|PATCH)\b/g)].map((m) =>
+        m[1]!.toLowerCase(),
+      );
       found.push({ path, methods });
     }
   }
@@ -72,7 +74,15 @@ describe('the OpenAPI document', () => {
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect([...doc.components.schemas.ErrorCode.enum].sort()).toEqual(Object.keys(ERROR_STATUS).sort());
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk.completed', 'bulk.failed', 'list.changed', 'list.expiring', 'quota.exceeded', 'quota.warning', 'webhook.test']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'bulk.completed',
+      'bulk.failed',
+      'list.changed',
+      'list.expiring',
+      'quota.exceeded',
+      'quota.warning',
+      'webhook.test',
+    ]);
   });
 
   it('takes request schemas from the zod schemas the routes validate with', () => {

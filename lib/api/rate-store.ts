@@ -48,20 +48,25 @@ type AddHits = (subject: string, start: number, windowMs: number, n: number) => 
  * round trip after the other (bench/ratelimit.ts).
  */
 function coalesced(name: RateStore['name'], add: AddHits): RateStore {
-  const waiting = new Map<string, { subject: string; start: number; windowMs: number; hits: Array<{ resolve(count: number): void; reject(error: unknown): void }> }>();
+  const waiting = new Map<
+    string,
+    { subject: string; start: number; windowMs: number; hits: Array<{ resolve(count: number): void; reject(error: unknown): void }> }
+  >();
   const inFlight = new Set<string>();
   const flush = (id: string) => {
     const batch = waiting.get(id);
     if (!batch) return;
     waiting.delete(id);
     inFlight.add(id);
-    add(batch.subject, batch.start, batch.windowMs, batch.hits.length).then(
-      (total) => batch.hits.forEach((hit, i) => hit.resolve(total - batch.hits.length + 1 + i)),
-      (error) => batch.hits.forEach((hit) => hit.reject(error)),
-    ).finally(() => {
-      inFlight.delete(id);
-      flush(id);
-    });
+    add(batch.subject, batch.start, batch.windowMs, batch.hits.length)
+      .then(
+        (total) => batch.hits.forEach((hit, i) => hit.resolve(total - batch.hits.length + 1 + i)),
+        (error) => batch.hits.forEach((hit) => hit.reject(error)),
+      )
+      .finally(() => {
+        inFlight.delete(id);
+        flush(id);
+      });
   };
   return {
     name,
@@ -152,7 +157,10 @@ function redisStore(url: string): RateStore {
       const duration = Math.ceil(windowMs / 1000);
       const points = Number.MAX_SAFE_INTEGER;
       limiter = new RateLimiterRedis({
-        storeClient: client, keyPrefix: 'ev-rate', points, duration,
+        storeClient: client,
+        keyPrefix: 'ev-rate',
+        points,
+        duration,
         insuranceLimiter: new RateLimiterMemory({ keyPrefix: 'ev-rate', points, duration }),
       });
       limiters.set(windowMs, limiter);

@@ -7,7 +7,7 @@ const SANDBOX_LIMIT = 1000;
 export type RateHeaders = Record<string, string>;
 
 function windowReset(now: number): number {
-  return Math.ceil((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS / 1000);
+  return Math.ceil(((Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS) / 1000);
 }
 
 /** Sandbox: plausible values that never block (docs/api.md). */

@@ -8,7 +8,10 @@ const days = z.number().int().min(1);
 
 export const expiringList = z
   .object({
-    job_id: z.string(), filename: z.string().nullable(), total_emails: count, created_at: timestamp,
+    job_id: z.string(),
+    filename: z.string().nullable(),
+    total_emails: count,
+    created_at: timestamp,
     expires_at: timestamp.describe('When the list, its results and its uploaded rows are deleted.'),
   })
   .register(named, { id: 'ExpiringList' });
@@ -16,8 +19,10 @@ export const expiringList = z
 export const retentionState = z
   .object({
     success,
-    retention_days: days.nullable().describe('Days the account\'s lists, results, history, stored idempotent answers and webhook deliveries are kept; null: until deleted.'),
-    account_days: days.nullable().describe('The account\'s own setting; null: the installation\'s default.'),
+    retention_days: days
+      .nullable()
+      .describe("Days the account's lists, results, history, stored idempotent answers and webhook deliveries are kept; null: until deleted."),
+    account_days: days.nullable().describe("The account's own setting; null: the installation's default."),
     default_days: days.nullable().describe('EV_RETENTION_DAYS: the default, null when the installation keeps data until deleted.'),
     max_days: days.nullable().describe('The most an account may set (EV_RETENTION_DAYS); null: any number.'),
     expiring: z.array(expiringList).describe('Lists deleted within 7 days, soonest first (at most 20; the dashboard shows a banner).'),
@@ -43,8 +48,12 @@ export const listExpiringEvent = z
     ...eventBase,
     type: z.literal('list.expiring'),
     data: z.object({
-      job_id: z.string(), filename: z.string().nullable(), total_emails: count, created_at: timestamp,
-      expires_at: timestamp, days_left: z.union([z.literal(7), z.literal(1)]).describe('Sent a week before, then a day before.'),
+      job_id: z.string(),
+      filename: z.string().nullable(),
+      total_emails: count,
+      created_at: timestamp,
+      expires_at: timestamp,
+      days_left: z.union([z.literal(7), z.literal(1)]).describe('Sent a week before, then a day before.'),
       download_url: z.string(),
     }),
   })

@@ -11,10 +11,13 @@ const change = z
 
 export const monitor = z
   .object({
-    id: z.string(), list_id: z.string().describe('The list (a completed job) re-verified.'), interval_days: count, paused: z.boolean(),
+    id: z.string(),
+    list_id: z.string().describe('The list (a completed job) re-verified.'),
+    interval_days: count,
+    paused: z.boolean(),
     sandbox: z.boolean().describe('The mode of the list and its runs.'),
     next_run_at: timestamp.describe('When the next run is due (a paused monitor starts it when resumed, at once if it is past).'),
-    latest_job_id: z.string().nullable().describe('The latest run\'s job; null before the first.'),
+    latest_job_id: z.string().nullable().describe("The latest run's job; null before the first."),
     last_skipped_at: timestamp.nullable().describe('The last period skipped (`last_skip_reason` says why: `insufficient_credits`, `list_gone`).'),
     last_skip_reason: z.string().nullable(),
     created_at: timestamp,
@@ -24,14 +27,20 @@ export const monitorCreated = monitor.extend({ success }).register(named, { id: 
 export const monitorList = z.object({ success, data: z.array(monitor).describe('Newest first.') }).register(named, { id: 'MonitorList' });
 export const monitorRun = z
   .object({
-    job_id: z.string(), status: z.string(), started_at: timestamp, completed_at: timestamp.nullable(),
-    deliverable: count, undeliverable: count, risky: count, unknown: count,
+    job_id: z.string(),
+    status: z.string(),
+    started_at: timestamp,
+    completed_at: timestamp.nullable(),
+    deliverable: count,
+    undeliverable: count,
+    risky: count,
+    unknown: count,
     changed_emails: count.nullable().describe('Rows whose verdict changed against the run before; null for the list itself and runs not completed.'),
     changes: z.array(change).describe('Per old → new verdict.'),
   })
   .register(named, { id: 'MonitorRun' });
 export const monitorDetail = monitor
-  .extend({ success, runs: z.array(monitorRun).describe('The list, then each run, oldest first: the list\'s health over time.') })
+  .extend({ success, runs: z.array(monitorRun).describe("The list, then each run, oldest first: the list's health over time.") })
   .register(named, { id: 'MonitorDetail' });
 export const monitorDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'MonitorDeleted' });
 
@@ -40,9 +49,15 @@ export const listChangedEvent = z
     ...eventBase,
     type: z.literal('list.changed'),
     data: z.object({
-      monitor_id: z.string(), list_id: z.string().nullable(), job_id: z.string().describe('The run.'), previous_job_id: z.string(),
-      total_emails: count, changed_emails: count, changes: z.array(change),
-      changed_download_url: z.string().describe('The changed rows only, with the upload\'s columns.'), completed_at: timestamp,
+      monitor_id: z.string(),
+      list_id: z.string().nullable(),
+      job_id: z.string().describe('The run.'),
+      previous_job_id: z.string(),
+      total_emails: count,
+      changed_emails: count,
+      changes: z.array(change),
+      changed_download_url: z.string().describe("The changed rows only, with the upload's columns."),
+      completed_at: timestamp,
     }),
   })
   .register(named, { id: 'ListChangedEvent' });

@@ -11,10 +11,16 @@ export const quotaWarningEvent = z
     ...eventBase,
     type: z.literal('quota.warning'),
     data: z.object({
-      remaining: count.describe('Credits plus today\'s free checks.'), credits: z.number().int(), free_remaining_today: count,
+      remaining: count.describe("Credits plus today's free checks."),
+      credits: z.number().int(),
+      free_remaining_today: count,
       warning_below: count.describe('The threshold it fell below.'),
-      publishable_key: z.object({ id: z.string(), name: z.string(), checks_today: count, checks_per_day: count }).optional()
-        .describe('Sent when a publishable key has used four fifths of its daily cap of charged checks (once a UTC day per key), with the account\'s balance beside it.'),
+      publishable_key: z
+        .object({ id: z.string(), name: z.string(), checks_today: count, checks_per_day: count })
+        .optional()
+        .describe(
+          "Sent when a publishable key has used four fifths of its daily cap of charged checks (once a UTC day per key), with the account's balance beside it.",
+        ),
     }),
   })
   .register(named, { id: 'QuotaWarningEvent' });
@@ -23,8 +29,11 @@ export const quotaExceededEvent = z
     ...eventBase,
     type: z.literal('quota.exceeded'),
     data: z.object({
-      required: count, credits: z.number().int(), free_remaining_today: count, refused_at: timestamp,
-      monitor_id: z.string().optional().describe('Set when a monitor\'s run was skipped for want of credits (GET /v1/monitors/{id}).'),
+      required: count,
+      credits: z.number().int(),
+      free_remaining_today: count,
+      refused_at: timestamp,
+      monitor_id: z.string().optional().describe("Set when a monitor's run was skipped for want of credits (GET /v1/monitors/{id})."),
       list_id: z.string().optional().describe('The monitored list of that skipped run.'),
     }),
   })
@@ -32,7 +41,9 @@ export const quotaExceededEvent = z
 
 export const rule = z
   .object({
-    id: z.string(), action: z.enum(RULE_ACTIONS), match: z.enum(RULE_MATCHES),
+    id: z.string(),
+    action: z.enum(RULE_ACTIONS),
+    match: z.enum(RULE_MATCHES),
     value: z.string().describe('As compared: an address with ASCII letters lower-cased, domains and hosts in A-labels, a TLD without its dot.'),
     created_at: timestamp,
   })
@@ -46,8 +57,12 @@ export const ruleDeleted = z.object({ success, id: z.string(), deleted: z.litera
 
 export const quotaState = z
   .object({
-    success, credits: z.number().int(), free_remaining_today: count, remaining: z.number().int().describe('Credits plus today\'s free checks.'),
-    warning_below: count, warning_below_is_default: z.boolean().describe('The installation\'s EV_QUOTA_WARNING_BELOW, not one the account set.'),
+    success,
+    credits: z.number().int(),
+    free_remaining_today: count,
+    remaining: z.number().int().describe("Credits plus today's free checks."),
+    warning_below: count,
+    warning_below_is_default: z.boolean().describe("The installation's EV_QUOTA_WARNING_BELOW, not one the account set."),
     below: z.boolean().describe('`remaining` is below `warning_below` (the dashboard shows a banner).'),
     exceeded_at: timestamp.nullable().describe('The last request refused for want of credits that sent `quota.exceeded`.'),
   })
@@ -55,18 +70,23 @@ export const quotaState = z
 
 export const usageRow = z
   .object({
-    day: z.string().describe('UTC, YYYY-MM-DD.'), mode: z.enum(['production', 'sandbox']),
-    checks: count.describe('Verifications recorded (single checks and list items; a list\'s duplicate rows are not verified).'),
-    deliverable: count, undeliverable: count, risky: count, unknown: count,
-    charged: count.describe('Counted against the quota (today\'s free checks first, then credits). Always 0 in the sandbox.'),
-    refunded: count.describe('Reserved and given back: answers that are not charged, the unused part of an ended job\'s reservation.'),
+    day: z.string().describe('UTC, YYYY-MM-DD.'),
+    mode: z.enum(['production', 'sandbox']),
+    checks: count.describe("Verifications recorded (single checks and list items; a list's duplicate rows are not verified)."),
+    deliverable: count,
+    undeliverable: count,
+    risky: count,
+    unknown: count,
+    charged: count.describe("Counted against the quota (today's free checks first, then credits). Always 0 in the sandbox."),
+    refunded: count.describe("Reserved and given back: answers that are not charged, the unused part of an ended job's reservation."),
     credits_granted: count.describe('Credits added that day (`npm run grant-credits`, from the credit ledger). Always 0 in the sandbox.'),
   })
   .register(named, { id: 'UsageRow' });
 const cap = z.number().int().min(0).nullable();
 export const memberUsage = z
   .object({
-    user_id: z.string(), email: z.string(),
+    user_id: z.string(),
+    email: z.string(),
     role: z.enum(ROLES).nullable().describe('Their role in the organisation; null: no longer a member (keys they made keep working and count here).'),
     checks_per_day: cap.describe('Their cap of charged checks per UTC day; null: none.'),
     checks_per_month: cap.describe('Their cap of charged checks per calendar month (UTC); null: none.'),
@@ -75,12 +95,21 @@ export const memberUsage = z
     charged: count.describe('Charged checks counted against them in the range.'),
     days: z.array(z.object({ day: z.string().describe('UTC, YYYY-MM-DD.'), charged: count })).describe('Every day of the range, oldest first, zeros included.'),
   })
-  .describe('One person\'s charged checks: what their requests and lists (by session, or with keys they made) reserved, less what was given back, on the day it was reserved; a running list counts its reservation until it ends. Production only.')
+  .describe(
+    "One person's charged checks: what their requests and lists (by session, or with keys they made) reserved, less what was given back, on the day it was reserved; a running list counts its reservation until it ends. Production only.",
+  )
   .register(named, { id: 'MemberUsage' });
 export const usageReport = z
   .object({
-    success, from: z.string(), to: z.string(), data: z.array(usageRow).describe('Every day of the range in both modes, oldest first.'),
-    members: z.array(memberUsage).optional()
-      .describe('With `by=member`: the charged checks split by the person they counted against (members first, by when they joined, then former members counted in the range or this month). Work no person asked for (a monitor\'s run) is in `data` only.'),
+    success,
+    from: z.string(),
+    to: z.string(),
+    data: z.array(usageRow).describe('Every day of the range in both modes, oldest first.'),
+    members: z
+      .array(memberUsage)
+      .optional()
+      .describe(
+        "With `by=member`: the charged checks split by the person they counted against (members first, by when they joined, then former members counted in the range or this month). Work no person asked for (a monitor's run) is in `data` only.",
+      ),
   })
   .register(named, { id: 'UsageReport' });

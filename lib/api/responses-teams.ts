@@ -11,7 +11,9 @@ const capValue = z.number().int().min(0).nullable();
 
 export const member = z
   .object({
-    user_id: z.string(), email: z.string(), role,
+    user_id: z.string(),
+    email: z.string(),
+    role,
     checks_per_day: capValue.describe('Charged checks a UTC day this member may spend; null: no cap.'),
     checks_per_month: capValue.describe('Charged checks a calendar month (UTC); null: no cap.'),
     joined_at: timestamp,
@@ -29,8 +31,10 @@ export const organisationList = z
   .register(named, { id: 'OrganisationList' });
 export const organisationSettings = z
   .object({
-    success, id: z.string(), name: z.string(),
-    require_two_factor: z.boolean().describe('Every member\'s dashboard session must have two-factor on.'),
+    success,
+    id: z.string(),
+    name: z.string(),
+    require_two_factor: z.boolean().describe("Every member's dashboard session must have two-factor on."),
     sso_available: z.boolean().describe('Whether this installation has single sign-on configured (EV_OIDC_ISSUER): the settings below take effect only then.'),
     sso_domain: z.string().nullable().describe('The email domain claimed for single sign-on; null: none.'),
     sso_default_role: z.enum(['admin', 'member', 'viewer']).describe('The role people joining by the claimed domain get.'),
@@ -65,7 +69,10 @@ export const twoFactorEnabled = z
   .object({
     success,
     enabled_at: timestamp,
-    recovery_codes: z.array(z.string()).length(10).describe('Ten one-time codes, each good for one sign-in instead of a code of the app. Shown only now: only their hashes are kept.'),
+    recovery_codes: z
+      .array(z.string())
+      .length(10)
+      .describe('Ten one-time codes, each good for one sign-in instead of a code of the app. Shown only now: only their hashes are kept.'),
   })
   .register(named, { id: 'TwoFactorEnabled' });
 export const twoFactorDisabled = z.object({ success, enabled: z.literal(false) }).register(named, { id: 'TwoFactorDisabled' });
@@ -78,17 +85,23 @@ export const auditEvent = z
     at: timestamp,
     action: z.enum(AUDIT_ACTIONS),
     actor: z.object({
-      user_id: nullableString.describe('The person: a session\'s user, or the key\'s maker; null for the operator\'s command line or an address nobody signs in with.'),
+      user_id: nullableString.describe(
+        "The person: a session's user, or the key's maker; null for the operator's command line or an address nobody signs in with.",
+      ),
       key_id: nullableString.describe('The key the request came with.'),
-      email: nullableString.describe('The person\'s email when they acted (a refused sign-in: the address typed).'),
+      email: nullableString.describe("The person's email when they acted (a refused sign-in: the address typed)."),
     }),
     target: z.object({
-      type: nullableString, id: nullableString,
-      label: nullableString.describe('A list\'s file name, a key\'s name, a member\'s email, a webhook URL\'s host: never a secret.'),
+      type: nullableString,
+      id: nullableString,
+      label: nullableString.describe("A list's file name, a key's name, a member's email, a webhook URL's host: never a secret."),
     }),
     client_address: nullableString.describe('Where the request came from (docs/security.md, "The client address"); null when it could not be told.'),
-    method: nullableString.describe('Sign-in: `password` or `oidc`; otherwise `session`, `key` or the operator\'s command.'),
-    details: z.record(z.string(), z.unknown()).nullable().describe('A few facts of the action: a role from and to, counts erased. Never an address or a secret.'),
+    method: nullableString.describe("Sign-in: `password` or `oidc`; otherwise `session`, `key` or the operator's command."),
+    details: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('A few facts of the action: a role from and to, counts erased. Never an address or a secret.'),
   })
   .register(named, { id: 'AuditEvent' });
 export const auditPage = z
@@ -96,21 +109,36 @@ export const auditPage = z
   .register(named, { id: 'AuditPage' });
 const invitationState = z.enum(['pending', 'accepted', 'revoked', 'expired']);
 const invitedBy = z
-  .object({ user_id: z.string(), email: z.string().describe('Empty when that person\'s account is gone.') })
+  .object({ user_id: z.string(), email: z.string().describe("Empty when that person's account is gone.") })
   .describe('Who sent the invitation.');
 export const invitation = z
   .object({
-    id: z.string(), email: z.string(), role,
-    expires_at: timestamp, created_at: timestamp, invited_by: invitedBy,
+    id: z.string(),
+    email: z.string(),
+    role,
+    expires_at: timestamp,
+    created_at: timestamp,
+    invited_by: invitedBy,
     state: invitationState.describe('`pending` until accepted, revoked or past `expires_at`.'),
   })
   .register(named, { id: 'Invitation' });
 export const invitationList = z.object({ success, data: z.array(invitation) }).register(named, { id: 'InvitationList' });
 export const invitationCreated = z
   .object({
-    success, id: z.string(), email: z.string(), role, expires_at: timestamp, created_at: timestamp, invited_by: invitedBy,
+    success,
+    id: z.string(),
+    email: z.string(),
+    role,
+    expires_at: timestamp,
+    created_at: timestamp,
+    invited_by: invitedBy,
     mailed: z.boolean().describe('Whether the SMTP relay (EV_SMTP_URL) accepted the invitation mail.'),
-    link: z.string().nullable().describe('The invitation link, when it was not mailed (no relay configured, or the relay refused): pass it on yourself. null when mailed: the link then goes only to the invited address.'),
+    link: z
+      .string()
+      .nullable()
+      .describe(
+        'The invitation link, when it was not mailed (no relay configured, or the relay refused): pass it on yourself. null when mailed: the link then goes only to the invited address.',
+      ),
     mail_error: z.string().optional().describe('Why the relay did not take the mail (the invitation stands: pass the link on, or revoke it).'),
   })
   .register(named, { id: 'InvitationCreated' });

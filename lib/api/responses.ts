@@ -21,17 +21,25 @@ const cursor = z.string().nullable().describe('Pass as `cursor` for the next pag
 
 export const riskLevel = z.enum(RISK_LEVELS).register(named, { id: 'RiskLevel' });
 export const reason = z.enum(REASONS).register(named, { id: 'Reason', description: 'Why the verdict is what it is.' });
-export const verdictStatus = z
-  .enum(VERDICT_STATUSES)
-  .register(named, { id: 'VerdictStatus' });
+export const verdictStatus = z.enum(VERDICT_STATUSES).register(named, { id: 'VerdictStatus' });
 const score = percent.describe('0-100: deliverable ≥ 80, undeliverable 0.');
 export const subReason = z
   .enum(SUB_REASONS)
-  .register(named, { id: 'SubReason', description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).' });
-const mailboxProvider = z.string().nullable()
-  .describe('Who receives the mail, from the domain\'s MX hosts: `google`, `microsoft`, `yahoo`, `apple`, …, or a gateway (`proofpoint`, `mimecast`, …); null when unknown.');
+  .register(named, {
+    id: 'SubReason',
+    description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).',
+  });
+const mailboxProvider = z
+  .string()
+  .nullable()
+  .describe(
+    "Who receives the mail, from the domain's MX hosts: `google`, `microsoft`, `yahoo`, `apple`, …, or a gateway (`proofpoint`, `mimecast`, …); null when unknown.",
+  );
 
-const ruleId = z.string().nullable().describe('The allow or block rule that decided the verdict (`reason` `allowlisted` / `blocklisted`; GET /v1/rules); null otherwise.');
+const ruleId = z
+  .string()
+  .nullable()
+  .describe('The allow or block rule that decided the verdict (`reason` `allowlisted` / `blocklisted`; GET /v1/rules); null otherwise.');
 
 export const evidence = z
   .object({
@@ -46,7 +54,11 @@ export const evidence = z
     control_code: z.number().int().nullable().describe('The reply to a made-up address of the same domain, asked beside the address (docs/verdicts.md).'),
     control_enhanced_code: z.string().nullable(),
     control_message: z.string().nullable(),
-    postmaster_code: z.number().int().nullable().describe('The reply to postmaster@ the domain, asked when the address was refused: a server that refuses postmaster too refuses us (docs/verdicts.md).'),
+    postmaster_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The reply to postmaster@ the domain, asked when the address was refused: a server that refuses postmaster too refuses us (docs/verdicts.md).'),
     postmaster_message: z.string().nullable(),
   })
   .register(named, { id: 'Evidence', description: 'What the SMTP conversation showed (production); null fields were not reached.' });
@@ -54,7 +66,10 @@ export const evidence = z
 export const singleResult = z
   .object({
     email: z.string(),
-    normalized_email: z.string().nullable().describe('The local part in NFC with its case kept, the domain per UTS #46; null when the address cannot be normalised.'),
+    normalized_email: z
+      .string()
+      .nullable()
+      .describe('The local part in NFC with its case kept, the domain per UTS #46; null when the address cannot be normalised.'),
     valid: z.boolean(),
     deliverable: z.boolean(),
     risk_level: riskLevel,
@@ -81,12 +96,21 @@ export const singleResult = z
 
 export const verifyResult = singleResult
   .extend({ is_disposable: z.boolean() })
-  .register(named, { id: 'VerifyResult', description: 'The SDK\'s shape: `email`, `status`, `score`, `is_disposable`, then every field of the single result.' });
+  .register(named, { id: 'VerifyResult', description: "The SDK's shape: `email`, `status`, `score`, `is_disposable`, then every field of the single result." });
 
 export const bulkItem = z
   .object({
-    email: z.string(), valid: z.boolean(), deliverable: z.boolean(), risk_level: riskLevel, reason, cached: z.boolean(), status: verdictStatus, score,
-    sub_reason: subReason.nullable(), mailbox_provider: mailboxProvider, rule_id: ruleId,
+    email: z.string(),
+    valid: z.boolean(),
+    deliverable: z.boolean(),
+    risk_level: riskLevel,
+    reason,
+    cached: z.boolean(),
+    status: verdictStatus,
+    score,
+    sub_reason: subReason.nullable(),
+    mailbox_provider: mailboxProvider,
+    rule_id: ruleId,
     checked_at: timestamp.describe('When the address was last checked: the time of the result it repeats when it was reused.'),
     reused: z.boolean().describe('Answered from an earlier result of the account (its time is `checked_at`), not charged.'),
   })
@@ -94,8 +118,15 @@ export const bulkItem = z
 
 export const jobSummary = z
   .object({
-    total: count, duplicates: count.describe('Rows that repeat an earlier mailbox: not verified, not charged.').optional(), valid: count, invalid: count, unknown: count.describe('Answers with status `unknown`.'),
-    failed: count.describe('Addresses that got no result.'), deliverable: count, undeliverable: count, risky: count,
+    total: count,
+    duplicates: count.describe('Rows that repeat an earlier mailbox: not verified, not charged.').optional(),
+    valid: count,
+    invalid: count,
+    unknown: count.describe('Answers with status `unknown`.'),
+    failed: count.describe('Addresses that got no result.'),
+    deliverable: count,
+    undeliverable: count,
+    risky: count,
   })
   .register(named, { id: 'JobSummary' });
 
@@ -108,14 +139,25 @@ const formatCounts = {
 
 export const bulkInstant = z
   .object({
-    success, instant: z.literal(true), job_id: z.string(), status: z.literal('completed'), ...formatCounts,
-    results: z.array(bulkItem), summary: jobSummary, message: z.string(),
+    success,
+    instant: z.literal(true),
+    job_id: z.string(),
+    status: z.literal('completed'),
+    ...formatCounts,
+    results: z.array(bulkItem),
+    summary: jobSummary,
+    message: z.string(),
   })
   .register(named, { id: 'BulkInstant', description: '10 or fewer addresses: verified at once (a completed job is recorded too).' });
 export const bulkQueued = z
   .object({
-    success, job_id: z.string(), status: z.literal('queued'), ...formatCounts,
-    reused_emails: count.describe('Addresses answered from the account\'s results within its freshness window (GET /v1/account/reuse): not reserved, not charged.'),
+    success,
+    job_id: z.string(),
+    status: z.literal('queued'),
+    ...formatCounts,
+    reused_emails: count.describe(
+      "Addresses answered from the account's results within its freshness window (GET /v1/account/reuse): not reserved, not charged.",
+    ),
     estimated_time: z.string().describe('From the throughput of recent jobs and the work queued ahead, e.g. "about 2 minutes".'),
     message: z.string(),
   })
@@ -126,22 +168,37 @@ export const jobState = z.enum(['queued', 'processing', 'completed', 'cancelled'
 
 export const jobStatus = z
   .object({
-    success, job_id: z.string(), status: jobState, progress: percent, processed_emails: count, total_emails: count,
+    success,
+    job_id: z.string(),
+    status: jobState,
+    progress: percent,
+    processed_emails: count,
+    total_emails: count,
     duplicate_emails: count,
-    waiting: z.object({
-      addresses: count.describe('Addresses handed back to be asked again later (greylisting, a 4xx, a server\'s back-off).'),
-      next_try_at: timestamp.describe('When the first of them is asked again.'),
-    }).nullable().optional().describe('Only while `queued` or `processing`: what the job waits for, or null.'),
-    sandbox: z.boolean(), filename: z.string().nullable(), created_at: timestamp,
-    monitor_id: z.string().nullable().describe('A monitor\'s run: its monitor (GET /v1/monitors/{id}); null for a list submitted by hand.'),
-    previous_job_id: z.string().nullable().describe('A monitor\'s run: the run (or list) it is compared with; `?changed=true` on the download gives the rows that changed.'),
+    waiting: z
+      .object({
+        addresses: count.describe("Addresses handed back to be asked again later (greylisting, a 4xx, a server's back-off)."),
+        next_try_at: timestamp.describe('When the first of them is asked again.'),
+      })
+      .nullable()
+      .optional()
+      .describe('Only while `queued` or `processing`: what the job waits for, or null.'),
+    sandbox: z.boolean(),
+    filename: z.string().nullable(),
+    created_at: timestamp,
+    monitor_id: z.string().nullable().describe("A monitor's run: its monitor (GET /v1/monitors/{id}); null for a list submitted by hand."),
+    previous_job_id: z
+      .string()
+      .nullable()
+      .describe("A monitor's run: the run (or list) it is compared with; `?changed=true` on the download gives the rows that changed."),
     error: z.string().nullable().optional().describe('Why the job failed (only when `failed`).'),
     data: z
       .object({
         results: z.array(bulkItem).describe('One page: `limit`, `offset`, `filter`.'),
         results_total: count.describe('Results matching `filter`.'),
         summary: jobSummary,
-        providers: z.object({ google: count, microsoft: count, yahoo: count, other: count })
+        providers: z
+          .object({ google: count, microsoft: count, yahoo: count, other: count })
           .describe('Verified mailboxes by the provider that receives their mail.'),
         completed_at: timestamp,
       })
@@ -152,8 +209,16 @@ export const jobStatus = z
 
 export const jobListItem = z
   .object({
-    job_id: z.string(), status: jobState, sandbox: z.boolean(), instant: z.boolean(), ...formatCounts,
-    processed_emails: count, progress: percent, filename: z.string().nullable(), created_at: timestamp, completed_at: timestamp.nullable(),
+    job_id: z.string(),
+    status: jobState,
+    sandbox: z.boolean(),
+    instant: z.boolean(),
+    ...formatCounts,
+    processed_emails: count,
+    progress: percent,
+    filename: z.string().nullable(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable(),
   })
   .register(named, { id: 'JobListItem' });
 export const jobList = z.object({ success, data: z.array(jobListItem), next_cursor: cursor }).register(named, { id: 'JobList' });
@@ -161,30 +226,58 @@ export const jobCancelled = z.object({ success, job_id: z.string(), status: z.li
 
 export const historyRecord = z
   .object({
-    id: z.string(), email: z.string(), status: verdictStatus, valid: z.boolean(), deliverable: z.boolean(), risk_level: riskLevel,
-    reason, score, sandbox: z.boolean(), source: z.enum(['single', 'bulk']), job_id: z.string().nullable(), created_at: timestamp,
+    id: z.string(),
+    email: z.string(),
+    status: verdictStatus,
+    valid: z.boolean(),
+    deliverable: z.boolean(),
+    risk_level: riskLevel,
+    reason,
+    score,
+    sandbox: z.boolean(),
+    source: z.enum(['single', 'bulk']),
+    job_id: z.string().nullable(),
+    created_at: timestamp,
   })
   .register(named, { id: 'HistoryRecord' });
 export const historyPage = z.object({ success, data: z.array(historyRecord), next_cursor: cursor }).register(named, { id: 'HistoryPage' });
 
 export const webhook = z
   .object({
-    id: z.string(), url: z.string(), events: z.array(webhookEvent), description: z.string(), created_at: timestamp,
+    id: z.string(),
+    url: z.string(),
+    events: z.array(webhookEvent),
+    description: z.string(),
+    created_at: timestamp,
     disabled: z.boolean().describe('A receiver that answered 410 disables its endpoint.'),
   })
   .register(named, { id: 'Webhook' });
 export const webhookCreated = webhook
-  .extend({ secret: z.string().regex(/^whsec_/).describe('The signing secret, shown once.') })
+  .extend({
+    secret: z
+      .string()
+      .regex(/^whsec_/)
+      .describe('The signing secret, shown once.'),
+  })
   .register(named, { id: 'WebhookCreated' });
 export const webhookList = z.object({ success, data: z.array(webhook) }).register(named, { id: 'WebhookList' });
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed', 'webhook.test']).register(named, { id: 'EventType' });
+export const eventType = z
+  .enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed', 'webhook.test'])
+  .register(named, { id: 'EventType' });
 export const delivery = z
   .object({
-    id: z.string(), event_type: eventType, event_id: z.string(), state: deliveryState, attempts: count,
-    last_status: z.number().int().nullable(), last_error: z.string().nullable(), next_attempt_at: timestamp.nullable(), created_at: timestamp,
+    id: z.string(),
+    event_type: eventType,
+    event_id: z.string(),
+    state: deliveryState,
+    attempts: count,
+    last_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: timestamp.nullable(),
+    created_at: timestamp,
     attempt_log: z.array(
       z.object({ attempt: z.number().int().min(1), status: z.number().int().nullable(), error: z.string().nullable(), duration_ms: count, at: timestamp }),
     ),
@@ -197,22 +290,31 @@ export const deliverySent = z
 
 export const apiKey = z
   .object({
-    id: z.string(), name: z.string(), prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
     type: z.enum(KEY_TYPES).describe('`secret` for servers, `publishable` for web pages.'),
     scopes: z.array(z.enum(SCOPES)).describe('What the key may call; a key made without a list holds every scope.'),
     allowed_ips: z.array(z.string()).nullable().describe('Addresses or CIDR blocks the key works from; null: any.'),
     allowed_origins: z.array(z.string()).nullable().describe('Publishable keys: the page origins allowed to use it.'),
     expires_at: timestamp.nullable(),
-    rate_limits: z.object({
-      per_visitor_per_minute: z.number().int().min(1), per_key_per_minute: z.number().int().min(1),
-      checks_per_day: z.number().int().min(1).describe('Charged checks a UTC day; past it 429 `rate_limit` until midnight UTC.'),
-      checks_today: z.number().int().min(0).describe('Charged checks so far today (UTC).'),
-    }).nullable()
-      .describe('Publishable keys: the limits in force (the key\'s own or the installation\'s defaults) and today\'s charged checks.'),
+    rate_limits: z
+      .object({
+        per_visitor_per_minute: z.number().int().min(1),
+        per_key_per_minute: z.number().int().min(1),
+        checks_per_day: z.number().int().min(1).describe('Charged checks a UTC day; past it 429 `rate_limit` until midnight UTC.'),
+        checks_today: z.number().int().min(0).describe('Charged checks so far today (UTC).'),
+      })
+      .nullable()
+      .describe("Publishable keys: the limits in force (the key's own or the installation's defaults) and today's charged checks."),
     role: z.enum(ROLES).describe('The highest role the key acts with (docs/teams.md).'),
-    created_by: z.object({ user_id: z.string(), email: z.string(), member: z.boolean().describe('false: its maker has left the organisation; the key stays its.') }).nullable()
+    created_by: z
+      .object({ user_id: z.string(), email: z.string(), member: z.boolean().describe('false: its maker has left the organisation; the key stays its.') })
+      .nullable()
       .describe('Who made the key; null: made by a script.'),
-    created_at: timestamp, last_used_at: timestamp.nullable(), revoked_at: timestamp.nullable(),
+    created_at: timestamp,
+    last_used_at: timestamp.nullable(),
+    revoked_at: timestamp.nullable(),
   })
   .register(named, { id: 'ApiKey' });
 export const apiKeyCreated = apiKey.extend({ key: z.string().describe('The key, shown once (stored as SHA-256).') }).register(named, { id: 'ApiKeyCreated' });
@@ -227,18 +329,28 @@ export const accountMessage = z.object({ success, message: z.string() }).registe
 
 const checkStatus = z.enum(['pass', 'warn', 'fail']);
 const egressChecks = {
-  status: checkStatus.describe('The worst check.'), checked_at: timestamp,
+  status: checkStatus.describe('The worst check.'),
+  checked_at: timestamp,
   egress: z.string().describe('The egress reported on: its politeness budget key (`ip:<address>`, `socks:<host>:<port>` or `default`).'),
   source_ip: z.string().nullable().describe('EV_SMTP_SOURCE_IP: the local address its SMTP connections bind to.'),
-  egress_ip: z.string().nullable(), helo_name: z.string(),
-  checks: z.array(z.object({ name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity', 'refusals']), status: checkStatus, message: z.string(), remedy: z.string().nullable() })),
+  egress_ip: z.string().nullable(),
+  helo_name: z.string(),
+  checks: z.array(
+    z.object({
+      name: z.enum(['port25', 'egress_ip', 'rdns', 'dnsbl', 'resolver', 'identity', 'refusals']),
+      status: checkStatus,
+      message: z.string(),
+      remedy: z.string().nullable(),
+    }),
+  ),
 };
 export const egressReport = z
   .object({
     success,
     data: z.object({
       ...egressChecks,
-      policy: z.enum(['warn', 'pause', 'off']), production_paused: z.boolean(),
+      policy: z.enum(['warn', 'pause', 'off']),
+      production_paused: z.boolean(),
       egresses: z.array(z.object(egressChecks)).describe('Every egress of the fleet as its own processes last checked it, this one included.'),
     }),
   })
@@ -271,8 +383,12 @@ export const bulkCompletedEvent = z
     ...eventBase,
     type: z.literal('bulk.completed'),
     data: z.object({
-      job_id: z.string(), status: z.literal('completed'), total_emails: count, summary: jobSummary,
-      download_url: z.string().describe('Absolute when EV_PUBLIC_URL is set.'), completed_at: timestamp,
+      job_id: z.string(),
+      status: z.literal('completed'),
+      total_emails: count,
+      summary: jobSummary,
+      download_url: z.string().describe('Absolute when EV_PUBLIC_URL is set.'),
+      completed_at: timestamp,
     }),
   })
   .register(named, { id: 'BulkCompletedEvent' });

@@ -77,7 +77,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       const slot = options.heavy ? takeHeavySlot(caller.userId) : null;
       let response: Response;
       try {
-        const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : options.maxBodyBytes ?? DEFAULT_BODY_BYTES;
+        const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : (options.maxBodyBytes ?? DEFAULT_BODY_BYTES);
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
         const run = () => handler(request, { ...caller, sandbox, body, since }, params);
         // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts)

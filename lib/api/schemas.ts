@@ -15,25 +15,29 @@ export const emailBody = z
   .register(requestSchemas, { id: 'EmailRequest', description: 'One address.', examples: [{ email: 'valid@example.com' }] });
 
 /** Bulk: the fields are declared with their reader (lib/jobs/bulk-schema.ts); registered here for the OpenAPI document. */
-export const bulkBody = bulkFields
-  .register(requestSchemas, {
-    id: 'BulkRequest',
-    description: 'Either `emails` (optionally with `rows`, `columns`, `filename`) or `rows` with `email_column` and no `emails`. `delimiter`, `bom`, `newline` and `sheet` describe the uploaded file so the download can match it.',
-    examples: [{ emails: ['valid@example.com', 'risky@example.com'] }],
-  });
+export const bulkBody = bulkFields.register(requestSchemas, {
+  id: 'BulkRequest',
+  description:
+    'Either `emails` (optionally with `rows`, `columns`, `filename`) or `rows` with `email_column` and no `emails`. `delimiter`, `bom`, `newline` and `sheet` describe the uploaded file so the download can match it.',
+  examples: [{ emails: ['valid@example.com', 'risky@example.com'] }],
+});
 
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
-export const bucket = z
-  .enum(BUCKETS)
-  .describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
+export const bucket = z.enum(BUCKETS).describe('A verdict bucket: `risky` holds risky, catch-all, disposable and role-based.');
 
 export const MAX_STATUS_OFFSET = 10_000;
 
 export const statusQuery = z.object({
   limit: limit(10_000, 100).describe('Results per page in `data.results`.'),
   // skipping costs the database a step per row: pages past MAX_STATUS_OFFSET are the download's (docs/limits.md)
-  offset: z.coerce.number().int().min(0).max(MAX_STATUS_OFFSET).default(0).describe(`Results to skip, at most ${MAX_STATUS_OFFSET}; the download has every row.`),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_STATUS_OFFSET)
+    .default(0)
+    .describe(`Results to skip, at most ${MAX_STATUS_OFFSET}; the download has every row.`),
   filter: bucket.optional(),
 });
 export const listQuery = z.object({
@@ -43,22 +47,39 @@ export const listQuery = z.object({
 export const historyQuery = z.object({
   limit: limit(100, 50).describe('Records per page.'),
   // The cursor is a row id (a 32-bit INTEGER column): a longer number must not reach the database.
-  cursor: z.string().regex(/^\d{1,10}$/, 'not a cursor from this API').refine((v) => Number(v) <= 2_147_483_647, 'not a cursor from this API').optional()
+  cursor: z
+    .string()
+    .regex(/^\d{1,10}$/, 'not a cursor from this API')
+    .refine((v) => Number(v) <= 2_147_483_647, 'not a cursor from this API')
+    .optional()
     .describe('`next_cursor` of the previous page.'),
-  sandbox: boolParam.optional().describe('List sandbox (`true`) or production (`false`) records; default the request\'s mode. A sandbox request lists only sandbox records.'),
+  sandbox: boolParam
+    .optional()
+    .describe("List sandbox (`true`) or production (`false`) records; default the request's mode. A sandbox request lists only sandbox records."),
   // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
-  email: z.string().max(1024).refine((v) => !v.includes('\u0000'), 'must not contain NUL').optional().describe('Only records of this exact address.'),
+  email: z
+    .string()
+    .max(1024)
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL')
+    .optional()
+    .describe('Only records of this exact address.'),
 });
 export const downloadQuery = z.object({
-  filter: z.enum([...bucket.options, 'safe']).optional()
+  filter: z
+    .enum([...bucket.options, 'safe'])
+    .optional()
     .describe('A bucket, or `safe`: the deliverable addresses (with `catch_all=true` the catch-all ones too).'),
   catch_all: boolParam.optional().describe('With `filter=safe`: add the catch-all addresses.'),
-  format: z.enum(['original', 'csv', 'xlsx']).optional()
+  format: z
+    .enum(['original', 'csv', 'xlsx'])
+    .optional()
     .describe('`original` (default): as uploaded (delimiter, BOM, line ends; .xlsx for an .xlsx upload); `csv`: plain CSV; `xlsx`: an Excel workbook.'),
   partial: boolParam.optional().describe('`true`: a job that has not completed gives the rows answered so far, marked `X-EV-Partial: true`.'),
   // a link cannot send X-EV-Sandbox: the dashboard's download links name the mode here, as history's `sandbox` does
-  sandbox: boolParam.optional().describe('`true`: a sandbox job (default the request\'s mode). A sandbox request reaches only sandbox jobs.'),
-  changed: boolParam.optional().describe('`true`: a monitor\'s run gives only the rows whose verdict changed since the run before (or the list); 400 for a job that is not a run.'),
+  sandbox: boolParam.optional().describe("`true`: a sandbox job (default the request's mode). A sandbox request reaches only sandbox jobs."),
+  changed: boolParam
+    .optional()
+    .describe("`true`: a monitor's run gives only the rows whose verdict changed since the run before (or the list); 400 for a job that is not a run."),
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
@@ -67,11 +88,14 @@ export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warn
 // Monitors (lib/monitors) and the reuse of fresh results (lib/jobs/reuse.ts)
 const intervalDays = z.number().int().min(1).max(365).describe('Days between runs: 30, 60 or 90 as the dashboard offers, or any number from 1 to 365.');
 export const monitorBody = z
-  .object({ list_id: z.string().max(100).describe('A completed job of the caller\'s mode.'), interval_days: intervalDays })
+  .object({ list_id: z.string().max(100).describe("A completed job of the caller's mode."), interval_days: intervalDays })
   .strict()
   .register(requestSchemas, { id: 'MonitorRequest', examples: [{ list_id: 'job_abc123', interval_days: 30 }] });
 export const monitorUpdateBody = z
-  .object({ paused: z.boolean().optional().describe('`true` pauses, `false` resumes (a run due meanwhile starts at once).'), interval_days: intervalDays.optional() })
+  .object({
+    paused: z.boolean().optional().describe('`true` pauses, `false` resumes (a run due meanwhile starts at once).'),
+    interval_days: intervalDays.optional(),
+  })
   .strict()
   .register(requestSchemas, { id: 'MonitorUpdate', examples: [{ paused: true }] });
 export const reuseBody = z
@@ -81,33 +105,59 @@ export const reuseBody = z
 export const webhookBody = z
   .object({
     url: z.string().url('must be an absolute http(s) URL').max(2048).describe('Where events are POSTed; it must resolve to a public address.'),
-    events: z.array(webhookEvent).min(1).optional().describe('Default `bulk.completed` and `bulk.failed`; the quota events and `list.expiring` are sent only to endpoints that list them.'),
+    events: z
+      .array(webhookEvent)
+      .min(1)
+      .optional()
+      .describe('Default `bulk.completed` and `bulk.failed`; the quota events and `list.expiring` are sent only to endpoints that list them.'),
     description: z.string().max(500).optional(),
   })
   .register(requestSchemas, { id: 'WebhookRequest', examples: [{ url: 'https://hooks.example.com/ev', events: ['bulk.completed'] }] });
 
 // Keys (lib/accounts/keys.ts): restrictions are normalised here, so the domain stores canonical values.
-const ipRule = z.string().max(64).transform((value, ctx) => normalizeIpRule(value) ?? (ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${value}` }), z.NEVER));
-const originRule = z.string().max(300).transform((value, ctx) => normalizeOrigin(value) ?? (ctx.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${value}` }), z.NEVER));
+const ipRule = z
+  .string()
+  .max(64)
+  .transform((value, ctx) => normalizeIpRule(value) ?? (ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${value}` }), z.NEVER));
+const originRule = z
+  .string()
+  .max(300)
+  .transform((value, ctx) => normalizeOrigin(value) ?? (ctx.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${value}` }), z.NEVER));
 const perMinute = z.number().int().min(1).max(100_000);
 const keyRestrictions = {
-  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length)
-    .describe('What the key may call (README, docs/integrations.md). Omitted: every scope, or the scopes of the key that makes it. A publishable key holds `verify` only. A key makes and edits only keys within its own scopes, allowed_ips and expiry (docs/security.md).'),
-  allowed_ips: z.array(ipRule).min(1).max(50)
-    .describe('Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is found as EV_TRUST_PROXY says (docs/security.md, "The client address").'),
-  allowed_origins: z.array(originRule).min(1).max(20)
-    .describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .min(1)
+    .max(SCOPES.length)
+    .describe(
+      'What the key may call (README, docs/integrations.md). Omitted: every scope, or the scopes of the key that makes it. A publishable key holds `verify` only. A key makes and edits only keys within its own scopes, allowed_ips and expiry (docs/security.md).',
+    ),
+  allowed_ips: z
+    .array(ipRule)
+    .min(1)
+    .max(50)
+    .describe(
+      'Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is found as EV_TRUST_PROXY says (docs/security.md, "The client address").',
+    ),
+  allowed_origins: z.array(originRule).min(1).max(20).describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
   expires_at: z.iso.datetime({ offset: true }).describe('After this instant the key answers 401.'),
-  rate_limits: z.object({
-    per_visitor_per_minute: perMinute.optional(), per_key_per_minute: perMinute.optional(),
-    checks_per_day: z.number().int().min(1).max(10_000_000).optional(),
-  })
-    .describe('Publishable keys: requests per minute per visitor (an IPv4 address, an IPv6 /64) and per key, and charged checks per UTC day (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE, EV_PUBLISHABLE_CHECKS_PER_DAY).'),
+  rate_limits: z
+    .object({
+      per_visitor_per_minute: perMinute.optional(),
+      per_key_per_minute: perMinute.optional(),
+      checks_per_day: z.number().int().min(1).max(10_000_000).optional(),
+    })
+    .describe(
+      'Publishable keys: requests per minute per visitor (an IPv4 address, an IPv6 /64) and per key, and charged checks per UTC day (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE, EV_PUBLISHABLE_CHECKS_PER_DAY).',
+    ),
 };
 export const keyBody = z
   .object({
     name: z.string().max(100).optional(),
-    type: z.enum(KEY_TYPES).optional().describe('`secret` (default) for servers; `publishable` for web pages: POST /v1/verify/single and /v1/verify only, from `allowed_origins` only.'),
+    type: z
+      .enum(KEY_TYPES)
+      .optional()
+      .describe('`secret` (default) for servers; `publishable` for web pages: POST /v1/verify/single and /v1/verify only, from `allowed_origins` only.'),
     scopes: keyRestrictions.scopes.optional(),
     allowed_ips: keyRestrictions.allowed_ips.optional(),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
@@ -117,7 +167,10 @@ export const keyBody = z
   })
   .register(requestSchemas, {
     id: 'KeyRequest',
-    examples: [{ name: 'CRM', scopes: ['verify'], allowed_ips: ['203.0.113.0/24'] }, { name: 'Sign-up form', type: 'publishable', allowed_origins: ['https://shop.example'] }],
+    examples: [
+      { name: 'CRM', scopes: ['verify'], allowed_ips: ['203.0.113.0/24'] },
+      { name: 'Sign-up form', type: 'publishable', allowed_origins: ['https://shop.example'] },
+    ],
   });
 export const keyUpdateBody = z
   .object({
@@ -126,10 +179,15 @@ export const keyUpdateBody = z
     allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
     allowed_origins: keyRestrictions.allowed_origins.optional(),
     expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: z.object({
-      per_visitor_per_minute: perMinute.nullable().optional(), per_key_per_minute: perMinute.nullable().optional(),
-      checks_per_day: z.number().int().min(1).max(10_000_000).nullable().optional(),
-    }).nullable().optional().describe('The limits sent change, the others stay; a limit `null`: its default; `null`: every default.'),
+    rate_limits: z
+      .object({
+        per_visitor_per_minute: perMinute.nullable().optional(),
+        per_key_per_minute: perMinute.nullable().optional(),
+        checks_per_day: z.number().int().min(1).max(10_000_000).nullable().optional(),
+      })
+      .nullable()
+      .optional()
+      .describe('The limits sent change, the others stay; a limit `null`: its default; `null`: every default.'),
     role: z.enum(ROLES).optional().describe('The highest role the key acts with: at most yours.'),
   })
   .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
@@ -145,12 +203,22 @@ export const ruleBody = z
   .object({
     action: z.enum(RULE_ACTIONS).describe('`allow`: deliverable (`allowlisted`); `block`: undeliverable (`blocklisted`).'),
     match: z.enum(RULE_MATCHES).describe('What `value` names; the most specific match wins: email, domain, MX host, TLD. At one level a block beats an allow.'),
-    value: z.string().min(1).max(1024).describe('An address, a domain (exactly; not its subdomains), an MX host or a domain the MX hosts end in, or a TLD (`ru`, `.ru`).'),
+    value: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe('An address, a domain (exactly; not its subdomains), an MX host or a domain the MX hosts end in, or a TLD (`ru`, `.ru`).'),
   })
   .register(requestSchemas, { id: 'RuleRequest', examples: [{ action: 'block', match: 'domain', value: 'competitor.example' }] });
 export const MAX_RULES_PER_IMPORT = 1000;
 export const ruleImportBody = z
-  .object({ rules: z.array(ruleBody).min(1).max(MAX_RULES_PER_IMPORT).describe(`At most ${MAX_RULES_PER_IMPORT} per request; all are added or none (a bad value is a 400 naming it).`) })
+  .object({
+    rules: z
+      .array(ruleBody)
+      .min(1)
+      .max(MAX_RULES_PER_IMPORT)
+      .describe(`At most ${MAX_RULES_PER_IMPORT} per request; all are added or none (a bad value is a 400 naming it).`),
+  })
   .register(requestSchemas, { id: 'RuleImportRequest' });
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day, YYYY-MM-DD');
 export const usageQuery = z.object({
@@ -160,12 +228,27 @@ export const usageQuery = z.object({
   by: z.enum(['member']).optional().describe('`member`: also split the charged checks by the person they counted against (`members`).'),
 });
 export const quotaWarningBody = z
-  .object({ warning_below: z.number().int().min(0).max(1_000_000_000).nullable().describe('Send `quota.warning` when credits plus today\'s free checks fall below this; null: the installation\'s default (EV_QUOTA_WARNING_BELOW).') })
+  .object({
+    warning_below: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .nullable()
+      .describe("Send `quota.warning` when credits plus today's free checks fall below this; null: the installation's default (EV_QUOTA_WARNING_BELOW)."),
+  })
   .register(requestSchemas, { id: 'QuotaWarningRequest', examples: [{ warning_below: 500 }] });
 export const retentionBody = z
   .object({
-    retention_days: z.number().int().min(1).max(36_500).nullable()
-      .describe('Keep the account\'s lists, results and history this many days (at most EV_RETENTION_DAYS when the installation sets it); null: the installation\'s default.'),
+    retention_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(36_500)
+      .nullable()
+      .describe(
+        "Keep the account's lists, results and history this many days (at most EV_RETENTION_DAYS when the installation sets it); null: the installation's default.",
+      ),
   })
   .register(requestSchemas, { id: 'RetentionRequest', examples: [{ retention_days: 30 }] });
 
@@ -181,18 +264,40 @@ export const memberUpdateBody = z
   .register(requestSchemas, { id: 'MemberUpdate', description: 'Only the fields sent change.', examples: [{ role: 'viewer' }, { checks_per_day: 500 }] });
 export const organisationBody = z
   .object({
-    name: z.string().min(1).max(100).optional().describe('Shown in the dashboard\'s header and in invitations.'),
-    require_two_factor: z.boolean().optional()
-      .describe('Every member\'s dashboard session must have two-factor on (403 `two_factor_required` otherwise); you must have it on yourself to turn this on (409). API keys are not affected.'),
-    sso_domain: z.string().trim().toLowerCase().regex(/^@?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a domain name such as acme.com').nullable().optional()
-      .describe('Single sign-on (docs/security.md): claim this email domain (your own email\'s); people signing in through the installation\'s identity provider with a verified address there join the organisation. `null`: unclaim. One organisation per domain (409 `conflict`).'),
+    name: z.string().min(1).max(100).optional().describe("Shown in the dashboard's header and in invitations."),
+    require_two_factor: z
+      .boolean()
+      .optional()
+      .describe(
+        "Every member's dashboard session must have two-factor on (403 `two_factor_required` otherwise); you must have it on yourself to turn this on (409). API keys are not affected.",
+      ),
+    sso_domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^@?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a domain name such as acme.com')
+      .nullable()
+      .optional()
+      .describe(
+        "Single sign-on (docs/security.md): claim this email domain (your own email's); people signing in through the installation's identity provider with a verified address there join the organisation. `null`: unclaim. One organisation per domain (409 `conflict`).",
+      ),
     sso_default_role: z.enum(['admin', 'member', 'viewer']).optional().describe('The role people joining by the claimed domain get (default `member`).'),
-    password_sign_in: z.boolean().optional()
-      .describe('`false`: members act for the organisation only from sessions signed in through single sign-on (a password session gets 403 `sso_required`). Turning it off needs single sign-on configured and this request made from a session signed in through it (409 `conflict` otherwise).'),
+    password_sign_in: z
+      .boolean()
+      .optional()
+      .describe(
+        '`false`: members act for the organisation only from sessions signed in through single sign-on (a password session gets 403 `sso_required`). Turning it off needs single sign-on configured and this request made from a session signed in through it (409 `conflict` otherwise).',
+      ),
   })
   .strict()
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Send at least one of name, require_two_factor, sso_domain, sso_default_role, password_sign_in.' })
-  .register(requestSchemas, { id: 'OrganisationUpdate', description: 'Only the fields sent change.', examples: [{ name: 'Acme marketing' }, { require_two_factor: true }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }] });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'Send at least one of name, require_two_factor, sso_domain, sso_default_role, password_sign_in.',
+  })
+  .register(requestSchemas, {
+    id: 'OrganisationUpdate',
+    description: 'Only the fields sent change.',
+    examples: [{ name: 'Acme marketing' }, { require_two_factor: true }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }],
+  });
 
 // Two-factor sign-in (docs/security.md, "Two-factor").
 const otpCode = z.string().min(1).max(64);
@@ -203,15 +308,23 @@ export const twoFactorConfirmBody = z
 export const twoFactorDisableBody = z
   .object({
     code: otpCode.optional().describe('A code of the authenticator app, or an unused recovery code.'),
-    current_password: z.string().max(1024).optional().describe('Or the account\'s password.'),
+    current_password: z.string().max(1024).optional().describe("Or the account's password."),
   })
   .strict()
-  .register(requestSchemas, { id: 'TwoFactorDisable', description: 'One of `code` or `current_password`.', examples: [{ code: '123456' }, { current_password: 'my password' }] });
+  .register(requestSchemas, {
+    id: 'TwoFactorDisable',
+    description: 'One of `code` or `current_password`.',
+    examples: [{ code: '123456' }, { current_password: 'my password' }],
+  });
 
 // The audit log (docs/security.md, "Audit log").
 const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
 export const auditQuery = z.object({
-  actor: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a user id or a key id').optional().describe('Only the rows of this person (user id) or key (key id).'),
+  actor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a user id or a key id')
+    .optional()
+    .describe('Only the rows of this person (user id) or key (key id).'),
   action: z.enum(AUDIT_ACTIONS).optional().describe('Only this action.'),
   from: instant.optional().describe('Rows at or after this time (ISO 8601).'),
   to: instant.optional().describe('Rows at or before this time (ISO 8601).'),

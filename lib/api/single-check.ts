@@ -10,12 +10,15 @@ import { emailBody } from './schemas';
  * answered in the route's shape (lib/checks/shape.ts); a publishable key's answer without the SMTP evidence.
  */
 export function singleCheckRoute(shape: typeof singleResult | typeof verifyResult) {
-  return apiRoute(async (request, caller) => {
-    const { email } = parseBody(caller.body, emailBody);
-    const key = caller.key;
-    // a publishable key's charged checks count against its daily cap (lib/accounts/key-budget.ts)
-    const budget = key?.type === 'publishable' ? { keyId: key.id, name: key.name, perDay: key.checksPerDay } : undefined;
-    const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email, budget, caller.since, caller.actorId);
-    return json(withoutEvidenceFor(caller, shape(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox)));
-  }, { maxBodyBytes: 64 * 1024 });
+  return apiRoute(
+    async (request, caller) => {
+      const { email } = parseBody(caller.body, emailBody);
+      const key = caller.key;
+      // a publishable key's charged checks count against its daily cap (lib/accounts/key-budget.ts)
+      const budget = key?.type === 'publishable' ? { keyId: key.id, name: key.name, perDay: key.checksPerDay } : undefined;
+      const outcome = await verifySingle(await db(), caller.userId, caller.sandbox, email, budget, caller.since, caller.actorId);
+      return json(withoutEvidenceFor(caller, shape(outcome.verdict, outcome.responseTimeMs, outcome.cached, caller.sandbox)));
+    },
+    { maxBodyBytes: 64 * 1024 },
+  );
 }

@@ -27,8 +27,18 @@ export interface AuditEventInfo {
 }
 
 type Row = {
-  id: string; at: Date; action: string; actorUserId: string | null; actorKeyId: string | null; actorEmail: string | null;
-  targetType: string | null; targetId: string | null; targetLabel: string | null; clientAddress: string | null; method: string | null; details: string | null;
+  id: string;
+  at: Date;
+  action: string;
+  actorUserId: string | null;
+  actorKeyId: string | null;
+  actorEmail: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  targetLabel: string | null;
+  clientAddress: string | null;
+  method: string | null;
+  details: string | null;
 };
 
 function shape(row: Row): AuditEventInfo {
@@ -44,7 +54,10 @@ function shape(row: Row): AuditEventInfo {
   };
 }
 
-interface Cursor { at: number; id: string }
+interface Cursor {
+  at: number;
+  id: string;
+}
 
 /** The opaque cursor: the last row's time and id. */
 export function encodeCursor(row: { at: Date; id: string }): string {
@@ -86,7 +99,20 @@ export async function listAudit(database: Database, orgId: string, filter: Audit
   return { data: shown.map(shape), next_cursor: more ? encodeCursor(shown[shown.length - 1]!) : null };
 }
 
-export const AUDIT_CSV_COLUMNS = ['id', 'at', 'action', 'actor_user_id', 'actor_key_id', 'actor_email', 'target_type', 'target_id', 'target_label', 'client_address', 'method', 'details'] as const;
+export const AUDIT_CSV_COLUMNS = [
+  'id',
+  'at',
+  'action',
+  'actor_user_id',
+  'actor_key_id',
+  'actor_email',
+  'target_type',
+  'target_id',
+  'target_label',
+  'client_address',
+  'method',
+  'details',
+] as const;
 
 /** Every row the filter selects as CSV (formula-escaped cells, lib/jobs/csv-cells.ts), read a page at a time while it streams. */
 export function auditCsv(database: Database, orgId: string, filter: AuditFilter, pageSize = 1000): ReadableStream<Uint8Array> {
@@ -106,10 +132,28 @@ export function auditCsv(database: Database, orgId: string, filter: AuditFilter,
       if (rows.length) {
         const last = rows[rows.length - 1]!;
         cursor = { at: last.at.getTime(), id: last.id };
-        controller.enqueue(encoder.encode(rows.map((row) => csvLine([
-          row.id, row.at.toISOString(), row.action, row.actorUserId, row.actorKeyId, row.actorEmail,
-          row.targetType, row.targetId, row.targetLabel, row.clientAddress, row.method, row.details,
-        ])).join('')));
+        controller.enqueue(
+          encoder.encode(
+            rows
+              .map((row) =>
+                csvLine([
+                  row.id,
+                  row.at.toISOString(),
+                  row.action,
+                  row.actorUserId,
+                  row.actorKeyId,
+                  row.actorEmail,
+                  row.targetType,
+                  row.targetId,
+                  row.targetLabel,
+                  row.clientAddress,
+                  row.method,
+                  row.details,
+                ]),
+              )
+              .join(''),
+          ),
+        );
       }
       if (rows.length < pageSize) {
         done = true;

@@ -36,7 +36,11 @@ const address = (value: string | null | undefined) => (value && value !== 'share
 
 /** The row for an action, its actor's email read through `reader` (the transaction, or the database before a synchronous write). */
 export async function auditRow(
-  reader: Pick<Tx, 'user'>, orgId: string | null, action: AuditAction, target: AuditTarget | null, details?: AuditDetails,
+  reader: Pick<Tx, 'user'>,
+  orgId: string | null,
+  action: AuditAction,
+  target: AuditTarget | null,
+  details?: AuditDetails,
   actor: AuditActor | null = currentActor(),
 ): Promise<AuditRow> {
   const person = actor?.userId ? await reader.user.findUnique({ where: { id: actor.userId }, select: { email: true } }) : null;
@@ -59,7 +63,12 @@ export async function auditRow(
 
 /** Writes the action's row in the caller's transaction `tx` (for `orgId`: the organisation acted on); `actor` when the context does not know it yet (a person who joins). */
 export async function recordAudit(
-  tx: Pick<Tx, 'user' | 'auditEvent'>, orgId: string | null, action: AuditAction, target: AuditTarget | null, details?: AuditDetails, actor: AuditActor | null = currentActor(),
+  tx: Pick<Tx, 'user' | 'auditEvent'>,
+  orgId: string | null,
+  action: AuditAction,
+  target: AuditTarget | null,
+  details?: AuditDetails,
+  actor: AuditActor | null = currentActor(),
 ): Promise<void> {
   await tx.auditEvent.create({ data: await auditRow(tx, orgId, action, target, details, actor) });
 }
@@ -70,8 +79,36 @@ export async function recordAuditRows(prisma: Pick<Db, 'auditEvent'>, rows: Audi
 }
 
 /** The audit_events columns in AuditRow's order, for a synchronous SQLite write (lib/jobs/insert.ts). */
-export const AUDIT_COLUMNS = ['id', 'org_id', 'at', 'action', 'actor_user_id', 'actor_key_id', 'actor_email', 'target_type', 'target_id', 'target_label', 'client_address', 'method', 'details'] as const;
+export const AUDIT_COLUMNS = [
+  'id',
+  'org_id',
+  'at',
+  'action',
+  'actor_user_id',
+  'actor_key_id',
+  'actor_email',
+  'target_type',
+  'target_id',
+  'target_label',
+  'client_address',
+  'method',
+  'details',
+] as const;
 
 export function auditValues(row: AuditRow): unknown[] {
-  return [row.id, row.orgId, row.at.getTime(), row.action, row.actorUserId, row.actorKeyId, row.actorEmail, row.targetType, row.targetId, row.targetLabel, row.clientAddress, row.method, row.details];
+  return [
+    row.id,
+    row.orgId,
+    row.at.getTime(),
+    row.action,
+    row.actorUserId,
+    row.actorKeyId,
+    row.actorEmail,
+    row.targetType,
+    row.targetId,
+    row.targetLabel,
+    row.clientAddress,
+    row.method,
+    row.details,
+  ];
 }

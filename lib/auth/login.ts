@@ -55,10 +55,7 @@ export async function signInWithPassword(email: string, password: string, addres
   const limits = env();
   const accountKey = `login:account:${normalizeEmail(email)}`;
   const addressKey = `login:address:${address}`;
-  const [account, client] = await Promise.all([
-    countAttempt(accountKey, limits.EV_LOGIN_WINDOW_MS),
-    countAttempt(addressKey, limits.EV_LOGIN_WINDOW_MS),
-  ]);
+  const [account, client] = await Promise.all([countAttempt(accountKey, limits.EV_LOGIN_WINDOW_MS), countAttempt(addressKey, limits.EV_LOGIN_WINDOW_MS)]);
   if (account.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT || client.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
     await auditSignIn(email, address, 'throttled');
     throw new SignInThrottled(Math.max(account.retryAfter, client.retryAfter));
@@ -105,10 +102,19 @@ export async function auditSignIn(email: string, address: string, refused: strin
   const orgs = person ? (await prisma.membership.findMany({ where: { userId: person.id }, select: { orgId: true } })).map((m) => m.orgId) : [null];
   const actor = { userId: person?.id ?? null, keyId: null, clientAddress: address, method };
   const action = refused ? 'sign_in.failed' : 'sign_in.succeeded';
-  const rows = await Promise.all(orgs.map(async (orgId) => ({
-    ...(await auditRow(prisma, orgId, action, { type: 'person', id: person?.id ?? null, label: person?.email ?? null }, refused ? { reason: refused } : undefined, actor)),
-    actorEmail: person?.email ?? normalizeEmail(email).slice(0, 320),
-  })));
+  const rows = await Promise.all(
+    orgs.map(async (orgId) => ({
+      ...(await auditRow(
+        prisma,
+        orgId,
+        action,
+        { type: 'person', id: person?.id ?? null, label: person?.email ?? null },
+        refused ? { reason: refused } : undefined,
+        actor,
+      )),
+      actorEmail: person?.email ?? normalizeEmail(email).slice(0, 320),
+    })),
+  );
   await recordAuditRows(prisma, rows);
 }
 
@@ -142,7 +148,9 @@ export async function signUpWithInvitation(token: string, password: string, addr
   await takeSignUp(address);
   try {
     // the audit row of the join names the page's client address (lib/accounts/invitations.ts)
-    return await withAuditActor({ userId: null, keyId: null, clientAddress: address, method: 'invitation' }, async () => joinWithInvitation(await db(), token, password));
+    return await withAuditActor({ userId: null, keyId: null, clientAddress: address, method: 'invitation' }, async () =>
+      joinWithInvitation(await db(), token, password),
+    );
   } catch (error) {
     if (error instanceof AccountError) throw accountAppError(error);
     throw error;
@@ -159,7 +167,12 @@ export async function lookUpInvitationThrottled(token: string, address: string):
   const key = `invitation:address:${address}`;
   const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
   if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_IP) {
-    throw new AppError('rate_limit', `Too many invalid invitation links from this address. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+    throw new AppError(
+      'rate_limit',
+      `Too many invalid invitation links from this address. Retry in ${attempt.retryAfter} s.`,
+      { retry_after: attempt.retryAfter },
+      { 'Retry-After': String(attempt.retryAfter) },
+    );
   }
   const preview = await lookupInvitation(await db(), token);
   await uncountAttempt(key);
@@ -190,7 +203,12 @@ export async function changePasswordThrottled(userId: string, current: string, n
   const key = `password:user:${userId}`;
   const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
   if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-    throw new AppError('rate_limit', `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+    throw new AppError(
+      'rate_limit',
+      `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`,
+      { retry_after: attempt.retryAfter },
+      { 'Retry-After': String(attempt.retryAfter) },
+    );
   }
   try {
     const version = await changePassword(await db(), userId, current, next);
@@ -225,10 +243,16 @@ export async function disableTwoFactorThrottled(userId: string, proof: { code?: 
   const key = `password:user:${userId}`;
   const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
   if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-    throw new AppError('rate_limit', `Too many wrong codes or passwords. Retry in ${attempt.retryAfter} s.`, { retry_after: attempt.retryAfter }, { 'Retry-After': String(attempt.retryAfter) });
+    throw new AppError(
+      'rate_limit',
+      `Too many wrong codes or passwords. Retry in ${attempt.retryAfter} s.`,
+      { retry_after: attempt.retryAfter },
+      { 'Retry-After': String(attempt.retryAfter) },
+    );
   }
   if (proof.code) {
-    if (!(await spendSecondFactor(database, userId, proof.code))) throw new AppError('invalid_request', 'That code is wrong or was used already.', { param: 'code' });
+    if (!(await spendSecondFactor(database, userId, proof.code)))
+      throw new AppError('invalid_request', 'That code is wrong or was used already.', { param: 'code' });
   } else {
     try {
       await authenticatePassword(database, user.email, proof.current_password!);

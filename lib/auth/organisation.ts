@@ -43,9 +43,12 @@ export async function sessionOrganisation(request: Request, userId: string): Pro
   const orgId = chosen || (await defaultOrganisation(userId));
   const membership = orgId ? await cachedMembership(orgId, userId) : null;
   if (!orgId || !membership) {
-    throw new AppError('not_a_member', chosen
-      ? 'You are not a member of this organisation (any more). Choose another in the header.'
-      : 'You are not a member of any organisation. Ask an admin for an invitation.');
+    throw new AppError(
+      'not_a_member',
+      chosen
+        ? 'You are not a member of this organisation (any more). Choose another in the header.'
+        : 'You are not a member of any organisation. Ask an admin for an invitation.',
+    );
   }
   return { orgId, ...membership };
 }
@@ -68,7 +71,10 @@ export async function assertTwoFactorMet(orgId: string, userId: string): Promise
   const key = `${orgId}:${userId}`;
   let hit = gates.get(key);
   if (!hit || hit.until <= now) {
-    const rows = await (await db()).prisma.user.findMany({ where: { id: { in: [orgId, userId] } }, select: { id: true, requireTwoFactor: true, totpEnabledAt: true } });
+    const rows = await (await db()).prisma.user.findMany({
+      where: { id: { in: [orgId, userId] } },
+      select: { id: true, requireTwoFactor: true, totpEnabledAt: true },
+    });
     const org = rows.find((r) => r.id === orgId);
     const person = rows.find((r) => r.id === userId);
     hit = { refused: Boolean(org?.requireTwoFactor) && !person?.totpEnabledAt, until: now + VERSION_CACHE_MS };
@@ -76,6 +82,9 @@ export async function assertTwoFactorMet(orgId: string, userId: string): Promise
     gates.set(key, hit);
   }
   if (hit.refused) {
-    throw new AppError('two_factor_required', 'This organisation requires two-factor sign-in: turn it on in Settings (Two-factor), or switch to another organisation in the header.');
+    throw new AppError(
+      'two_factor_required',
+      'This organisation requires two-factor sign-in: turn it on in Settings (Two-factor), or switch to another organisation in the header.',
+    );
   }
 }

@@ -10,7 +10,10 @@ type Headers_ = Record<string, string>;
 type Proxy = { address: string; does: (headers: Headers_, peer: string) => Headers_ };
 
 // nginx `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for` (Caddy, Traefik, ALB alike)
-const appends = (address: string): Proxy => ({ address, does: (h, peer) => ({ ...h, 'x-forwarded-for': h['x-forwarded-for'] ? `${h['x-forwarded-for']}, ${peer}` : peer }) });
+const appends = (address: string): Proxy => ({
+  address,
+  does: (h, peer) => ({ ...h, 'x-forwarded-for': h['x-forwarded-for'] ? `${h['x-forwarded-for']}, ${peer}` : peer }),
+});
 // nginx `proxy_set_header X-Real-IP $remote_addr` alone: X-Forwarded-For passes through as the client sent it
 const realIp = (address: string): Proxy => ({ address, does: (h, peer) => ({ ...h, 'x-real-ip': peer }) });
 // a CDN that writes the visitor into its own header and appends to X-Forwarded-For (Cloudflare)
@@ -62,7 +65,7 @@ describe('the client address', () => {
     for (const forged of FORGED) expect(addressFrom(arrive('203.0.113.9', forged, []), trustOf('false'))).toBe('shared');
   });
 
-  it('the issue\'s case: behind a proxy that sets only X-Real-IP, a forged X-Forwarded-For does not win', () => {
+  it("the issue's case: behind a proxy that sets only X-Real-IP, a forged X-Forwarded-For does not win", () => {
     const headers = arrive('203.0.113.9', { 'x-forwarded-for': '198.51.100.66' }, [realIp('10.0.0.2')]);
     expect(addressFrom(headers, trustOf('header:X-Real-IP'))).toBe('203.0.113.9');
     // the old reading (the last X-Forwarded-For hop) gave the forged address

@@ -64,7 +64,11 @@ export function clientAddress(request: { headers: Headers }): string {
 export function addressFrom(headers: Headers, trust: ProxyTrust): string {
   if (trust.kind === 'none') return 'shared';
   if (trust.kind === 'header') return valid(headers.get(trust.header));
-  const hops = headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()) ?? [];
+  const hops =
+    headers
+      .get('x-forwarded-for')
+      ?.split(',')
+      .map((h) => h.trim()) ?? [];
   if (!hops.length) return 'shared';
   if (trust.kind === 'hops') return valid(hops[Math.max(0, hops.length - trust.hops)]);
   // the rightmost entry outside our proxies' networks; all inside: the leftmost (a client on our network)

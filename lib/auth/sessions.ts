@@ -94,7 +94,10 @@ export function parseCookies(header: string | null): Record<string, string> {
     const eq = part.indexOf('=');
     if (eq < 1) continue;
     const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    const raw = part
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     try {
       cookies[name] ??= decodeURIComponent(raw);
     } catch {
@@ -103,7 +106,6 @@ export function parseCookies(header: string | null): Record<string, string> {
   }
   return cookies;
 }
-
 
 /** A Set-Cookie value that keeps this browser signed in with the token re-issued at `version`. */
 export async function reissuedSessionCookie(request: Request, token: JWT, version: number): Promise<string> {

@@ -28,7 +28,11 @@ export async function countAttempt(key: string, windowMs: number, now = Date.now
          "window_start" = CASE WHEN "auth_throttles"."window_start" <= ? THEN ? ELSE "auth_throttles"."window_start" END
        RETURNING "count", "window_start"`,
     ),
-    key, now, expired, expired, now,
+    key,
+    now,
+    expired,
+    expired,
+    now,
   );
   const row = rows[0]!;
   return { count: Number(row.count), retryAfter: Math.max(1, Math.ceil((Number(row.window_start) + windowMs - now) / 1000)) };

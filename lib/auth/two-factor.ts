@@ -73,7 +73,10 @@ export function normalizeCode(code: string): string {
   return code.replace(/[\s-]/g, '').toLowerCase();
 }
 
-const hashCode = (code: string) => createHash('sha256').update(`recovery:${normalizeCode(code)}`).digest('hex');
+const hashCode = (code: string) =>
+  createHash('sha256')
+    .update(`recovery:${normalizeCode(code)}`)
+    .digest('hex');
 
 /** Ten codes of 80 random bits each, as four groups of four base32 letters (`abcd-efgh-ijkl-mnop`). */
 function newRecoveryCodes(): string[] {
@@ -143,18 +146,29 @@ export async function startEnrolment({ prisma }: Database, userId: string): Prom
 }
 
 /** Confirms a pending enrolment with a code from the app: two-factor is on, and ten recovery codes are answered once. */
-export async function confirmEnrolment({ prisma }: Database, userId: string, code: string, now = Date.now()): Promise<{ recovery_codes: string[]; enabled_at: string }> {
+export async function confirmEnrolment(
+  { prisma }: Database,
+  userId: string,
+  code: string,
+  now = Date.now(),
+): Promise<{ recovery_codes: string[]; enabled_at: string }> {
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { totpSecret: true, totpEnabledAt: true } });
   if (user?.totpEnabledAt) throw new AppError('conflict', 'Two-factor is already on.');
   const secret = user?.totpSecret ? openSecret(user.totpSecret) : null;
   if (!secret) throw new AppError('conflict', 'No enrolment is pending: start one first (POST /v1/account/two-factor).');
   const step = matchingStep(secret, normalizeCode(code), now);
-  if (step === null) throw new AppError('invalid_request', 'That code is not the one the authenticator shows now. Check the device\'s clock and try the next code.', { param: 'code' });
+  if (step === null)
+    throw new AppError('invalid_request', "That code is not the one the authenticator shows now. Check the device's clock and try the next code.", {
+      param: 'code',
+    });
   const codes = newRecoveryCodes();
   const enabledAt = new Date(now);
   await prisma.$transaction(async (tx) => {
     // only the pending secret that was read: a restart in another tab since makes this match nothing
-    const enabled = await tx.user.updateMany({ where: { id: userId, totpSecret: user!.totpSecret, totpEnabledAt: null }, data: { totpEnabledAt: enabledAt, totpLastStep: step } });
+    const enabled = await tx.user.updateMany({
+      where: { id: userId, totpSecret: user!.totpSecret, totpEnabledAt: null },
+      data: { totpEnabledAt: enabledAt, totpLastStep: step },
+    });
     if (enabled.count !== 1) throw new AppError('conflict', 'The enrolment changed meanwhile (started again elsewhere?): scan the new code and confirm again.');
     await tx.recoveryCode.deleteMany({ where: { userId } });
     await tx.recoveryCode.createMany({ data: codes.map((c) => ({ id: newId('rc'), userId, codeHash: hashCode(c) })) });
@@ -195,7 +209,10 @@ export async function twoFactorEnabled({ prisma }: Database, userId: string): Pr
 export async function assertNotRequired(database: Database, userId: string): Promise<void> {
   const required = await requiringOrganisations(database, userId);
   if (required.length) {
-    throw new AppError('conflict', `${required.map((o) => o.name).join(', ')} require${required.length === 1 ? 's' : ''} two-factor: it stays on while you belong to ${required.length === 1 ? 'it' : 'them'}.`);
+    throw new AppError(
+      'conflict',
+      `${required.map((o) => o.name).join(', ')} require${required.length === 1 ? 's' : ''} two-factor: it stays on while you belong to ${required.length === 1 ? 'it' : 'them'}.`,
+    );
   }
 }
 

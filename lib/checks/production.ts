@@ -39,7 +39,11 @@ let built: Built | undefined;
 function current(): Built {
   const config = env();
   if (built?.config !== config) {
-    built = { config, resolver: createDnsResolver({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: parseDnsServers(config.EV_DNS_CANARIES) }), perJob: new Map() };
+    built = {
+      config,
+      resolver: createDnsResolver({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: parseDnsServers(config.EV_DNS_CANARIES) }),
+      perJob: new Map(),
+    };
   }
   return built;
 }
@@ -57,10 +61,12 @@ function sharedPoliteness(): Politeness {
   const held = politenessSlot.value;
   if (held?.database === database) return held.politeness;
   void held?.end().catch(() => undefined);
-  const chosen = database.then(({ dialect, url }) => byDialect(dialect, {
-    postgres: () => createPgPoliteness({ url, leaseMs: POLITENESS_LEASE_MS }),
-    sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
-  })());
+  const chosen = database.then(({ dialect, url }) =>
+    byDialect(dialect, {
+      postgres: () => createPgPoliteness({ url, leaseMs: POLITENESS_LEASE_MS }),
+      sqlite: () => ({ ...createLocalPoliteness(), end: async () => undefined }),
+    })(),
+  );
   const politeness: Politeness = {
     acquire: async (target, signal) => (await chosen).acquire(target, signal),
     hold: async (subject, ms) => (await chosen).hold(subject, ms),

@@ -17,7 +17,9 @@ export async function verdictOfRules(email: string, rules: RuleBook, sandbox: bo
   const syntax = checkSyntax(email);
   if (!syntax.ok) return null;
   if (sandbox || env().EV_PRODUCTION_ENGINE === 'sandbox') return verdictByRules(email, rules, [sandboxMxHost(syntax.asciiDomain)]);
-  const route = await dns().mailRoute(syntax.asciiDomain).catch(() => null);
+  const route = await dns()
+    .mailRoute(syntax.asciiDomain)
+    .catch(() => null);
   // DNS failed: no rule can be said to decide; the verifier asks again and answers what it finds
   if (!route || route.kind === 'unknown') return null;
   return verdictByRules(email, rules, route.kind === 'mx' || route.kind === 'implicit' ? route.hosts.map((host) => host.exchange) : []);

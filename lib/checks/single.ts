@@ -33,7 +33,15 @@ export function refuseWithoutIdentity(): void {
  * back when it is not. `since`: when the request arrived (lib/accounts/versions.ts). `actorId`: the
  * person acting, whose caps in the organisation the charged check counts against (lib/accounts/member-caps.ts).
  */
-export async function verifySingle(database: Database, userId: string, sandbox: boolean, email: string, budget?: KeyBudget, since?: number, actorId?: string): Promise<SingleOutcome> {
+export async function verifySingle(
+  database: Database,
+  userId: string,
+  sandbox: boolean,
+  email: string,
+  budget?: KeyBudget,
+  since?: number,
+  actorId?: string,
+): Promise<SingleOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (sandbox) {

@@ -39,5 +39,9 @@ function subscribe(notify: () => void): () => void {
 }
 
 export function useNotMember(): string | null {
-  return useSyncExternalStore(subscribe, () => notMember, () => null);
+  return useSyncExternalStore(
+    subscribe,
+    () => notMember,
+    () => null,
+  );
 }

@@ -105,7 +105,16 @@ export function parseList(file: File, onProgress: (fraction: number, rowsSoFar: 
     let delimiter: string = ',';
     let newline: string = '\r\n';
     // papaparse drops a byte order mark before we see the text: look at the bytes themselves
-    const bom = file.slice(0, 3).arrayBuffer().then((b) => { const u = new Uint8Array(b); return u[0] === 0xef && u[1] === 0xbb && u[2] === 0xbf; }, () => false);
+    const bom = file
+      .slice(0, 3)
+      .arrayBuffer()
+      .then(
+        (b) => {
+          const u = new Uint8Array(b);
+          return u[0] === 0xef && u[1] === 0xbb && u[2] === 0xbf;
+        },
+        () => false,
+      );
     abort = () => {
       aborted = true;
       reject(new DOMException('Parsing cancelled', 'AbortError'));

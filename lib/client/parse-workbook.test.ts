@@ -5,10 +5,14 @@ import { cellText, readWorkbook, sheetList } from './parse-workbook';
 function workbook(sheet: string, rows: unknown[][]): Promise<Blob> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
-    const writer = new XlsxWriter(sheet, (chunk, final) => {
-      chunks.push(chunk);
-      if (final) resolve(new Blob(chunks as BlobPart[]));
-    }, reject);
+    const writer = new XlsxWriter(
+      sheet,
+      (chunk, final) => {
+        chunks.push(chunk);
+        if (final) resolve(new Blob(chunks as BlobPart[]));
+      },
+      reject,
+    );
     writer.rows(rows);
     writer.end();
   });
@@ -26,7 +30,10 @@ describe('reading an .xlsx upload in the browser', () => {
     expect(sheets.map((s) => s.name)).toEqual(['Kontakte']);
     const list = sheetList('kontakte.xlsx', sheets[0]!);
     expect(list).toMatchObject({ hasHeader: true, columns: ['Name', 'Firma', 'E-Mail-Adresse', 'Umsatz'], emailColumn: 2, format: { sheet: 'Kontakte' } });
-    expect(list.rows).toEqual([['Jürgen Groß', 'Müller & Söhne', 'juergen@müller.de', '1200.5'], ['  Zoë ', '', 'zoe@example.com', '0']]);
+    expect(list.rows).toEqual([
+      ['Jürgen Groß', 'Müller & Söhne', 'juergen@müller.de', '1200.5'],
+      ['  Zoë ', '', 'zoe@example.com', '0'],
+    ]);
   });
 
   it('writes cells as Excel shows them', () => {

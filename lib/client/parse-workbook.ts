@@ -34,5 +34,9 @@ export async function readWorkbook(file: Blob): Promise<WorkbookSheet[]> {
 
 /** A sheet as a list, with the same header and email-column detection as a CSV. */
 export function sheetList(filename: string, sheet: WorkbookSheet): ParsedList {
-  return toList(filename, sheet.rows.map((row) => [...row]), { sheet: sheet.name });
+  return toList(
+    filename,
+    sheet.rows.map((row) => [...row]),
+    { sheet: sheet.name },
+  );
 }

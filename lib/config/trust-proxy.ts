@@ -9,11 +9,7 @@ import { normalizeIpRule } from '../accounts/restrictions';
  * - `header`: our proxy writes the client's address into this one header (X-Real-IP,
  *   CF-Connecting-IP, ...), replacing whatever the client sent; X-Forwarded-For is never read.
  */
-export type ProxyTrust =
-  | { kind: 'none' }
-  | { kind: 'hops'; hops: number }
-  | { kind: 'networks'; networks: string[] }
-  | { kind: 'header'; header: string };
+export type ProxyTrust = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'networks'; networks: string[] } | { kind: 'header'; header: string };
 
 /** `false`/`0` (none), `true` (one hop), a number of hops, `header:<Name>`, or a comma-separated list of addresses and CIDR blocks; null when it is none of them. */
 export function parseTrustProxy(value: string): ProxyTrust | null {

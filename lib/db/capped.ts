@@ -12,7 +12,7 @@ export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0
 export async function createCapped<T>(
   { prisma, dialect }: Database,
   userId: string,
-  cap: { what: string; limit: number; count(tx: Tx): Promise<number>; /** rows this call creates (default 1) */ adding?: number },
+  cap: { what: string; limit: number; count(tx: Tx): Promise<number> /** rows this call creates (default 1) */; adding?: number },
   create: (tx: Tx) => Promise<T>,
 ): Promise<T> {
   return prisma.$transaction(async (tx) => {

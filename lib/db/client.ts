@@ -64,7 +64,9 @@ export async function openDatabase(url: string): Promise<Database> {
     // a statement that runs longer than this is cancelled by the server: no request holds a
     // connection (and the locks it took) for everyone else (docs/limits.md)
     const timeout = env().EV_PG_STATEMENT_TIMEOUT_MS;
-    prisma = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10, ...(timeout ? { statement_timeout: timeout } : {}) }) }) as unknown as Db;
+    prisma = new PostgresClient({
+      adapter: new PrismaPg({ connectionString: url, max: 10, ...(timeout ? { statement_timeout: timeout } : {}) }),
+    }) as unknown as Db;
   } else {
     const file = sqliteFile(url);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

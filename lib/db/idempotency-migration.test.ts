@@ -33,7 +33,9 @@ describe.each(DIALECTS)('the per-caller idempotency migration (%s)', (dialect) =
           { caller: 'key_a', key: 'order-1', request_hash: 'h2', response_body: null, token: '', owner: '' },
           { caller: 'session', key: 'order-1', request_hash: 'h3', response_body: null, token: '', owner: '' },
         ]);
-        expect(db.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'idempotency_keys' AND type = 'index' AND name NOT LIKE 'sqlite_%'`).all()).toEqual([{ name: 'idempotency_keys_created_at_idx' }]);
+        expect(db.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = 'idempotency_keys' AND type = 'index' AND name NOT LIKE 'sqlite_%'`).all()).toEqual([
+          { name: 'idempotency_keys_created_at_idx' },
+        ]);
         db.close();
       } else {
         const client = new pg.Client({ connectionString: fresh.url });

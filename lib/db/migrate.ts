@@ -63,20 +63,26 @@ export async function applyMigrations(prisma: Db, dialect: Dialect): Promise<str
     }
   };
   if (dialect === 'postgres') {
-    await prisma.$transaction(async (tx) => {
-      // a migration may rewrite a big table: the connection's statement time-out (lib/db/client.ts) is for requests
-      await tx.$executeRawUnsafe('SET LOCAL statement_timeout = 0');
-      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(7265436)');
-      await run(tx);
-    }, { timeout: 120_000, maxWait: 120_000 });
+    await prisma.$transaction(
+      async (tx) => {
+        // a migration may rewrite a big table: the connection's statement time-out (lib/db/client.ts) is for requests
+        await tx.$executeRawUnsafe('SET LOCAL statement_timeout = 0');
+        await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(7265436)');
+        await run(tx);
+      },
+      { timeout: 120_000, maxWait: 120_000 },
+    );
   } else {
     await prisma.$executeRawUnsafe(TABLE.sqlite);
-    await prisma.$transaction(async (tx) => {
-      // A write as the first statement takes SQLite's write lock before anything is read, so a
-      // second process starting at the same moment waits here and then finds the work done.
-      await tx.$executeRawUnsafe('DELETE FROM "_prisma_migrations" WHERE 0');
-      await run(tx);
-    }, { timeout: 120_000, maxWait: 120_000 });
+    await prisma.$transaction(
+      async (tx) => {
+        // A write as the first statement takes SQLite's write lock before anything is read, so a
+        // second process starting at the same moment waits here and then finds the work done.
+        await tx.$executeRawUnsafe('DELETE FROM "_prisma_migrations" WHERE 0');
+        await run(tx);
+      },
+      { timeout: 120_000, maxWait: 120_000 },
+    );
   }
   return applied;
 }

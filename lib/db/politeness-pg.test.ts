@@ -32,9 +32,21 @@ describe('politeness shared on PostgreSQL', () => {
 
   it('keeps one budget per egress: processes on one egress share it, each egress has its own', async () => {
     const pacing = { concurrency: 2, perMinute: 0 };
-    const oneEgress = await converse(fleet.map((p) => forEgress(p, 'ip:192.0.2.1')), 'provider:microsoft', pacing, 6, 60);
+    const oneEgress = await converse(
+      fleet.map((p) => forEgress(p, 'ip:192.0.2.1')),
+      'provider:microsoft',
+      pacing,
+      6,
+      60,
+    );
     expect(oneEgress.maxOpen).toBe(2);
-    const threeEgresses = await converse(fleet.map((p, i) => forEgress(p, `ip:192.0.2.${i + 1}`)), 'provider:microsoft', pacing, 6, 60);
+    const threeEgresses = await converse(
+      fleet.map((p, i) => forEgress(p, `ip:192.0.2.${i + 1}`)),
+      'provider:microsoft',
+      pacing,
+      6,
+      60,
+    );
     expect(threeEgresses.maxOpen).toBe(6);
     // and each egress's greylist holds are its own
     await forEgress(fleet[0]!, 'ip:192.0.2.1').hold('grey:a@b.test', 5_000);
@@ -55,7 +67,7 @@ describe('politeness shared on PostgreSQL', () => {
     expect(starts.at(-1)! - starts[0]!).toBeLessThan(2 * 8 * 200);
   });
 
-  it('gives a crashed holder\'s lease to another process once it expires', async () => {
+  it("gives a crashed holder's lease to another process once it expires", async () => {
     const crashed = createPgPoliteness({ url: fresh.url, leaseMs: 300 });
     await crashed.acquire({ key: 'mx:mx.crash.test', pacing: { concurrency: 1, perMinute: 0 } }); // never released
     await crashed.end();
@@ -65,7 +77,7 @@ describe('politeness shared on PostgreSQL', () => {
     permit.release();
   });
 
-  it('keeps a live holder\'s lease past its lease time: the holder renews it', async () => {
+  it("keeps a live holder's lease past its lease time: the holder renews it", async () => {
     const live = createPgPoliteness({ url: fresh.url, leaseMs: 300 });
     const pacing = { concurrency: 1, perMinute: 0 };
     const permit = await live.acquire({ key: 'mx:mx.live.test', pacing });

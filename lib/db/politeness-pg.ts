@@ -65,9 +65,12 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
   const renewing = (change: 1 | -1) => {
     leasesHeld += change;
     if (leasesHeld > 0 && !renewer) {
-      renewer = setInterval(() => {
-        pool.query(RENEW_LEASES, [`${processId}:%`, options.leaseMs]).catch((error: unknown) => console.error('[politeness] renewing leases failed', error));
-      }, Math.max(100, options.leaseMs / 4));
+      renewer = setInterval(
+        () => {
+          pool.query(RENEW_LEASES, [`${processId}:%`, options.leaseMs]).catch((error: unknown) => console.error('[politeness] renewing leases failed', error));
+        },
+        Math.max(100, options.leaseMs / 4),
+      );
       renewer.unref();
     } else if (leasesHeld === 0 && renewer) {
       clearInterval(renewer);
@@ -78,18 +81,19 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
   const wakeUp = new Map<string, () => void>();
 
   /** Waits `ms` before asking again, or less when this process frees a lease of the target. */
-  const nap = (key: string, ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-    const finish = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (wakeUp.get(key) === finish) wakeUp.delete(key);
-    };
-    const timer = setTimeout(() => (finish(), resolve()), ms);
-    const onAbort = () => (finish(), reject(signal!.reason));
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    wakeUp.set(key, () => (finish(), resolve()));
-  });
+  const nap = (key: string, ms: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (wakeUp.get(key) === finish) wakeUp.delete(key);
+      };
+      const timer = setTimeout(() => (finish(), resolve()), ms);
+      const onAbort = () => (finish(), reject(signal!.reason));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      wakeUp.set(key, () => (finish(), resolve()));
+    });
 
   const query = async <R extends pg.QueryResultRow>(sql: string, values: unknown[]) => {
     if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
@@ -128,10 +132,11 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
         ahead.then(() => done());
         if (queues.get(key) === turn) turn.then(() => queues.get(key) === turn && queues.delete(key));
       }
-      const free = () => void (renewing(-1), query(FREE_LEASE, [key, slot, holder])).then(
-        () => wakeUp.get(key)?.(), // a lease freed here: this process's next waiter asks at once
-        (error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error),
-      );
+      const free = () =>
+        void (renewing(-1), query(FREE_LEASE, [key, slot, holder])).then(
+          () => wakeUp.get(key)?.(), // a lease freed here: this process's next waiter asks at once
+          (error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error),
+        );
       try {
         if (interval > 0) {
           const [row] = await query<{ wait_ms: string }>(RESERVE_START, [key, interval]);

@@ -31,14 +31,16 @@ function migrationColumns(sql: string): Map<string, Set<string>> {
     const columns = [...body!.matchAll(/^\s+"(\w+)" [A-Z]/gm)].map((m) => m[1]!);
     tables.set(table!, new Set(columns));
   }
-  for (const [, table, column] of sql.matchAll(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g)) tables.set(table!, new Set([...(tables.get(table!) ?? []), column!]));
+  for (const [, table, column] of sql.matchAll(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g))
+    tables.set(table!, new Set([...(tables.get(table!) ?? []), column!]));
   return tables;
 }
 
 /** Columns a migration drops, per table. */
 function droppedColumns(sql: string): Map<string, Set<string>> {
   const tables = new Map<string, Set<string>>();
-  for (const [, table, column] of sql.matchAll(/ALTER TABLE "(\w+)" DROP COLUMN "(\w+)"/g)) tables.set(table!, new Set([...(tables.get(table!) ?? []), column!]));
+  for (const [, table, column] of sql.matchAll(/ALTER TABLE "(\w+)" DROP COLUMN "(\w+)"/g))
+    tables.set(table!, new Set([...(tables.get(table!) ?? []), column!]));
   return tables;
 }
 
@@ -73,7 +75,9 @@ describe('the SQLite and PostgreSQL schemas stay in step', () => {
       );
       const expected = readMigrations(dialect).map((m) => ({
         migration_name: m.name,
-        checksum: createHash('sha256').update(readFileSync(`${dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations'}/${m.name}/migration.sql`)).digest('hex'),
+        checksum: createHash('sha256')
+          .update(readFileSync(`${dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations'}/${m.name}/migration.sql`))
+          .digest('hex'),
       }));
       expect(rows.map(({ migration_name, checksum }) => ({ migration_name, checksum }))).toEqual(expected);
       expect(rows.every((r) => r.finished_at !== null)).toBe(true);
@@ -87,24 +91,28 @@ describe('the SQLite and PostgreSQL schemas stay in step', () => {
     }
   });
 
-  it.each(['sqlite', 'postgres'] as const)('starts several processes at once without applying a migration twice (%s)', async (dialect) => {
-    const fresh = await freshDatabaseUrl(dialect);
-    try {
-      const start = () =>
-        new Promise<number | null>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/open-database.ts'], {
-            env: { ...process.env, DATABASE_URL: fresh.url },
-            stdio: ['ignore', 'ignore', 'inherit'],
+  it.each(['sqlite', 'postgres'] as const)(
+    'starts several processes at once without applying a migration twice (%s)',
+    async (dialect) => {
+      const fresh = await freshDatabaseUrl(dialect);
+      try {
+        const start = () =>
+          new Promise<number | null>((resolve) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/open-database.ts'], {
+              env: { ...process.env, DATABASE_URL: fresh.url },
+              stdio: ['ignore', 'ignore', 'inherit'],
+            });
+            child.once('exit', resolve);
           });
-          child.once('exit', resolve);
-        });
-      expect(await Promise.all([start(), start(), start()])).toEqual([0, 0, 0]);
-      const { prisma } = await openDatabase(fresh.url);
-      const rows = await prisma.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT COUNT(*) AS n FROM "_prisma_migrations"');
-      expect(Number(rows[0]!.n)).toBe(readMigrations(dialect).length);
-      await prisma.$disconnect();
-    } finally {
-      await fresh.drop();
-    }
-  }, 60_000);
+        expect(await Promise.all([start(), start(), start()])).toEqual([0, 0, 0]);
+        const { prisma } = await openDatabase(fresh.url);
+        const rows = await prisma.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT COUNT(*) AS n FROM "_prisma_migrations"');
+        expect(Number(rows[0]!.n)).toBe(readMigrations(dialect).length);
+        await prisma.$disconnect();
+      } finally {
+        await fresh.drop();
+      }
+    },
+    60_000,
+  );
 });

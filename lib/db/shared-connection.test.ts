@@ -30,12 +30,14 @@ async function duringRolledBackTransaction(write: () => Promise<unknown>): Promi
   const inside = new Promise<void>((resolve) => (entered = resolve));
   let finish!: () => void;
   const held = new Promise<void>((resolve) => (finish = resolve));
-  const transaction = database.prisma.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: 'u1' }, data: { credits: 999 } });
-    entered();
-    await held;
-    throw new Error('a 402 or a 409 rolls back');
-  }).catch((error: Error) => error.message);
+  const transaction = database.prisma
+    .$transaction(async (tx) => {
+      await tx.user.update({ where: { id: 'u1' }, data: { credits: 999 } });
+      entered();
+      await held;
+      throw new Error('a 402 or a 409 rolls back');
+    })
+    .catch((error: Error) => error.message);
   await inside;
   // a Prisma query is lazy: `then` sends it
   const written = write().then(() => 'written');
@@ -49,10 +51,12 @@ async function duringRolledBackTransaction(write: () => Promise<unknown>): Promi
 it('keeps a key revocation, an idempotency claim and a chunk claim made while another transaction rolls back', async () => {
   const { prisma } = database;
   await duringRolledBackTransaction(() => prisma.apiKey.updateMany({ where: { id: 'k1' }, data: { revokedAt: new Date() } }));
-  await duringRolledBackTransaction(() => prisma.$executeRawUnsafe(
-    `INSERT INTO "idempotency_keys" ("user_id", "key", "request_hash", "state", "created_at") VALUES ('u1', 'k', 'h', 'running', 1)`));
-  await duringRolledBackTransaction(() => prisma.$executeRawUnsafe(
-    `UPDATE job_chunks SET state = 'running', worker_id = 'w1', lease_until = 99 WHERE job_id = 'j1' AND no = 0`));
+  await duringRolledBackTransaction(() =>
+    prisma.$executeRawUnsafe(`INSERT INTO "idempotency_keys" ("user_id", "key", "request_hash", "state", "created_at") VALUES ('u1', 'k', 'h', 'running', 1)`),
+  );
+  await duringRolledBackTransaction(() =>
+    prisma.$executeRawUnsafe(`UPDATE job_chunks SET state = 'running', worker_id = 'w1', lease_until = 99 WHERE job_id = 'j1' AND no = 0`),
+  );
   expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: 'k1' } })).revokedAt).not.toBeNull();
   expect(await prisma.idempotencyKey.count()).toBe(1);
   expect(await prisma.jobChunk.findUniqueOrThrow({ where: { jobId_no: { jobId: 'j1', no: 0 } } })).toMatchObject({ state: 'running', workerId: 'w1' });

@@ -103,7 +103,9 @@ export async function selectRows<T>(database: Database, query: string, params: u
 /** Like selectRows, as arrays in the SELECT's column order (no object per row). */
 export async function selectArrays(database: Database, query: string, params: unknown[]): Promise<unknown[][]> {
   if (!database.bulk) return (await selectRows<Record<string, unknown>>(database, query, params)).map((row) => Object.values(row));
-  return prepared(database.bulk, `${query} -- raw`).raw(true).all(...params.map((p) => sqlValue('sqlite', p))) as unknown[][];
+  return prepared(database.bulk, `${query} -- raw`)
+    .raw(true)
+    .all(...params.map((p) => sqlValue('sqlite', p))) as unknown[][];
 }
 
 function prepared(bulk: BetterSqlite3, query: string) {

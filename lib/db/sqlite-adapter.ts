@@ -48,13 +48,31 @@ function serialize(adapter: Adapter): Adapter {
       if (!ended) leave();
       ended = true;
     };
-    transaction.commit = async () => { try { return await commit(); } finally { end(); } };
-    transaction.rollback = async () => { try { return await rollback(); } finally { end(); } };
+    transaction.commit = async () => {
+      try {
+        return await commit();
+      } finally {
+        end();
+      }
+    };
+    transaction.rollback = async () => {
+      try {
+        return await rollback();
+      } finally {
+        end();
+      }
+    };
     return transaction;
   };
   const queryRaw = adapter.queryRaw.bind(adapter);
   const executeRaw = adapter.executeRaw.bind(adapter);
-  adapter.queryRaw = async (query) => { await outside(); return queryRaw(query); };
-  adapter.executeRaw = async (query) => { await outside(); return executeRaw(query); };
+  adapter.queryRaw = async (query) => {
+    await outside();
+    return queryRaw(query);
+  };
+  adapter.executeRaw = async (query) => {
+    await outside();
+    return executeRaw(query);
+  };
   return adapter;
 }

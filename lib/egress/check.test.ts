@@ -22,15 +22,23 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => silentDns.bind(0, '127.0.0.1', resolve));
   postfix = await startPostfix({ mailboxes: ['alice@example.test'] });
   silentMx = await startTcpPeer('silent', '127.0.0.2', postfix.port);
-  dns = await startDnsmasq([
-    'mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1',
-    'mx-host=silent.test,mx.silent.test,10', 'address=/mx.silent.test/127.0.0.2',
-    // host-record writes the A record and the PTR
-    'host-record=helo.test,127.0.0.1', 'host-record=listed.helo.test,127.0.0.2', 'host-record=other.test,127.0.0.3',
-    'address=/2.0.0.127.zen.spamhaus.org/127.0.0.2', 'address=/2.0.0.127.zen.spamhaus.org/127.0.0.4',
-    'ptr-record=5.0.0.127.in-addr.arpa,dangling.test',
-    `server=/slow.bl.test/127.0.0.1#${(silentDns.address()).port}`,
-  ], ['test', 'zen.spamhaus.org', '0.0.127.in-addr.arpa']);
+  dns = await startDnsmasq(
+    [
+      'mx-host=probe.test,mx.probe.test,10',
+      'address=/mx.probe.test/127.0.0.1',
+      'mx-host=silent.test,mx.silent.test,10',
+      'address=/mx.silent.test/127.0.0.2',
+      // host-record writes the A record and the PTR
+      'host-record=helo.test,127.0.0.1',
+      'host-record=listed.helo.test,127.0.0.2',
+      'host-record=other.test,127.0.0.3',
+      'address=/2.0.0.127.zen.spamhaus.org/127.0.0.2',
+      'address=/2.0.0.127.zen.spamhaus.org/127.0.0.4',
+      'ptr-record=5.0.0.127.in-addr.arpa,dangling.test',
+      `server=/slow.bl.test/127.0.0.1#${silentDns.address().port}`,
+    ],
+    ['test', 'zen.spamhaus.org', '0.0.127.in-addr.arpa'],
+  );
 });
 
 afterAll(async () => {
@@ -58,7 +66,9 @@ const byName = (report: EgressReport) => Object.fromEntries(report.checks.map((c
 describe('checkEgress against real DNS and SMTP', () => {
   it('fails the resolver check when the resolver denies a canary, and passes when it knows them', async () => {
     // dnsmasq answers NXDOMAIN for names under its local zones it does not know: nosuch.test
-    const lying = await checkEgress(deps({ dns: createEgressDns({ servers: [dns.server], timeoutMs: 400, tries: 1, canaries: ['helo.test', 'nosuch.test'] }) }));
+    const lying = await checkEgress(
+      deps({ dns: createEgressDns({ servers: [dns.server], timeoutMs: 400, tries: 1, canaries: ['helo.test', 'nosuch.test'] }) }),
+    );
     expect(byName(lying).resolver).toMatchObject({ status: 'fail', message: expect.stringContaining('denies nosuch.test (NXDOMAIN)') });
     expect(byName(lying).resolver!.remedy).toContain('EV_DNS_SERVERS');
     expect(lying.status).toBe('fail');
@@ -192,7 +202,9 @@ describe('helpers', () => {
 
 describe('placeholderIdentity', () => {
   it('names the localhost HELO name and MAIL FROM domain real servers refuse, and nothing else', () => {
-    expect(placeholderIdentity('verifier.localhost', 'verify@verifier.localhost')).toBe('the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost, a placeholder real mail servers refuse');
+    expect(placeholderIdentity('verifier.localhost', 'verify@verifier.localhost')).toBe(
+      'the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost, a placeholder real mail servers refuse',
+    );
     expect(placeholderIdentity('mx1.example.com', 'check@LOCALHOST')).toBe('the MAIL FROM domain is LOCALHOST, a placeholder real mail servers refuse');
     expect(placeholderIdentity('mx1.example.com', 'check@example.com')).toBeNull();
     expect(placeholderIdentity('notlocalhost.example.com', 'check@mylocalhost.com')).toBeNull();

@@ -68,13 +68,20 @@ export function placeholderIdentity(heloName: string, mailFrom: string): string 
   return problems.length > 0 ? `${problems.join(' and ')}, a placeholder real mail servers refuse` : null;
 }
 
-export const IDENTITY_REMEDY = 'Set EV_HELO_NAME to this machine\'s public host name (the PTR name of its egress IP) and EV_MAIL_FROM to an address of a domain you own; ' +
+export const IDENTITY_REMEDY =
+  "Set EV_HELO_NAME to this machine's public host name (the PTR name of its egress IP) and EV_MAIL_FROM to an address of a domain you own; " +
   'EV_ALLOW_PLACEHOLDER_IDENTITY=true allows the placeholder (tests and labs only).';
 
 function checkIdentity(heloName: string, mailFrom: string, allowed: boolean): EgressCheck {
   const problem = placeholderIdentity(heloName, mailFrom);
   if (!problem) return { name: 'identity', status: 'pass', message: `Probes say HELO ${heloName} and MAIL FROM <${mailFrom}>.`, remedy: null };
-  if (allowed) return { name: 'identity', status: 'warn', message: `Probing with a placeholder identity (EV_ALLOW_PLACEHOLDER_IDENTITY=true): ${problem}.`, remedy: IDENTITY_REMEDY };
+  if (allowed)
+    return {
+      name: 'identity',
+      status: 'warn',
+      message: `Probing with a placeholder identity (EV_ALLOW_PLACEHOLDER_IDENTITY=true): ${problem}.`,
+      remedy: IDENTITY_REMEDY,
+    };
   return { name: 'identity', status: 'fail', message: `Production probing is off: ${problem}.`, remedy: IDENTITY_REMEDY };
 }
 
@@ -85,7 +92,15 @@ function egressAddress(deps: EgressDeps, localAddress: string | null): { ip: str
   const configured = deps.egressIp?.trim();
   if (configured) {
     if (!isIP(configured)) {
-      return { ip: null, check: { name: 'egress_ip', status: 'fail', message: `EV_EGRESS_IP is not an IP address: "${clip(configured)}".`, remedy: 'Set EV_EGRESS_IP to an IPv4 or IPv6 address, or leave it empty.' } };
+      return {
+        ip: null,
+        check: {
+          name: 'egress_ip',
+          status: 'fail',
+          message: `EV_EGRESS_IP is not an IP address: "${clip(configured)}".`,
+          remedy: 'Set EV_EGRESS_IP to an IPv4 or IPv6 address, or leave it empty.',
+        },
+      };
     }
     return { ip: configured, check: { name: 'egress_ip', status: 'pass', message: `${configured} (EV_EGRESS_IP).`, remedy: null } };
   }
@@ -93,7 +108,8 @@ function egressAddress(deps: EgressDeps, localAddress: string | null): { ip: str
     return {
       ip: null,
       check: {
-        name: 'egress_ip', status: 'warn',
+        name: 'egress_ip',
+        status: 'warn',
         message: 'Unknown: no probe connection was made and EV_EGRESS_IP is not set.',
         remedy: 'Set EV_EGRESS_IP to the public address this machine sends from.',
       },
@@ -102,12 +118,21 @@ function egressAddress(deps: EgressDeps, localAddress: string | null): { ip: str
   const source = deps.proxy ? 'as reported by the proxy' : 'the local address of the probe connection';
   if (isPrivateAddress(localAddress)) {
     if (deps.allowPrivateNetworks) {
-      return { ip: localAddress, check: { name: 'egress_ip', status: 'pass', message: `${localAddress} (${source}; private, judged because EV_ALLOW_PRIVATE_NETWORKS=true).`, remedy: null } };
+      return {
+        ip: localAddress,
+        check: {
+          name: 'egress_ip',
+          status: 'pass',
+          message: `${localAddress} (${source}; private, judged because EV_ALLOW_PRIVATE_NETWORKS=true).`,
+          remedy: null,
+        },
+      };
     }
     return {
       ip: localAddress,
       check: {
-        name: 'egress_ip', status: 'warn',
+        name: 'egress_ip',
+        status: 'warn',
         message: `${localAddress} (${source}) is a private address: behind NAT, receivers see another one.`,
         remedy: 'Set EV_EGRESS_IP to the public address (your provider shows it; or `curl -4 ifconfig.me` from this machine).',
       },

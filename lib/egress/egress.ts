@@ -24,8 +24,6 @@ export function egressOf(config: EgressEnv): Egress {
   const proxy = config.EV_SMTP_PROXY;
   // What receivers see decides the budget: the public address when it is stated (behind NAT two
   // private source addresses may be one public one), else the proxy's exit, else the bound address.
-  const key = config.EV_EGRESS_IP ? `ip:${config.EV_EGRESS_IP}`
-    : proxy ? `socks:${proxy.host}:${proxy.port}`
-      : sourceIp ? `ip:${sourceIp}` : 'default';
+  const key = config.EV_EGRESS_IP ? `ip:${config.EV_EGRESS_IP}` : proxy ? `socks:${proxy.host}:${proxy.port}` : sourceIp ? `ip:${sourceIp}` : 'default';
   return { key, sourceIp, heloName: config.EV_SMTP_SOURCE_HELO || config.EV_HELO_NAME, proxy };
 }

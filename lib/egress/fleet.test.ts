@@ -5,11 +5,16 @@ import { fleetEgressReports, saveEgressReport } from './fleet';
 import type { EgressReport } from './report';
 
 const report = (egress: string, status: EgressReport['status'], ip: string): EgressReport => ({
-  status, checked_at: new Date().toISOString(), egress, source_ip: ip, egress_ip: ip, helo_name: `out.${ip}.test`,
+  status,
+  checked_at: new Date().toISOString(),
+  egress,
+  source_ip: ip,
+  egress_ip: ip,
+  helo_name: `out.${ip}.test`,
   checks: [{ name: 'port25', status, message: `port 25 from ${ip}`, remedy: null }],
 });
 
-describe.each(DIALECTS)('the fleet\'s egress reports on %s', (dialect) => {
+describe.each(DIALECTS)("the fleet's egress reports on %s", (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     ctx = await setup(dialect);
@@ -23,7 +28,14 @@ describe.each(DIALECTS)('the fleet\'s egress reports on %s', (dialect) => {
     await saveEgressReport(ctx.database, report('ip:192.0.2.1', 'pass', '192.0.2.1'), now);
     await saveEgressReport(ctx.database, report('socks:proxy.test:1080', 'warn', '198.51.100.9'), now);
     const listed = await fleetEgressReports(ctx.database);
-    expect(listed.map((r) => [r.egress, r.status])).toEqual([['ip:192.0.2.1', 'pass'], ['socks:proxy.test:1080', 'warn']]);
-    expect(listed[0]).toMatchObject({ source_ip: '192.0.2.1', helo_name: 'out.192.0.2.1.test', checks: [{ name: 'port25', message: 'port 25 from 192.0.2.1' }] });
+    expect(listed.map((r) => [r.egress, r.status])).toEqual([
+      ['ip:192.0.2.1', 'pass'],
+      ['socks:proxy.test:1080', 'warn'],
+    ]);
+    expect(listed[0]).toMatchObject({
+      source_ip: '192.0.2.1',
+      helo_name: 'out.192.0.2.1.test',
+      checks: [{ name: 'port25', message: 'port 25 from 192.0.2.1' }],
+    });
   });
 });

@@ -18,7 +18,12 @@ export async function checkPort25(deps: EgressDeps): Promise<{ check: EgressChec
   const via = deps.proxy ? ` through the proxy ${deps.proxy.host}:${deps.proxy.port}` : '';
   if (deps.probeTargets.length === 0) {
     return {
-      check: { name: 'port25', status: 'warn', message: 'Not checked: EV_EGRESS_PROBE_HOSTS is empty.', remedy: 'Set EV_EGRESS_PROBE_HOSTS to one or more mail servers (host or domain[:port]).' },
+      check: {
+        name: 'port25',
+        status: 'warn',
+        message: 'Not checked: EV_EGRESS_PROBE_HOSTS is empty.',
+        remedy: 'Set EV_EGRESS_PROBE_HOSTS to one or more mail servers (host or domain[:port]).',
+      },
       localAddress: null,
     };
   }
@@ -30,7 +35,12 @@ export async function checkPort25(deps: EgressDeps): Promise<{ check: EgressChec
   const localAddress = local?.ok ? local.localAddress : null;
   if (greeted?.result?.ok) {
     return {
-      check: { name: 'port25', status: 'pass', message: `${where(greeted)} answered${via}: "${clip(`${greeted.result.code} ${greeted.result.text}`)}".`, remedy: null },
+      check: {
+        name: 'port25',
+        status: 'pass',
+        message: `${where(greeted)} answered${via}: "${clip(`${greeted.result.code} ${greeted.result.text}`)}".`,
+        remedy: null,
+      },
       localAddress,
     };
   }
@@ -38,7 +48,8 @@ export async function checkPort25(deps: EgressDeps): Promise<{ check: EgressChec
   if (answered.length > 0) {
     return {
       check: {
-        name: 'port25', status: 'warn',
+        name: 'port25',
+        status: 'warn',
         message: `Port ${deps.smtpPort} is open${via}, but no server greeted with 220: ${problems}.`,
         remedy: 'The servers refused this address: read their message, and look at the reverse DNS and blocklist checks below.',
       },
@@ -48,7 +59,8 @@ export async function checkPort25(deps: EgressDeps): Promise<{ check: EgressChec
   if (outcomes.every((o) => o.dnsError)) {
     return {
       check: {
-        name: 'port25', status: 'warn',
+        name: 'port25',
+        status: 'warn',
         message: `Could not resolve any probe target: ${problems}.`,
         remedy: 'Check DNS (EV_DNS_SERVERS) and EV_EGRESS_PROBE_HOSTS.',
       },
@@ -57,7 +69,8 @@ export async function checkPort25(deps: EgressDeps): Promise<{ check: EgressChec
   }
   return {
     check: {
-      name: 'port25', status: 'fail',
+      name: 'port25',
+      status: 'fail',
       message: `Outbound port ${deps.smtpPort} looks blocked${via}: ${problems}.`,
       remedy: deps.proxy
         ? 'The proxy could not reach any mail server: check that the proxy host itself can open port 25 connections.'

@@ -5,7 +5,11 @@ import type { EgressReport } from './report';
 afterEach(forgetPostmasterRefusals);
 
 describe('postmaster refusals as a sign against an egress', () => {
-  const report = { status: 'pass', egress: 'ip:192.0.2.1', checks: [{ name: 'port25', status: 'pass', message: 'ok', remedy: null }] } as unknown as EgressReport;
+  const report = {
+    status: 'pass',
+    egress: 'ip:192.0.2.1',
+    checks: [{ name: 'port25', status: 'pass', message: 'ok', remedy: null }],
+  } as unknown as EgressReport;
 
   it('adds a warning while a server refused postmaster in the last hour, for that egress only', () => {
     expect(withRefusals(report, 0)).toBe(report);

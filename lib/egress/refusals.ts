@@ -29,9 +29,11 @@ export function refusalCheck(egress: string, now = Date.now()): EgressCheck | nu
   const targets = [...new Set(list.map((r) => r.target))];
   const named = targets.slice(0, 5).join(', ') + (targets.length > 5 ? `, and ${targets.length - 5} more` : '');
   return {
-    name: 'refusals', status: 'warn',
+    name: 'refusals',
+    status: 'warn',
     message: `${list.length} refusal${list.length === 1 ? '' : 's'} in the last hour that postmaster@ got too (${named}): these servers refuse this egress, not the addresses.`,
-    remedy: 'Check the egress with npm run doctor (reverse DNS, blocklists, EV_HELO_NAME, EV_MAIL_FROM and its SPF); the addresses stay unknown (postmaster_refused).',
+    remedy:
+      'Check the egress with npm run doctor (reverse DNS, blocklists, EV_HELO_NAME, EV_MAIL_FROM and its SPF); the addresses stay unknown (postmaster_refused).',
   };
 }
 

@@ -30,11 +30,15 @@ export interface EgressReport {
 export type { EgressDns, Lookup } from '../verifier/dns';
 
 /** What an SMTP server said first, or why nothing was said. */
-export type BannerResult =
-  | { ok: true; code: number; text: string; localAddress: string | null }
-  | { ok: false; error: string };
+export type BannerResult = { ok: true; code: number; text: string; localAddress: string | null } | { ok: false; error: string };
 
-export type Connect = (target: { ip: string; port: number; timeoutMs: number; proxy?: SocksProxy | null; localAddress?: string | null }) => Promise<BannerResult>;
+export type Connect = (target: {
+  ip: string;
+  port: number;
+  timeoutMs: number;
+  proxy?: SocksProxy | null;
+  localAddress?: string | null;
+}) => Promise<BannerResult>;
 
 export interface EgressDeps {
   dns: EgressDns;

@@ -10,7 +10,11 @@ import { withRefusals } from './refusals';
 /** The egress check as this process runs it: built from the environment, cached, refreshed. */
 
 export function egressDepsFromEnv(config: Env = env()): EgressDeps {
-  const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const egress = egressOf(config);
   return {
     dns: createEgressDns({ servers: parseDnsServers(config.EV_DNS_SERVERS), canaries: list(config.EV_DNS_CANARIES) }),
@@ -88,12 +92,19 @@ export class EgressMonitor {
 
   private start(): Promise<EgressReport> {
     this.startedAt = this.now();
-    const running = this.options.run()
-      .catch((error): EgressReport => ({
-        status: 'warn', checked_at: new Date(this.now()).toISOString(), egress: this.options.egress?.key ?? 'default',
-        source_ip: this.options.egress?.sourceIp ?? null, egress_ip: null, helo_name: this.options.egress?.heloName ?? '',
-        checks: [{ name: 'port25', status: 'warn', message: `The check itself failed: ${(error as Error)?.message ?? error}`, remedy: null }],
-      }))
+    const running = this.options
+      .run()
+      .catch(
+        (error): EgressReport => ({
+          status: 'warn',
+          checked_at: new Date(this.now()).toISOString(),
+          egress: this.options.egress?.key ?? 'default',
+          source_ip: this.options.egress?.sourceIp ?? null,
+          egress_ip: null,
+          helo_name: this.options.egress?.heloName ?? '',
+          checks: [{ name: 'port25', status: 'warn', message: `The check itself failed: ${(error as Error)?.message ?? error}`, remedy: null }],
+        }),
+      )
       .then(async (report) => {
         this.report = report;
         this.checkedAt = this.now();
@@ -120,7 +131,12 @@ export class EgressMonitor {
     if (report.status === 'pass') {
       if (!first) log('[egress] all checks pass again');
     } else {
-      log(`[egress] ${report.status}: ${report.checks.filter((c) => c.status !== 'pass').map((c) => `${c.name} ${c.status}: ${c.message}`).join(' | ')}`);
+      log(
+        `[egress] ${report.status}: ${report.checks
+          .filter((c) => c.status !== 'pass')
+          .map((c) => `${c.name} ${c.status}: ${c.message}`)
+          .join(' | ')}`,
+      );
     }
     if (paused) log('[egress] production jobs are paused until outbound port 25 works (EV_EGRESS_POLICY=pause); sandbox jobs run');
     else if (wasPaused) log('[egress] production jobs resume');
@@ -199,6 +215,8 @@ export async function egressStatus({ refresh = false } = {}): Promise<EgressStat
   const report = withRefusals(await egressMonitor().get({ refresh }));
   const paused = identityRefusal(config) !== null || (config.EV_EGRESS_POLICY === 'pause' && config.EV_PRODUCTION_ENGINE !== 'sandbox' && port25Failed(report));
   // the fleet's reports are a view beside this process's own: a database hiccup leaves just this one
-  const egresses = await db().then(fleetEgressReports).catch(() => [report]);
+  const egresses = await db()
+    .then(fleetEgressReports)
+    .catch(() => [report]);
   return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused, egresses };
 }

@@ -18,7 +18,10 @@ interface Point {
 
 function parse(spec: string): Map<string, Point> {
   const map = new Map<string, Point>();
-  for (const item of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, how = 'exit'] = item.split('=');
     const match = /^(?:(\d+)\*)?(exit|throw)$/.exec(how);
     if (!match) throw new Error(`EV_TEST_FAILPOINTS: cannot read "${item}"`);
@@ -61,10 +64,20 @@ export interface Pause {
 export function pauseAt(name: string): Pause {
   let reached!: () => void;
   let resume!: () => void;
-  const arrived = new Promise<void>((resolve) => { reached = resolve; });
-  const released = new Promise<void>((resolve) => { resume = resolve; });
+  const arrived = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    resume = resolve;
+  });
   pauses.set(name, { reached, released });
-  return { reached: arrived, resume: () => { pauses.delete(name); resume(); } };
+  return {
+    reached: arrived,
+    resume: () => {
+      pauses.delete(name);
+      resume();
+    },
+  };
 }
 
 /** A step an in-process test may hold (see pauseAt); it also acts as `failpoint(name)`. */

@@ -26,7 +26,10 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
   let row: string[] = [];
   let widest = 0; // the most cells of any row: columns past it are filled by none
   let failure: AppError | null = null;
-  const fail = (error: AppError): never => { failure = error; throw error; };
+  const fail = (error: AppError): never => {
+    failure = error;
+    throw error;
+  };
   // The offending value alone, at its depth, is parsed by the field's schema: the 400 carries zod's
   // message, and the param names the element as zod would for the whole body (emails.3, rows.2.5).
   const refuse = (bad: unknown, ...at: number[]): never => {
@@ -59,7 +62,10 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         where = 'first-key';
         return;
       case 'first-key':
-        if (token === TokenType.RIGHT_BRACE) { where = 'done'; return; }
+        if (token === TokenType.RIGHT_BRACE) {
+          where = 'done';
+          return;
+        }
       // falls through: a key
       case 'key':
         if (token !== TokenType.STRING) notJson();
@@ -73,8 +79,10 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
       case 'value':
         if (!Object.hasOwn(FIELDS, key)) {
           // another field: skipped without building it (and never stored: no __proto__ games)
-          if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) { skipDepth = 1; where = 'skip'; }
-          else where = 'after-value';
+          if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+            skipDepth = 1;
+            where = 'skip';
+          } else where = 'after-value';
         } else if (key === 'emails' || key === 'rows' || key === 'columns') {
           if (token !== TokenType.LEFT_BRACKET) wrongType(token, value);
           list = [];
@@ -96,7 +104,10 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         next(token, 'key', TokenType.RIGHT_BRACE, 'done');
         return;
       case 'first-item':
-        if (token === TokenType.RIGHT_BRACKET) { where = 'after-value'; return; }
+        if (token === TokenType.RIGHT_BRACKET) {
+          where = 'after-value';
+          return;
+        }
       // falls through: an element
       case 'list':
         if (list.length >= (key === 'columns' ? 1000 : max)) {
@@ -117,7 +128,11 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         next(token, 'list', TokenType.RIGHT_BRACKET, 'after-value');
         return;
       case 'first-cell':
-        if (token === TokenType.RIGHT_BRACKET) { list.push('[]'); where = 'after-item'; return; }
+        if (token === TokenType.RIGHT_BRACKET) {
+          list.push('[]');
+          where = 'after-item';
+          return;
+        }
       // falls through: a cell
       case 'row':
         if (token !== TokenType.STRING) wrongType(token, value, list.length, row.length);
@@ -160,8 +175,21 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
 const BODY_SLICE = 16 * 1024;
 
 /** Where the next token goes: the top object's keys and values, a list's elements, a row's cells. */
-type Where = 'start' | 'first-key' | 'key' | 'colon' | 'value' | 'after-value' | 'first-item' | 'list' | 'after-item'
-  | 'first-cell' | 'row' | 'after-cell' | 'skip' | 'done';
+type Where =
+  | 'start'
+  | 'first-key'
+  | 'key'
+  | 'colon'
+  | 'value'
+  | 'after-value'
+  | 'first-item'
+  | 'list'
+  | 'after-item'
+  | 'first-cell'
+  | 'row'
+  | 'after-cell'
+  | 'skip'
+  | 'done';
 
 function notJsonBody(): never {
   throw invalidRequest('body', 'The request body is not valid JSON.');
@@ -189,8 +217,17 @@ const scalars = bulkFields.pick({ email_column: true, filename: true, delimiter:
  */
 export async function parseBulkRequest(bytes: Buffer): Promise<BulkBody> {
   const body = (await readBulkBody(bytes)) as { emails?: string[]; rows?: string[]; columns?: string[] } & Record<string, unknown>;
-  const { email_column: column, filename, ...format } = validate(scalars, {
-    email_column: body.email_column, filename: body.filename, delimiter: body.delimiter, bom: body.bom, newline: body.newline, sheet: body.sheet,
+  const {
+    email_column: column,
+    filename,
+    ...format
+  } = validate(scalars, {
+    email_column: body.email_column,
+    filename: body.filename,
+    delimiter: body.delimiter,
+    bom: body.bom,
+    newline: body.newline,
+    sheet: body.sheet,
   });
   if (body.emails?.length === 0) throw invalidRequest('emails', 'emails: must hold at least one address');
   if (body.rows?.length === 0) throw invalidRequest('rows', 'rows: must hold at least one row');

@@ -81,10 +81,11 @@ export class ChunkRun {
       const context = chunk.sandbox ? { rules } : { rules, signal: claim.signal };
       // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
       // on the last try the address stands as unknown/unexpected_error and the job finishes.
-      const verify: Verify = (item) => verifier.verify(item.email, context).catch((error: unknown) => {
-        console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
-        return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: this.errorRetryMs };
-      });
+      const verify: Verify = (item) =>
+        verifier.verify(item.email, context).catch((error: unknown) => {
+          console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
+          return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: this.errorRetryMs };
+        });
       // `concurrency` runners take the items in order: at most that many verifications at once,
       // without a queued promise per item (a sandbox chunk is 2,000 items that answer at once)
       const runners = Math.min(Math.max(1, options.concurrency), items.length);
@@ -119,9 +120,17 @@ export class ChunkRun {
         this.greylisted ||= outcome.verdict.sub_reason === 'greylisted';
         continue;
       }
-      this.pending.push(verificationRow(outcome.verdict, {
-        userId: this.chunk.userId, jobId: this.chunk.jobId, idx: item.idx, sandbox: this.chunk.sandbox, source: 'bulk', cached: false, at: Date.now(),
-      }));
+      this.pending.push(
+        verificationRow(outcome.verdict, {
+          userId: this.chunk.userId,
+          jobId: this.chunk.jobId,
+          idx: item.idx,
+          sandbox: this.chunk.sandbox,
+          source: 'bulk',
+          cached: false,
+          at: Date.now(),
+        }),
+      );
       if (this.pending.length >= SAVE_BATCH || (!this.chunk.sandbox && performance.now() - this.savedAt >= SAVE_EVERY_MS)) {
         await this.save(claim);
         await yieldToEventLoop();
@@ -147,7 +156,7 @@ export class ChunkRun {
       return;
     }
     // handed back because this worker is stopping: that claim does not count as an attempt
-    const egress = this.greylisted && !chunk.sandbox ? this.options.egress ?? null : null;
+    const egress = this.greylisted && !chunk.sandbox ? (this.options.egress ?? null) : null;
     await releaseChunk(database, chunk, retryAfter === Infinity ? 0 : retryAfter, { countAttempt: skipped === 0, egress });
   }
 }

@@ -44,7 +44,10 @@ const PROGRESS = `UPDATE job_chunks SET stalled_claims = 0 WHERE ${HELD} AND sta
 export async function renewLease({ prisma, dialect }: Database, chunk: ChunkClaim, leaseMs: number): Promise<boolean> {
   const count = await prisma.$executeRawUnsafe(
     q(dialect, `UPDATE job_chunks SET lease_until = ${dbNow(dialect)} + ? WHERE ${HELD}`),
-    leaseMs, chunk.jobId, chunk.no, chunk.token,
+    leaseMs,
+    chunk.jobId,
+    chunk.no,
+    chunk.token,
   );
   return count === 1;
 }
@@ -71,20 +74,27 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
   if (bulk && writeLock) {
     const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
     const progress = bulk.prepare(PROGRESS);
-    const saved = await writeLock.run(() => bulk.transaction(() => {
-      if (!check.get(...args)) return false;
-      sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-      if (rows.length > 0 && chunk.stalledClaims > 0) progress.run(...args);
-      return true;
-    }).immediate());
+    const saved = await writeLock.run(() =>
+      bulk
+        .transaction(() => {
+          if (!check.get(...args)) return false;
+          sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+          if (rows.length > 0 && chunk.stalledClaims > 0) progress.run(...args);
+          return true;
+        })
+        .immediate(),
+    );
     return saved && progressed(chunk, rows);
   }
-  const saved = await prisma.$transaction(async (tx) => {
-    const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
-    if (held.length !== 1) return false;
-    if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-    return true;
-  }, { timeout: 60_000, maxWait: 30_000 });
+  const saved = await prisma.$transaction(
+    async (tx) => {
+      const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
+      if (held.length !== 1) return false;
+      if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+      return true;
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
   // after the commit: inside, two saves of one claim holding FOR SHARE would deadlock on this UPDATE
   if (saved && rows.length > 0 && chunk.stalledClaims > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
   return saved && progressed(chunk, rows);
@@ -122,12 +132,26 @@ export async function completeChunk(tx: Tx, dialect: Dialect, chunk: ChunkClaim)
  * claim's attempt. Returns the chunk's new `not_before`, or null when the claim no longer held it.
  */
 export async function releaseRow(
-  tx: Tx, dialect: Dialect, chunk: ChunkClaim, delayMs: number, countAttempt: boolean, egress: string | null,
+  tx: Tx,
+  dialect: Dialect,
+  chunk: ChunkClaim,
+  delayMs: number,
+  countAttempt: boolean,
+  egress: string | null,
 ): Promise<number | null> {
   const rows = await tx.$queryRawUnsafe<{ not_before: number | bigint }[]>(
-    q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, stalled_claims = CASE WHEN stalled_claims > 0 THEN stalled_claims - ? ELSE 0 END, egress = ?
-      WHERE ${HELD} RETURNING not_before`),
-    Math.round(delayMs), countAttempt ? 0 : 1, countAttempt ? 0 : 1, egress, chunk.jobId, chunk.no, chunk.token,
+    q(
+      dialect,
+      `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0, not_before = ${dbNow(dialect)} + ?, attempts = attempts - ?, stalled_claims = CASE WHEN stalled_claims > 0 THEN stalled_claims - ? ELSE 0 END, egress = ?
+      WHERE ${HELD} RETURNING not_before`,
+    ),
+    Math.round(delayMs),
+    countAttempt ? 0 : 1,
+    countAttempt ? 0 : 1,
+    egress,
+    chunk.jobId,
+    chunk.no,
+    chunk.token,
   );
   return rows[0] ? Number(rows[0].not_before) : null;
 }
@@ -147,8 +171,11 @@ export async function cancelChunks(tx: Pick<Db, '$executeRawUnsafe'>, dialect: D
 /** Unfinished jobs none of whose chunks is open: their finishing was lost (a crash between the last chunk and the job). */
 export async function strandedJobs({ prisma, dialect }: Database, limit = 100): Promise<string[]> {
   const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(
-    q(dialect, `SELECT j.id FROM jobs j WHERE j.status IN ('queued', 'processing')
-      AND NOT EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done') LIMIT ?`),
+    q(
+      dialect,
+      `SELECT j.id FROM jobs j WHERE j.status IN ('queued', 'processing')
+      AND NOT EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done') LIMIT ?`,
+    ),
     limit,
   );
   return rows.map((row) => row.id);

@@ -19,10 +19,20 @@ export class ClaimWatch {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly watch: NodeJS.Timeout | undefined;
 
-  constructor(private readonly database: Database, private readonly chunk: ChunkClaim, leaseMs: number) {
-    this.heartbeat = setInterval(() => {
-      renewLease(database, chunk, leaseMs).then((held) => held || this.lose(), () => {});
-    }, Math.max(50, leaseMs / 3));
+  constructor(
+    private readonly database: Database,
+    private readonly chunk: ChunkClaim,
+    leaseMs: number,
+  ) {
+    this.heartbeat = setInterval(
+      () => {
+        renewLease(database, chunk, leaseMs).then(
+          (held) => held || this.lose(),
+          () => {},
+        );
+      },
+      Math.max(50, leaseMs / 3),
+    );
     this.watch = chunk.sandbox ? undefined : setInterval(() => void this.stillHeld().catch(() => {}), WATCH_MS);
   }
 
@@ -55,10 +65,12 @@ export class ClaimWatch {
   }
 
   private stillHeld(): Promise<boolean> {
-    return (this.checking ??= claimHeld(this.database, this.chunk).then((held) => {
-      if (held) this.heldAt = performance.now();
-      else this.lose();
-      return held;
-    }).finally(() => (this.checking = null)));
+    return (this.checking ??= claimHeld(this.database, this.chunk)
+      .then((held) => {
+        if (held) this.heldAt = performance.now();
+        else this.lose();
+        return held;
+      })
+      .finally(() => (this.checking = null)));
   }
 }

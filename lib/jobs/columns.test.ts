@@ -40,16 +40,35 @@ describe.each(DIALECTS)('the migrations to named columns on %s', (dialect) => {
     const before = (id: number, details: object) =>
       database.prisma.verification.create({
         data: {
-          id, userId: 'u', email: `a${id}@b.com`, sandbox: false, source: 'single', status: 'unknown', valid: true, deliverable: false,
-          riskLevel: 'unknown', reason: 'smtp_error', score: 50, confidence: 50, provider: 'b.com', disposable: false, role: false,
-          free: false, catchAll: false, cached: false, details: JSON.stringify(details), createdAt: 0n,
+          id,
+          userId: 'u',
+          email: `a${id}@b.com`,
+          sandbox: false,
+          source: 'single',
+          status: 'unknown',
+          valid: true,
+          deliverable: false,
+          riskLevel: 'unknown',
+          reason: 'smtp_error',
+          score: 50,
+          confidence: 50,
+          provider: 'b.com',
+          disposable: false,
+          role: false,
+          free: false,
+          catchAll: false,
+          cached: false,
+          details: JSON.stringify(details),
+          createdAt: 0n,
         },
       });
     await before(1, { smtp_valid: null, sub_reason: 'greylisted', mailbox_provider: 'google' });
     await before(2, { smtp_valid: null, sub_reason: null });
     await before(3, {});
     const folder = dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations';
-    const backfill = readFileSync(`${folder}/20261125160000_verification_columns/migration.sql`, 'utf8').split('\n').find((line) => line.startsWith('UPDATE'))!;
+    const backfill = readFileSync(`${folder}/20261125160000_verification_columns/migration.sql`, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('UPDATE'))!;
     await database.prisma.$executeRawUnsafe(backfill.replace(/;$/, ''));
     const rows = await database.prisma.verification.findMany({ orderBy: { id: 'asc' }, select: { subReason: true, mailboxProvider: true } });
     expect(rows).toEqual([
@@ -63,14 +82,17 @@ describe.each(DIALECTS)('the migrations to named columns on %s', (dialect) => {
     await database.prisma.user.create({ data: { id: 'u', email: 'u@x.com', passwordHash: 'x' } });
     // the column the migration drops, put back with the rows of before
     await database.prisma.$executeRawUnsafe('ALTER TABLE "jobs" ADD COLUMN "columns" TEXT');
-    const job = (id: string, columns: object | null) => database.prisma.$executeRawUnsafe(
-      `INSERT INTO "jobs" ("id", "user_id", "sandbox", "status", "total_emails", "valid_emails", "invalid_format_emails", "columns", "created_at") VALUES ('${id}', 'u', ${dialect === 'postgres' ? 'true' : '1'}, 'completed', 1, 1, 0, ${columns ? `'${JSON.stringify(columns)}'` : 'NULL'}, ${dialect === 'postgres' ? 'now()' : '0'})`,
-    );
+    const job = (id: string, columns: object | null) =>
+      database.prisma.$executeRawUnsafe(
+        `INSERT INTO "jobs" ("id", "user_id", "sandbox", "status", "total_emails", "valid_emails", "invalid_format_emails", "columns", "created_at") VALUES ('${id}', 'u', ${dialect === 'postgres' ? 'true' : '1'}, 'completed', 1, 1, 0, ${columns ? `'${JSON.stringify(columns)}'` : 'NULL'}, ${dialect === 'postgres' ? 'now()' : '0'})`,
+      );
     await job('j1', { columns: ['name', 'e"mail'], filename: 'list.csv', format: { delimiter: ';', bom: true, newline: '\n', sheet: null } });
     await job('j2', { columns: [], filename: 'list.txt', format: null });
     await job('j3', null);
     const folder = dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations';
-    const sql = readFileSync(`${folder}/20261125161000_job_upload_columns/migration.sql`, 'utf8').split('\n').filter((line) => /^(UPDATE|ALTER TABLE "jobs" DROP)/.test(line));
+    const sql = readFileSync(`${folder}/20261125161000_job_upload_columns/migration.sql`, 'utf8')
+      .split('\n')
+      .filter((line) => /^(UPDATE|ALTER TABLE "jobs" DROP)/.test(line));
     for (const statement of sql) await database.prisma.$executeRawUnsafe(statement.replace(/;$/, ''));
     const jobs = await database.prisma.job.findMany({ orderBy: { id: 'asc' } });
     expect(jobs.map(uploadInfo)).toEqual([

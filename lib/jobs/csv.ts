@@ -40,20 +40,25 @@ export function downloadCap(job: { uploadBytes: number; totalEmails: number }, r
  * yet (a running job's partial download) is left out.
  */
 export async function csvPage(
-  database: Database, jobId: string, afterIdx: number, limit: number, withRows: boolean, bucket?: DownloadFilter, withDuplicates = false, changedSince?: string,
+  database: Database,
+  jobId: string,
+  afterIdx: number,
+  limit: number,
+  withRows: boolean,
+  bucket?: DownloadFilter,
+  withDuplicates = false,
+  changedSince?: string,
 ): Promise<ResultRow[]> {
   // `changedSince`: only the rows whose verdict differs from that job's (a monitor's run against the one before)
   const filter = (bucket ? `AND v.${bucketCondition(bucket)}` : '') + (changedSince ? ` AND ${CHANGED_SQL}` : '');
-  const params = (changedSince ? [jobId, afterIdx, changedSince, limit] : [jobId, afterIdx, limit]);
+  const params = changedSince ? [jobId, afterIdx, changedSince, limit] : [jobId, afterIdx, limit];
   if (withDuplicates) {
     const query = `SELECT i.idx, ${resultSelect(database.dialect, 'i')}, ${withRows ? 'i.row' : 'NULL AS row'}, i.duplicate_of
       FROM job_items i JOIN verifications v ON v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx)
       WHERE i.job_id = ? AND i.idx > ? ${filter} ORDER BY i.idx LIMIT ?`;
     return selectArrays(database, query, params);
   }
-  const from = withRows
-    ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx'
-    : 'NULL AS row FROM verifications v';
+  const from = withRows ? 'i.row FROM verifications v JOIN job_items i ON i.job_id = v.job_id AND i.idx = v.idx' : 'NULL AS row FROM verifications v';
   const query = `SELECT v.idx, ${resultSelect(database.dialect, 'v')}, ${from}
     WHERE v.job_id = ? AND v.idx > ? ${filter} ORDER BY v.idx LIMIT ?`;
   return selectArrays(database, query, params);
@@ -107,14 +112,21 @@ export interface DownloadOptions {
  */
 export function resultsFile(database: Database, job: DownloadedJob, options: DownloadOptions = {}): { body: ReadableStream<Uint8Array>; kind: FileKind } {
   if (job.status !== 'completed' && !options.partial) {
-    throw new AppError('job_not_completed', `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`);
+    throw new AppError(
+      'job_not_completed',
+      `Job ${job.id} is ${job.status}; results can be downloaded once it is completed (or add partial=true for the rows answered so far).`,
+    );
   }
   if (options.changed && !job.previousJobId) throw invalidRequest('changed', `Job ${job.id} is not a monitor's run: it has no run before it to compare with.`);
   const upload = uploadInfo(job);
   const kind = fileKind(options.format ?? 'original', upload.format);
   const pages = {
-    database, jobId: job.id, width: upload.columns.length, filter: options.filter, duplicates: job.duplicateEmails > 0,
-    changedSince: options.changed ? job.previousJobId ?? undefined : undefined,
+    database,
+    jobId: job.id,
+    width: upload.columns.length,
+    filter: options.filter,
+    duplicates: job.duplicateEmails > 0,
+    changedSince: options.changed ? (job.previousJobId ?? undefined) : undefined,
   };
   const header = [...upload.columns, ...RESULT_COLUMNS, ...(pages.duplicates ? [DUPLICATE_COLUMN.name] : [])];
   if (kind.kind === 'xlsx') return { kind, body: xlsxStream(kind.sheet, header, nextPage(pages), (row) => rowCells(row, pages.width, pages.duplicates)) };
@@ -149,19 +161,32 @@ interface Pages {
 /** The fast path: comma, CRLF, no BOM, cells built from precomputed flag texts. */
 function plainCsv(header: string[], pages: Pages): ReadableStream<Uint8Array> {
   const { width, duplicates } = pages;
-  return pagedStream(() => csvLine(header), (rows: ResultRow[]) => {
-    // one string per page, encoded once
-    let page = '';
-    if (duplicates) {
-      for (const row of rows) {
-        const first = duplicateRow(row[DUPLICATE_AT]);
-        page += `${uploadedCells(row[UPLOAD_AT] as string | null, width) + resultCells(row, csvCell)},${first ?? ''}\r\n`;
-      }
-    } else if (width) for (const row of rows) page += uploadedCells(row[UPLOAD_AT] as string | null, width) + resultLine(row);
-    else for (const row of rows) page += resultLine(row);
-    return page;
-  }, nextPage(pages));
+  return pagedStream(
+    () => csvLine(header),
+    (rows: ResultRow[]) => {
+      // one string per page, encoded once
+      let page = '';
+      if (duplicates) {
+        for (const row of rows) {
+          const first = duplicateRow(row[DUPLICATE_AT]);
+          page += `${uploadedCells(row[UPLOAD_AT] as string | null, width) + resultCells(row, csvCell)},${first ?? ''}\r\n`;
+        }
+      } else if (width) for (const row of rows) page += uploadedCells(row[UPLOAD_AT] as string | null, width) + resultLine(row);
+      else for (const row of rows) page += resultLine(row);
+      return page;
+    },
+    nextPage(pages),
+  );
 }
 
 const nextPage = (pages: Pages) => (afterIdx: number) =>
-  csvPage(pages.database, pages.jobId, afterIdx, pageRows(pages.width, pages.database.dialect), pages.width > 0, pages.filter, pages.duplicates, pages.changedSince);
+  csvPage(
+    pages.database,
+    pages.jobId,
+    afterIdx,
+    pageRows(pages.width, pages.database.dialect),
+    pages.width > 0,
+    pages.filter,
+    pages.duplicates,
+    pages.changedSince,
+  );

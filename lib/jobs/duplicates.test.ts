@@ -32,9 +32,25 @@ describe('listShape', () => {
 
 describe('the upload preview counts duplicates as the server does', () => {
   it('agrees with listShape on a marketer-style list', async () => {
-    const emails = ['Anna@Shop.de', 'anna@shop.de ', 'j.doe@gmail.com', 'JDOE@googlemail.com', 'x+1@y.com', 'x@y.com', '', '', 'no',
-      'ren\u00e9@bücher.example', 'RENE\u0301@xn--bcher-kva.example'];
-    expect(countDuplicates(emails.map((e) => ['n', e]), 1)).toBe((await listShape(emails.map((e) => e.trim()))).duplicates);
+    const emails = [
+      'Anna@Shop.de',
+      'anna@shop.de ',
+      'j.doe@gmail.com',
+      'JDOE@googlemail.com',
+      'x+1@y.com',
+      'x@y.com',
+      '',
+      '',
+      'no',
+      'ren\u00e9@bücher.example',
+      'RENE\u0301@xn--bcher-kva.example',
+    ];
+    expect(
+      countDuplicates(
+        emails.map((e) => ['n', e]),
+        1,
+      ),
+    ).toBe((await listShape(emails.map((e) => e.trim()))).duplicates);
     expect((await listShape(emails.map((e) => e.trim()))).duplicates).toBe(3);
   });
 });

@@ -16,7 +16,12 @@ export interface UploadFormat {
 export const PLAIN_CSV: UploadFormat = { delimiter: ',', bom: false, newline: '\r\n', sheet: null };
 
 /** The format fields of a bulk request, or undefined when it gave none (an API caller's list). */
-export function uploadFormat(given: { delimiter?: UploadFormat['delimiter']; bom?: boolean; newline?: UploadFormat['newline']; sheet?: string }): UploadFormat | undefined {
+export function uploadFormat(given: {
+  delimiter?: UploadFormat['delimiter'];
+  bom?: boolean;
+  newline?: UploadFormat['newline'];
+  sheet?: string;
+}): UploadFormat | undefined {
   if (given.delimiter === undefined && given.bom === undefined && given.newline === undefined && given.sheet === undefined) return undefined;
   return {
     delimiter: given.delimiter ?? PLAIN_CSV.delimiter,
@@ -44,12 +49,15 @@ export interface StoredUpload {
 }
 
 export function uploadInfo(job: StoredUpload): UploadInfo {
-  const format = job.uploadDelimiter === null ? null : {
-    delimiter: job.uploadDelimiter as UploadFormat['delimiter'],
-    bom: Boolean(job.uploadBom),
-    newline: (job.uploadNewline ?? PLAIN_CSV.newline) as UploadFormat['newline'],
-    sheet: job.uploadSheet,
-  };
+  const format =
+    job.uploadDelimiter === null
+      ? null
+      : {
+          delimiter: job.uploadDelimiter as UploadFormat['delimiter'],
+          bom: Boolean(job.uploadBom),
+          newline: (job.uploadNewline ?? PLAIN_CSV.newline) as UploadFormat['newline'],
+          sheet: job.uploadSheet,
+        };
   return { columns: job.uploadHeader ? (JSON.parse(job.uploadHeader) as string[]) : [], filename: job.uploadFilename, format };
 }
 

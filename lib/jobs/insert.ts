@@ -25,7 +25,7 @@ function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.le
   const out: unknown[][] = [];
   for (let idx = from; idx < to; idx++) {
     const first = duplicateOf[idx]!;
-    out.push([jobId, idx, emails[idx], rows ? rows[idx] ?? '[]' : null, first >= 0 ? first : null]);
+    out.push([jobId, idx, emails[idx], rows ? (rows[idx] ?? '[]') : null, first >= 0 ? first : null]);
   }
   return out;
 }
@@ -79,11 +79,23 @@ export interface NewJob extends StoredUpload {
 
 // The SQLite fast path writes the row by column name: one entry per field of NewJob (the type checks it).
 const JOB_COLUMNS = {
-  id: 'id', userId: 'user_id', sandbox: 'sandbox', totalEmails: 'total_emails', validEmails: 'valid_emails',
-  invalidEmails: 'invalid_format_emails', duplicateEmails: 'duplicate_emails', uploadBytes: 'upload_bytes',
-  uploadHeader: 'upload_header', uploadFilename: 'upload_filename', uploadDelimiter: 'upload_delimiter', uploadBom: 'upload_bom',
-  uploadNewline: 'upload_newline', uploadSheet: 'upload_sheet',
-  reservedDay: 'reserved_day', reservedFree: 'reserved_free', reservedCredits: 'reserved_credits',
+  id: 'id',
+  userId: 'user_id',
+  sandbox: 'sandbox',
+  totalEmails: 'total_emails',
+  validEmails: 'valid_emails',
+  invalidEmails: 'invalid_format_emails',
+  duplicateEmails: 'duplicate_emails',
+  uploadBytes: 'upload_bytes',
+  uploadHeader: 'upload_header',
+  uploadFilename: 'upload_filename',
+  uploadDelimiter: 'upload_delimiter',
+  uploadBom: 'upload_bom',
+  uploadNewline: 'upload_newline',
+  uploadSheet: 'upload_sheet',
+  reservedDay: 'reserved_day',
+  reservedFree: 'reserved_free',
+  reservedCredits: 'reserved_credits',
 } as const satisfies Record<keyof NewJob, string>;
 const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
 
@@ -97,7 +109,14 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
-export async function insertQueuedJob(database: Database, job: NewJob, items: JobItems, chunkSize: number, reused: Reused[] = [], audit: AuditRow | null = null) {
+export async function insertQueuedJob(
+  database: Database,
+  job: NewJob,
+  items: JobItems,
+  chunkSize: number,
+  reused: Reused[] = [],
+  audit: AuditRow | null = null,
+) {
   const { emails } = items;
   const answered = new Set(reused.map((row) => row.idx));
   const now = Date.now();
@@ -116,14 +135,19 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await writeLock.run(() => bulk.prepare(copyReusedSql('sqlite')).run(...params));
         await turn();
       }
-      await writeLock.run(() => bulk.transaction(() => {
-        sqliteInsert(bulk, 'jobs', [...JOB_FIELDS.map((field) => JOB_COLUMNS[field]), 'status', 'created_at'], [
-          [...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()],
-        ]);
-        sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
-        // the upload's audit row commits with the job row (lib/audit/record.ts)
-        if (audit) sqliteInsert(bulk, 'audit_events', AUDIT_COLUMNS, [auditValues(audit)]);
-      })());
+      await writeLock.run(() =>
+        bulk.transaction(() => {
+          sqliteInsert(
+            bulk,
+            'jobs',
+            [...JOB_FIELDS.map((field) => JOB_COLUMNS[field]), 'status', 'created_at'],
+            [[...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()]],
+          );
+          sqliteInsert(bulk, 'job_chunks', CHUNK_COLUMNS, chunks);
+          // the upload's audit row commits with the job row (lib/audit/record.ts)
+          if (audit) sqliteInsert(bulk, 'audit_events', AUDIT_COLUMNS, [auditValues(audit)]);
+        })(),
+      );
     } catch (error) {
       await writeLock.run(() => bulk.prepare('DELETE FROM job_items WHERE job_id = ?').run(job.id));
       if (reused.length) await writeLock.run(() => bulk.prepare('DELETE FROM verifications WHERE job_id = ?').run(job.id));
@@ -138,7 +162,10 @@ export async function insertQueuedJob(database: Database, job: NewJob, items: Jo
         await insertRows(tx, database.dialect, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, Math.min(emails.length, from + ITEM_SLICE)));
       }
       for (let from = 0; from < reused.length; from += COPY_BATCH) {
-        await tx.$executeRawUnsafe(q(database.dialect, copyReusedSql(database.dialect)), ...copyParams(database.dialect, job.id, now, reused.slice(from, from + COPY_BATCH), emails));
+        await tx.$executeRawUnsafe(
+          q(database.dialect, copyReusedSql(database.dialect)),
+          ...copyParams(database.dialect, job.id, now, reused.slice(from, from + COPY_BATCH), emails),
+        );
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
       // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)

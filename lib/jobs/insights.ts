@@ -8,9 +8,16 @@ export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';
 // Consumer domains of the three large providers, for results that carry no MX-based identification
 // (sandbox verdicts, and addresses whose MX was never reached).
 const BY_DOMAIN: Record<string, MailProvider> = {
-  'gmail.com': 'google', 'googlemail.com': 'google',
-  'outlook.com': 'microsoft', 'hotmail.com': 'microsoft', 'live.com': 'microsoft', 'msn.com': 'microsoft',
-  'yahoo.com': 'yahoo', 'ymail.com': 'yahoo', 'rocketmail.com': 'yahoo', 'aol.com': 'yahoo',
+  'gmail.com': 'google',
+  'googlemail.com': 'google',
+  'outlook.com': 'microsoft',
+  'hotmail.com': 'microsoft',
+  'live.com': 'microsoft',
+  'msn.com': 'microsoft',
+  'yahoo.com': 'yahoo',
+  'ymail.com': 'yahoo',
+  'rocketmail.com': 'yahoo',
+  'aol.com': 'yahoo',
 };
 // country variants: hotmail.de, outlook.fr, live.co.uk, yahoo.co.jp, …
 const FAMILY = /^(?:(hotmail|outlook|live)|(yahoo))\.(?:[a-z]{2,3}|co\.[a-z]{2}|com\.[a-z]{2})$/;

@@ -53,7 +53,10 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
  * chunk done and finishes the job. SQLite has one writer at a time already.
  */
 async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
-  await byDialect<() => Promise<unknown>>(dialect, { postgres: () => tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId), sqlite: async () => {} })();
+  await byDialect<() => Promise<unknown>>(dialect, {
+    postgres: () => tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId),
+    sqlite: async () => {},
+  })();
 }
 
 /**
@@ -94,7 +97,10 @@ export async function finishStranded(database: Database): Promise<number> {
  * False when the job had already ended (the conditional update lets only one caller do it).
  */
 export async function endUnfinished(
-  tx: Tx, dialect: Database['dialect'], job: UnfinishedJob, data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
+  tx: Tx,
+  dialect: Database['dialect'],
+  job: UnfinishedJob,
+  data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
 ): Promise<boolean> {
   const updated = await tx.job.updateMany({
     where: { id: job.id, status: { in: ['queued', 'processing'] } },

@@ -81,7 +81,15 @@ async function startEngine(database: Database): Promise<Engine> {
   // pg-boss's timers and idle connections do not hold the process open (its pool takes pg.Pool's
   // `allowExitOnIdle` from these options): a worker or a server lives for reasons of its own, and a
   // script or test that queued a job may end
-  const options = { connectionString: database.url, max: 4, supervise: false, schedule: false, registerInstance: false, clock: UNREF_CLOCK, allowExitOnIdle: true };
+  const options = {
+    connectionString: database.url,
+    max: 4,
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+    clock: UNREF_CLOCK,
+    allowExitOnIdle: true,
+  };
   const boss = new PgBoss(options);
   boss.on('error', (error) => console.error('[pg-boss]', error instanceof Error ? error.message : error));
   await boss.start();
@@ -133,7 +141,11 @@ export function pgBossQueue(database: Database): ChunkQueue {
         const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
         if (notBefore === null) return;
         const p = chunk.delivery?.priority ?? -chunk.no;
-        const delivery = { data: { job: chunk.jobId, no: chunk.no, user: chunk.userId, sandbox: chunk.sandbox, p }, priority: p, startAfter: new Date(notBefore) };
+        const delivery = {
+          data: { job: chunk.jobId, no: chunk.no, user: chunk.userId, sandbox: chunk.sandbox, p },
+          priority: p,
+          startAfter: new Date(notBefore),
+        };
         // the egress that saw greylisting asks first; the fallback in the mode's queue is put back
         // by other egresses' workers until the pin runs out (lib/jobs/queue.ts ClaimFilter)
         if (pinned) await boss.insert(pinned, [delivery], { db });
@@ -171,7 +183,9 @@ async function redeliver(database: Database): Promise<number> {
       const [{ locked }] = await tx.$queryRawUnsafe<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock(7265437) AS locked');
       if (!locked) return 0;
       await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
-      const orphans = await tx.$queryRawUnsafe<{ job_id: string; no: number; state: string; lease_until: bigint; not_before: bigint; user_id: string; sandbox: boolean }[]>(
+      const orphans = await tx.$queryRawUnsafe<
+        { job_id: string; no: number; state: string; lease_until: bigint; not_before: bigint; user_id: string; sandbox: boolean }[]
+      >(
         // NOT IN: the deliveries are read once into a hash, 10-20 ms for 2,000 open chunks (a NOT
         // EXISTS became a nested loop over them for every chunk on tables not yet analyzed: 0.6 s);
         // work_mem above lets the hash hold about a million deliveries
@@ -196,7 +210,8 @@ async function redeliver(database: Database): Promise<number> {
     given += batch;
     if (batch < REDELIVER_BATCH) break;
   }
-  if (given > 0) console.log(`[queue] gave ${given} open chunk${given === 1 ? '' : 's'} without a delivery one (written before pg-boss, or by an older server)`);
+  if (given > 0)
+    console.log(`[queue] gave ${given} open chunk${given === 1 ? '' : 's'} without a delivery one (written before pg-boss, or by an older server)`);
   return given;
 }
 
@@ -217,7 +232,13 @@ async function enqueue(database: Database, tx: Tx, job: QueuedJob, chunks: numbe
   if (queued.length > RERANK_LIMIT) {
     offset += queued.length;
   } else {
-    const others = queued.map((d: JobWithMetadata<Delivery>) => ({ no: parse(d.data).no, created: new Date(d.createdOn).getTime(), job: parse(d.data).job, id: d.id as string | null, priority: d.priority }));
+    const others = queued.map((d: JobWithMetadata<Delivery>) => ({
+      no: parse(d.data).no,
+      created: new Date(d.createdOn).getTime(),
+      job: parse(d.data).job,
+      id: d.id as string | null,
+      priority: d.priority,
+    }));
     ranked = [...others, ...fresh].sort((a, b) => a.no - b.no || a.created - b.created || (a.job < b.job ? -1 : a.job > b.job ? 1 : 0));
   }
   const dataOf = new Map(queued.map((d) => [d.id, parse(d.data)]));
@@ -296,14 +317,25 @@ async function takeIn(db: Db, boss: PgBoss, queue: string, workerId: string, lea
     await boss.insert(queue, [{ id, data: delivery, priority: delivery.p, startAfter: new Date(Number(chunk.lease_until)) }], { db });
     return {
       claim: {
-        jobId: delivery.job, no: delivery.no, startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims),
-        userId: delivery.user, sandbox: delivery.sandbox, token, delivery: { queue, id, priority: delivery.p },
+        jobId: delivery.job,
+        no: delivery.no,
+        startIdx: Number(chunk.start_idx),
+        endIdx: Number(chunk.end_idx),
+        attempts: Number(chunk.attempts),
+        stalledClaims: Number(chunk.stalled_claims),
+        userId: delivery.user,
+        sandbox: delivery.sandbox,
+        token,
+        delivery: { queue, id, priority: delivery.p },
       },
     };
   }
-  const { rows: [row] } = await db.executeSql(
-    `SELECT state, lease_until, not_before, egress, ${now} AS now FROM job_chunks WHERE job_id = $1 AND no = $2`, [delivery.job, delivery.no],
-  ) as { rows: { state: string; lease_until: string; not_before: string; egress: string | null; now: string }[] };
+  const {
+    rows: [row],
+  } = (await db.executeSql(`SELECT state, lease_until, not_before, egress, ${now} AS now FROM job_chunks WHERE job_id = $1 AND no = $2`, [
+    delivery.job,
+    delivery.no,
+  ])) as { rows: { state: string; lease_until: string; not_before: string; egress: string | null; now: string }[] };
   if (!row || (row.state !== 'pending' && row.state !== 'leased')) return 'skipped'; // done or cancelled: dropped
   // leased by a live claim, not yet due, or pinned to another egress: back when it may be taken
   const pinnedUntil = row.egress !== null && filter.egress !== undefined && row.egress !== filter.egress ? Number(row.not_before) + (filter.pinMs ?? 0) : 0;

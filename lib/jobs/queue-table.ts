@@ -31,35 +31,60 @@ export function tableQueue(database: Database): ChunkQueue {
  * the lowest chunk number across its jobs, so its running jobs take turns too.
  */
 async function claimFromTable(
-  { prisma, dialect }: Database, workerId: string, leaseMs: number,
+  { prisma, dialect }: Database,
+  workerId: string,
+  leaseMs: number,
   filter: { sandboxOnly?: boolean; egress?: string; pinMs?: number },
 ): Promise<ChunkClaim | null> {
-  const pinned = filter.egress === undefined ? { sql: '', values: [] }
-    : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
+  const pinned =
+    filter.egress === undefined
+      ? { sql: '', values: [] }
+      : { sql: `AND (c.egress IS NULL OR c.egress = ? OR c.not_before <= ${dbNow(dialect)} - ?)`, values: [filter.egress, filter.pinMs ?? 0] };
   for (let tries = 0; tries < 5; tries++) {
     const candidates = await prisma.$queryRawUnsafe<{ job_id: string; no: number }[]>(
-      q(dialect, `WITH served AS (
+      q(
+        dialect,
+        `WITH served AS (
           SELECT j.user_id, COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
           WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done') GROUP BY j.user_id)
         SELECT c.job_id, c.no FROM job_chunks c JOIN jobs j ON j.id = c.job_id LEFT JOIN served s ON s.user_id = j.user_id
-        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1`),
+        WHERE ${claimable(dialect)} ${filter.sandboxOnly ? 'AND j.sandbox' : ''} ${pinned.sql} ORDER BY COALESCE(s.n, 0), c.no, c.not_before, c.job_id LIMIT 1`,
+      ),
       ...pinned.values,
     );
     const candidate = candidates[0];
     if (!candidate) return null;
     const token = newId('claim', 9);
-    const claimed = await prisma.$queryRawUnsafe<{ job_id: string; no: number; start_idx: number; end_idx: number; attempts: number; stalled_claims: number }[]>(
-      q(dialect, `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
+    const claimed = await prisma.$queryRawUnsafe<
+      { job_id: string; no: number; start_idx: number; end_idx: number; attempts: number; stalled_claims: number }[]
+    >(
+      q(
+        dialect,
+        `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
           stalled_claims = stalled_claims + 1
         WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')}
-        RETURNING job_id, no, start_idx, end_idx, attempts, stalled_claims`),
-      workerId, token, leaseMs, candidate.job_id, candidate.no,
+        RETURNING job_id, no, start_idx, end_idx, attempts, stalled_claims`,
+      ),
+      workerId,
+      token,
+      leaseMs,
+      candidate.job_id,
+      candidate.no,
     );
     const chunk = claimed[0];
     if (!chunk) continue;
     const job = await prisma.job.findUnique({ where: { id: chunk.job_id }, select: { userId: true, sandbox: true } });
     if (!job) continue;
-    return { jobId: chunk.job_id, no: Number(chunk.no), startIdx: Number(chunk.start_idx), endIdx: Number(chunk.end_idx), attempts: Number(chunk.attempts), stalledClaims: Number(chunk.stalled_claims), token, ...job };
+    return {
+      jobId: chunk.job_id,
+      no: Number(chunk.no),
+      startIdx: Number(chunk.start_idx),
+      endIdx: Number(chunk.end_idx),
+      attempts: Number(chunk.attempts),
+      stalledClaims: Number(chunk.stalled_claims),
+      token,
+      ...job,
+    };
   }
   return null;
 }

@@ -36,7 +36,10 @@ export async function setReuse(database: Database, userId: string, days: number 
 }
 
 /** A row of the list answered from an earlier result: the row, and the id of that result. */
-export interface Reused { idx: number; id: number }
+export interface Reused {
+  idx: number;
+  id: number;
+}
 
 /**
  * For a production list of an account that opted in: the first occurrences of valid addresses that
@@ -44,7 +47,11 @@ export interface Reused { idx: number; id: number }
  * the rows are copied inside the database when the job is written (`copyReused`).
  */
 export async function freshResults(
-  database: Database, userId: string, emails: readonly string[], firsts: (idx: number) => boolean, now = Date.now(),
+  database: Database,
+  userId: string,
+  emails: readonly string[],
+  firsts: (idx: number) => boolean,
+  now = Date.now(),
 ): Promise<Reused[]> {
   const out: Reused[] = [];
   const user = await database.prisma.user.findUnique({ where: { id: userId }, select: { reuseDays: true } });
@@ -65,11 +72,13 @@ export async function freshResults(
   const keysIn = byDialect(database.dialect, { postgres: '= ANY(?::text[])', sqlite: 'IN (SELECT value FROM json_each(?))' });
   for (let at = 0; at < keys.length; at += LOOKUP_BATCH) {
     const batch = keys.slice(at, at + LOOKUP_BATCH);
-    const rows = await selectRows<{ id: number | bigint; k: string }>(database,
+    const rows = await selectRows<{ id: number | bigint; k: string }>(
+      database,
       `SELECT id, ${emailCase(database)} AS k FROM ${from}
         WHERE user_id = ? AND ${emailCase(database)} ${keysIn} AND sandbox = ${sqlBoolean(database.dialect, false)}
           AND cached = ? AND reused_at IS NULL AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ?`,
-      [userId, byDialect<unknown>(database.dialect, { postgres: batch, sqlite: JSON.stringify(batch) }), false, since]);
+      [userId, byDialect<unknown>(database.dialect, { postgres: batch, sqlite: JSON.stringify(batch) }), false, since],
+    );
     // the latest result of each address (ids grow with time)
     const latest = new Map<string, number>();
     for (const row of rows) latest.set(row.k, Math.max(latest.get(row.k) ?? 0, Number(row.id)));
@@ -89,13 +98,20 @@ export const COPY_BATCH = 5_000;
 export function copyReusedSql(dialect: Database['dialect']): string {
   const select = VERIFICATION_COLUMNS.map((column) => {
     switch (column) {
-      case 'job_id': return '?';
-      case 'idx': return 'm.idx';
-      case 'email': return 'm.email';
-      case 'source': return `'bulk'`;
-      case 'cached': return sqlBoolean(dialect, true);
-      case 'created_at': return '?';
-      default: return `v.${column}`;
+      case 'job_id':
+        return '?';
+      case 'idx':
+        return 'm.idx';
+      case 'email':
+        return 'm.email';
+      case 'source':
+        return `'bulk'`;
+      case 'cached':
+        return sqlBoolean(dialect, true);
+      case 'created_at':
+        return '?';
+      default:
+        return `v.${column}`;
     }
   });
   const rows = byDialect(dialect, {
@@ -107,8 +123,12 @@ export function copyReusedSql(dialect: Database['dialect']): string {
 }
 
 export function copyParams(dialect: Database['dialect'], jobId: string, now: number, rows: Reused[], emails: readonly string[]): unknown[] {
-  return [jobId, now, ...byDialect<unknown[]>(dialect, {
-    postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails[r.idx])],
-    sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails[r.idx]]))],
-  })];
+  return [
+    jobId,
+    now,
+    ...byDialect<unknown[]>(dialect, {
+      postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails[r.idx])],
+      sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails[r.idx]]))],
+    }),
+  ];
 }

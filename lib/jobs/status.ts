@@ -128,16 +128,17 @@ export function decodeCursor(text: string): Cursor | null {
 /** The caller's jobs in this mode, newest first. */
 export async function listJobs(database: Database, userId: string, sandbox: boolean, limit: number, cursor: Cursor | null) {
   const { prisma } = database;
-  const after = cursor
-    ? { OR: [{ createdAt: { lt: new Date(cursor.t) } }, { createdAt: new Date(cursor.t), id: { lt: cursor.id } }] }
-    : {};
+  const after = cursor ? { OR: [{ createdAt: { lt: new Date(cursor.t) } }, { createdAt: new Date(cursor.t), id: { lt: cursor.id } }] } : {};
   const jobs = await prisma.job.findMany({
     where: { userId, sandbox, ...after },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit + 1,
   });
   const page = jobs.slice(0, limit);
-  const counted = await processedCounts(database, page.filter((job) => job.status !== 'completed').map((job) => job.id));
+  const counted = await processedCounts(
+    database,
+    page.filter((job) => job.status !== 'completed').map((job) => job.id),
+  );
   const data = page.map((job) => {
     const processed = processedOf(job, counted.get(job.id) ?? 0);
     return {

@@ -34,16 +34,23 @@ export function pagedStream<R extends readonly unknown[]>(head: () => string, pa
 }
 
 export function xlsxStream<R extends readonly unknown[]>(
-  sheet: string, header: string[], next: NextPage<R>, cells: (row: R) => unknown[],
+  sheet: string,
+  header: string[],
+  next: NextPage<R>,
+  cells: (row: R) => unknown[],
 ): ReadableStream<Uint8Array> {
   let writer: XlsxWriter;
   let afterIdx = -1;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = new XlsxWriter(sheet, (chunk, final) => {
-        if (chunk.length) controller.enqueue(chunk);
-        if (final) controller.close();
-      }, (error) => controller.error(error));
+      writer = new XlsxWriter(
+        sheet,
+        (chunk, final) => {
+          if (chunk.length) controller.enqueue(chunk);
+          if (final) controller.close();
+        },
+        (error) => controller.error(error),
+      );
       writer.rows([header]);
     },
     async pull() {

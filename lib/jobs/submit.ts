@@ -47,10 +47,18 @@ export interface BulkRequest {
 /** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
 function newJob(request: BulkRequest, shape: ListShape, id: string, reservation: Reservation | null): NewJob {
   return {
-    id, userId: request.userId, sandbox: request.sandbox,
-    totalEmails: request.emails.length, validEmails: shape.valid, invalidEmails: shape.invalid, duplicateEmails: shape.duplicates,
-    ...storedUpload(request), uploadBytes: request.uploadBytes ?? 0,
-    reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
+    id,
+    userId: request.userId,
+    sandbox: request.sandbox,
+    totalEmails: request.emails.length,
+    validEmails: shape.valid,
+    invalidEmails: shape.invalid,
+    duplicateEmails: shape.duplicates,
+    ...storedUpload(request),
+    uploadBytes: request.uploadBytes ?? 0,
+    reservedDay: reservation?.day ?? null,
+    reservedFree: reservation?.free ?? 0,
+    reservedCredits: reservation?.credits ?? 0,
   };
 }
 
@@ -99,7 +107,11 @@ export async function submitBulk(database: Database, request: BulkRequest, takeL
 /** The stored results an instant list reuses, by the row that reuses them (at most 10). */
 async function storedRows(database: Database, fresh: Reused[]): Promise<Map<number, StoredVerification>> {
   if (fresh.length === 0) return new Map();
-  const rows = await selectRows<StoredVerification>(database, `SELECT * FROM verifications WHERE id IN (${fresh.map(() => '?').join(', ')})`, fresh.map((r) => r.id));
+  const rows = await selectRows<StoredVerification>(
+    database,
+    `SELECT * FROM verifications WHERE id IN (${fresh.map(() => '?').join(', ')})`,
+    fresh.map((r) => r.id),
+  );
   const byId = new Map(rows.map((row) => [Number(row.id), row]));
   return new Map(fresh.flatMap((r) => (byId.has(r.id) ? [[r.idx, byId.get(r.id)!] as const] : [])));
 }
@@ -114,8 +126,15 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const byRule = await Promise.all(firsts.map(({ email }) => verdictOfRules(email, rules, request.sandbox)));
   // the account's fresh results, when it opted in (lib/jobs/reuse.ts): answered from them, unreserved
   const position = new Map(firsts.map(({ idx }, i) => [idx, i]));
-  const fresh = request.sandbox || request.noReuse ? []
-    : await freshResults(database, request.userId, request.emails, (idx) => position.has(idx) && !byRule[position.get(idx)!] && mailboxKey(request.emails[idx]!) !== null);
+  const fresh =
+    request.sandbox || request.noReuse
+      ? []
+      : await freshResults(
+          database,
+          request.userId,
+          request.emails,
+          (idx) => position.has(idx) && !byRule[position.get(idx)!] && mailboxKey(request.emails[idx]!) !== null,
+        );
   const reusedRow = await storedRows(database, fresh);
   const toReserve = shape.distinctValid - byRule.filter(Boolean).length - reusedRow.size;
   if (!request.sandbox && toReserve > 0) refuseWithoutIdentity();
@@ -128,12 +147,17 @@ async function submitInstant(database: Database, request: BulkRequest) {
   const reserved = reservation ? reservation.free + reservation.credits : 0;
   if (reservation?.adopted && reserved < toReserve) {
     await refund(database, request.userId, reservation, reserved);
-    throw new AppError('conflict', `The first attempt of this Idempotency-Key reserved ${reserved} verifications and this list now needs ${toReserve} (its rules or domains changed since); nothing was stored or charged. Retry it: the key is free again (docs/guarantees.md).`);
+    throw new AppError(
+      'conflict',
+      `The first attempt of this Idempotency-Key reserved ${reserved} verifications and this list now needs ${toReserve} (its rules or domains changed since); nothing was stored or charged. Retry it: the key is free again (docs/guarantees.md).`,
+    );
   }
   const verifier = verifierFor(request.sandbox, jobId);
   let verdicts: (Verdict | null)[] = [];
   try {
-    verdicts = await Promise.all(firsts.map(async ({ email, idx }, i) => byRule[i] ?? (reusedRow.has(idx) ? null : (await verifier.verify(email, { rules })).verdict)));
+    verdicts = await Promise.all(
+      firsts.map(async ({ email, idx }, i) => byRule[i] ?? (reusedRow.has(idx) ? null : (await verifier.verify(email, { rules })).verdict)),
+    );
   } catch (error) {
     if (reservation) await refund(database, request.userId, reservation, reserved);
     throw error;
@@ -141,26 +165,35 @@ async function submitInstant(database: Database, request: BulkRequest) {
   failpoint('instant.mid-bulk');
   const verdictAt = new Map(firsts.flatMap(({ idx }, i) => (verdicts[i] ? [[idx, verdicts[i]] as const] : [])));
   const at = Date.now();
-  const summary = await storeInstant(database, request.userId, reservation, () => prisma.$transaction(async (tx) => {
-    await tx.job.create({
-      data: { ...newJob(request, shape, jobId, reservation), status: 'completed', instant: true, createdAt: new Date(at), startedAt: new Date(at), completedAt: new Date(at) },
-    });
-    await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
-    const rows = firsts.flatMap(({ idx }, i) =>
-      verdicts[i] ? [verificationRow(verdicts[i], { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at })] : [],
-    );
-    await saveVerifications(tx, dialect, rows);
-    if (fresh.length) await tx.$executeRawUnsafe(q(dialect, copyReusedSql(dialect)), ...copyParams(dialect, jobId, at, fresh, request.emails));
-    // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
-    const charged = verdicts.filter((verdict) => verdict !== null && isChargeable(verdict)).length;
-    if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - charged))) throw reservationSwept();
-    const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
-    await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
-    const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
-    await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
-    await recordAudit(tx, request.userId, 'list.uploaded', listTarget(request, jobId), listDetails(request));
-    return summary;
-  }));
+  const summary = await storeInstant(database, request.userId, reservation, () =>
+    prisma.$transaction(async (tx) => {
+      await tx.job.create({
+        data: {
+          ...newJob(request, shape, jobId, reservation),
+          status: 'completed',
+          instant: true,
+          createdAt: new Date(at),
+          startedAt: new Date(at),
+          completedAt: new Date(at),
+        },
+      });
+      await insertJobItems(tx, dialect, jobId, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf });
+      const rows = firsts.flatMap(({ idx }, i) =>
+        verdicts[i] ? [verificationRow(verdicts[i], { userId: request.userId, jobId, idx, sandbox: request.sandbox, source: 'bulk', cached: false, at })] : [],
+      );
+      await saveVerifications(tx, dialect, rows);
+      if (fresh.length) await tx.$executeRawUnsafe(q(dialect, copyReusedSql(dialect)), ...copyParams(dialect, jobId, at, fresh, request.emails));
+      // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
+      const charged = verdicts.filter((verdict) => verdict !== null && isChargeable(verdict)).length;
+      if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - charged))) throw reservationSwept();
+      const summary = await summarize(tx, dialect, jobId, request.emails.length, shape.duplicates);
+      await tx.job.update({ where: { id: jobId }, data: { summary: JSON.stringify(summary) } });
+      const job = { id: jobId, sandbox: request.sandbox, totalEmails: request.emails.length };
+      await enqueueEvent(tx, request.userId, bulkCompletedEvent(job, summary, new Date(at)));
+      await recordAudit(tx, request.userId, 'list.uploaded', listTarget(request, jobId), listDetails(request));
+      return summary;
+    }),
+  );
   // one result per row, in order: a duplicate repeats its first row's verdict
   const results = request.emails.map((email, idx) => {
     const first = shape.duplicateOf[idx]!;
@@ -200,8 +233,10 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
   const jobId = causeId('job');
   // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/reuse.ts)
-  const reused = request.sandbox || request.noReuse ? []
-    : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
+  const reused =
+    request.sandbox || request.noReuse
+      ? []
+      : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
   const toVerify = shape.distinctValid - reused.length;
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.length);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
@@ -215,7 +250,15 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     await pausepoint('job.before-insert');
     // the audit row is made before the write (its actor's email read now) and written with the job
     const audit = await auditRow(database.prisma, request.userId, 'list.uploaded', listTarget(request, jobId), listDetails(request));
-    if (!queuedBefore) await insertQueuedJob(database, job, { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf }, chunkSize(request.sandbox), reused, audit);
+    if (!queuedBefore)
+      await insertQueuedJob(
+        database,
+        job,
+        { emails: request.emails, rows: request.rows, duplicateOf: shape.duplicateOf },
+        chunkSize(request.sandbox),
+        reused,
+        audit,
+      );
   } catch (error) {
     // no job was written: the reservation goes back whole (this process's are never swept while it
     // lives; a refund that fails too is kept and retried, lib/accounts/owners.ts)

@@ -58,7 +58,10 @@ export class JobWorker {
   private stopRetention: (() => Promise<void>) | null = null;
   private nextRedeliver = 0;
 
-  constructor(private readonly database: Database, private readonly options: WorkerOptions) {}
+  constructor(
+    private readonly database: Database,
+    private readonly options: WorkerOptions,
+  ) {}
 
   start(): void {
     if (this.running) return;
@@ -112,7 +115,10 @@ export class JobWorker {
     const chunk = await claimChunk(this.database, this.id, this.options.leaseMs, { sandboxOnly, egress, pinMs });
     if (chunk) {
       const run = this.runOf(chunk);
-      const done = run.take().catch((error: unknown) => console.error('[worker] error', error)).finally(() => this.inHand.delete(done));
+      const done = run
+        .take()
+        .catch((error: unknown) => console.error('[worker] error', error))
+        .finally(() => this.inHand.delete(done));
       this.inHand.add(done);
       // A production chunk ends when its slowest mail system has answered; meanwhile the others'
       // budgets would sit idle (bench/politeness.ts: 1.46x the ideal time). So once every address

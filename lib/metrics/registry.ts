@@ -17,14 +17,18 @@ function build() {
   // These read one queueState() per scrape (shared for a second). A database that does not answer
   // leaves them empty and ev_database_up at 0: the process's own figures are still scraped.
   new Gauge({
-    name: 'ev_database_up', help: '1 when the scrape-time queue queries answered, else 0', registers,
+    name: 'ev_database_up',
+    help: '1 when the scrape-time queue queries answered, else 0',
+    registers,
     async collect() {
       this.set((await currentState()) ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'ev_jobs', help: 'Jobs by status, read from the database at scrape time',
-    labelNames: ['status'] as const, registers,
+    name: 'ev_jobs',
+    help: 'Jobs by status, read from the database at scrape time',
+    labelNames: ['status'] as const,
+    registers,
     async collect() {
       const state = await currentState();
       this.reset();
@@ -32,8 +36,10 @@ function build() {
     },
   });
   new Gauge({
-    name: 'ev_job_chunks', help: 'Chunks of unfinished jobs by state (pending, leased, done), read from the database at scrape time',
-    labelNames: ['state'] as const, registers,
+    name: 'ev_job_chunks',
+    help: 'Chunks of unfinished jobs by state (pending, leased, done), read from the database at scrape time',
+    labelNames: ['state'] as const,
+    registers,
     async collect() {
       const state = await currentState();
       this.reset();
@@ -41,7 +47,9 @@ function build() {
     },
   });
   new Gauge({
-    name: 'ev_queue_age_seconds', help: 'How long the oldest queued job has waited for its first chunk to be taken (0: none waits)', registers,
+    name: 'ev_queue_age_seconds',
+    help: 'How long the oldest queued job has waited for its first chunk to be taken (0: none waits)',
+    registers,
     async collect() {
       const state = await currentState();
       this.reset();
@@ -51,8 +59,10 @@ function build() {
   return {
     registry,
     verifications: new Counter({
-      name: 'ev_verifications_total', help: 'Verdicts given, by status (`retry_later`: a transient answer the job asks again), mode and mailbox provider',
-      labelNames: ['verdict', 'mode', 'provider'] as const, registers,
+      name: 'ev_verifications_total',
+      help: 'Verdicts given, by status (`retry_later`: a transient answer the job asks again), mode and mailbox provider',
+      labelNames: ['verdict', 'mode', 'provider'] as const,
+      registers,
       collect() {
         for (const [key, n] of verdictTally) {
           const [verdict, mode, provider] = key.split('\t');
@@ -62,20 +72,29 @@ function build() {
       },
     }),
     smtpReplies: new Counter({
-      name: 'ev_smtp_replies_total', help: 'SMTP conversations by the class of their deciding reply (or their failure), per provider and egress',
-      labelNames: ['class', 'provider', 'egress'] as const, registers,
+      name: 'ev_smtp_replies_total',
+      help: 'SMTP conversations by the class of their deciding reply (or their failure), per provider and egress',
+      labelNames: ['class', 'provider', 'egress'] as const,
+      registers,
     }),
     politenessWait: new Histogram({
-      name: 'ev_politeness_wait_seconds', help: 'Time a conversation waited for its concurrency lease and pace, per provider and egress',
-      labelNames: ['provider', 'egress'] as const, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers,
+      name: 'ev_politeness_wait_seconds',
+      help: 'Time a conversation waited for its concurrency lease and pace, per provider and egress',
+      labelNames: ['provider', 'egress'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
     }),
     politenessHolds: new Counter({
-      name: 'ev_politeness_holds_total', help: 'Holds placed: `backoff` after a 421, `greylist` for a greylisted mailbox, per egress',
-      labelNames: ['kind', 'egress'] as const, registers,
+      name: 'ev_politeness_holds_total',
+      help: 'Holds placed: `backoff` after a 421, `greylist` for a greylisted mailbox, per egress',
+      labelNames: ['kind', 'egress'] as const,
+      registers,
     }),
     webhookDeliveries: new Counter({
-      name: 'ev_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
-      labelNames: ['outcome'] as const, registers,
+      name: 'ev_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
+      labelNames: ['outcome'] as const,
+      registers,
     }),
   };
 }

@@ -46,13 +46,15 @@ export async function createMonitor(database: Database, userId: string, sandbox:
   if (list.monitorId) throw new AppError('conflict', `Job ${list.id} is a run of monitor ${list.monitorId}; monitor the list itself.`);
   const existing = await database.prisma.monitor.findUnique({ where: { listId: list.id } });
   if (existing) throw new AppError('conflict', `List ${list.id} is already monitored by ${existing.id}.`);
-  const monitor = await database.prisma.monitor.create({
-    data: { id: newId('mon'), userId, listId: list.id, intervalDays: body.interval_days, nextRunAt: BigInt(now + body.interval_days * DAY_MS) },
-  }).catch((error: unknown) => {
-    // two creates of the same list at once: the unique list_id lets one through
-    if ((error as { code?: string }).code === 'P2002') throw new AppError('conflict', `List ${list.id} is already monitored.`);
-    throw error;
-  });
+  const monitor = await database.prisma.monitor
+    .create({
+      data: { id: newId('mon'), userId, listId: list.id, intervalDays: body.interval_days, nextRunAt: BigInt(now + body.interval_days * DAY_MS) },
+    })
+    .catch((error: unknown) => {
+      // two creates of the same list at once: the unique list_id lets one through
+      if ((error as { code?: string }).code === 'P2002') throw new AppError('conflict', `List ${list.id} is already monitored.`);
+      throw error;
+    });
   return shown(monitor, sandbox);
 }
 
@@ -94,7 +96,14 @@ export async function getMonitor(database: Database, userId: string, id: string,
   return { ...shown(monitor, sandbox), runs };
 }
 
-export async function updateMonitor(database: Database, userId: string, id: string, sandbox: boolean, body: { paused?: boolean; interval_days?: number }, now = Date.now()) {
+export async function updateMonitor(
+  database: Database,
+  userId: string,
+  id: string,
+  sandbox: boolean,
+  body: { paused?: boolean; interval_days?: number },
+  now = Date.now(),
+) {
   const monitor = await ownMonitor(database, userId, id, sandbox);
   const data: { paused?: boolean; intervalDays?: number; nextRunAt?: bigint } = {};
   if (body.paused !== undefined) data.paused = body.paused;

@@ -81,30 +81,49 @@ export async function startRun(database: Database, monitor: MonitorRow, now: num
   const chunks = chunkRows(jobId, source.totalEmails, chunkSize(source.sandbox));
   let started = false;
   try {
-    started = await prisma.$transaction(async (tx) => {
-      const claimed = await tx.monitor.updateMany({
-        where: { id: monitor.id, periods: monitor.periods, paused: false },
-        data: { periods: { increment: 1 }, nextRunAt: BigInt(nextDue(monitor, now)), leaseUntil: 0n, latestJobId: jobId },
-      });
-      if (claimed.count !== 1) return false;
-      await tx.job.create({
-        data: {
-          id: jobId, userId: source.userId, sandbox: source.sandbox, status: 'queued', totalEmails: source.totalEmails,
-          validEmails: source.validEmails, invalidEmails: source.invalidEmails, duplicateEmails: source.duplicateEmails, uploadBytes: source.uploadBytes,
-          uploadHeader: source.uploadHeader, uploadFilename: source.uploadFilename, uploadDelimiter: source.uploadDelimiter, uploadBom: source.uploadBom,
-          uploadNewline: source.uploadNewline, uploadSheet: source.uploadSheet,
-          reservedDay: reservation?.day ?? null, reservedFree: reservation?.free ?? 0, reservedCredits: reservation?.credits ?? 0,
-          monitorId: monitor.id, previousJobId: source.id, createdAt: new Date(now),
-        },
-      });
-      await tx.$executeRawUnsafe(
-        q(dialect, 'INSERT INTO job_items (job_id, idx, email, row, duplicate_of) SELECT ?, idx, email, row, duplicate_of FROM job_items WHERE job_id = ?'),
-        jobId, source.id,
-      );
-      await insertRows(tx, dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
-      await chunkQueue(database).enqueue(tx, { id: jobId, userId: source.userId, sandbox: source.sandbox }, chunks.length);
-      return true;
-    }, { timeout: 600_000, maxWait: 60_000 });
+    started = await prisma.$transaction(
+      async (tx) => {
+        const claimed = await tx.monitor.updateMany({
+          where: { id: monitor.id, periods: monitor.periods, paused: false },
+          data: { periods: { increment: 1 }, nextRunAt: BigInt(nextDue(monitor, now)), leaseUntil: 0n, latestJobId: jobId },
+        });
+        if (claimed.count !== 1) return false;
+        await tx.job.create({
+          data: {
+            id: jobId,
+            userId: source.userId,
+            sandbox: source.sandbox,
+            status: 'queued',
+            totalEmails: source.totalEmails,
+            validEmails: source.validEmails,
+            invalidEmails: source.invalidEmails,
+            duplicateEmails: source.duplicateEmails,
+            uploadBytes: source.uploadBytes,
+            uploadHeader: source.uploadHeader,
+            uploadFilename: source.uploadFilename,
+            uploadDelimiter: source.uploadDelimiter,
+            uploadBom: source.uploadBom,
+            uploadNewline: source.uploadNewline,
+            uploadSheet: source.uploadSheet,
+            reservedDay: reservation?.day ?? null,
+            reservedFree: reservation?.free ?? 0,
+            reservedCredits: reservation?.credits ?? 0,
+            monitorId: monitor.id,
+            previousJobId: source.id,
+            createdAt: new Date(now),
+          },
+        });
+        await tx.$executeRawUnsafe(
+          q(dialect, 'INSERT INTO job_items (job_id, idx, email, row, duplicate_of) SELECT ?, idx, email, row, duplicate_of FROM job_items WHERE job_id = ?'),
+          jobId,
+          source.id,
+        );
+        await insertRows(tx, dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
+        await chunkQueue(database).enqueue(tx, { id: jobId, userId: source.userId, sandbox: source.sandbox }, chunks.length);
+        return true;
+      },
+      { timeout: 600_000, maxWait: 60_000 },
+    );
   } finally {
     if (!started && reservation) await refund(database, monitor.userId, reservation, toVerify);
   }
@@ -123,9 +142,16 @@ async function skipPeriod(database: Database, monitor: MonitorRow, now: number, 
     });
     if (claimed.count !== 1) return false;
     if (refused) {
-      await enqueueEvent(tx, monitor.userId, buildEvent('quota.exceeded', false, {
-        ...refused, refused_at: new Date(now).toISOString(), monitor_id: monitor.id, list_id: monitor.listId,
-      }));
+      await enqueueEvent(
+        tx,
+        monitor.userId,
+        buildEvent('quota.exceeded', false, {
+          ...refused,
+          refused_at: new Date(now).toISOString(),
+          monitor_id: monitor.id,
+          list_id: monitor.listId,
+        }),
+      );
     }
     return true;
   });
@@ -142,7 +168,9 @@ export function startMonitorScheduler(database: Database, everyMs: number, clock
         if (counts.started || counts.skipped) console.log(`[monitors] started ${counts.started} run(s), skipped ${counts.skipped}`);
       })
       .catch((error: unknown) => console.error('[monitors] look for due runs failed', error))
-      .finally(() => { running = false; });
+      .finally(() => {
+        running = false;
+      });
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

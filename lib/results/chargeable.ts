@@ -23,9 +23,13 @@ export const CHARGEABLE_SQL = `reused_at IS NULL AND status <> 'unknown' AND rea
 /** A job's results that are charged: those stored and those erased since (lib/retention/usage-kept.ts). */
 export async function chargeableCount(tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT (SELECT COUNT(*) FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL})
-      + COALESCE((SELECT kept_chargeable FROM jobs WHERE id = ?), 0) AS n`),
-    jobId, jobId,
+    q(
+      dialect,
+      `SELECT (SELECT COUNT(*) FROM verifications WHERE job_id = ? AND ${CHARGEABLE_SQL})
+      + COALESCE((SELECT kept_chargeable FROM jobs WHERE id = ?), 0) AS n`,
+    ),
+    jobId,
+    jobId,
   );
   return Number(rows[0]?.n ?? 0);
 }

@@ -17,10 +17,12 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
   it('stores every row of a concurrent burst before any caller goes on, in call order', async () => {
     const emails = Array.from({ length: 25 }, (_, i) => `burst${i}@example.com`);
     let storedWhenFirstResolved = -1;
-    await Promise.all(emails.map(async (email, i) => {
-      await recordSingle(ctx.database, ctx.account.id, sandboxVerdict(email), true, false);
-      if (i === 0) storedWhenFirstResolved = (await listHistory(ctx.database, { userId: ctx.account.id, sandbox: true, limit: 100 })).data.length;
-    }));
+    await Promise.all(
+      emails.map(async (email, i) => {
+        await recordSingle(ctx.database, ctx.account.id, sandboxVerdict(email), true, false);
+        if (i === 0) storedWhenFirstResolved = (await listHistory(ctx.database, { userId: ctx.account.id, sandbox: true, limit: 100 })).data.length;
+      }),
+    );
     expect(storedWhenFirstResolved).toBe(emails.length);
     const { data } = await listHistory(ctx.database, { userId: ctx.account.id, sandbox: true, limit: 100 });
     expect(data.map((row) => row.email)).toEqual([...emails].reverse());
@@ -67,7 +69,13 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
       const { data } = await listHistory(ctx.database, { userId: ctx.account.id, sandbox, limit: 10, email: 'findme@example.com' });
       expect(data.map((row) => [row.email, row.sandbox])).toEqual([['findme@example.com', sandbox]]);
     }
-    const [cached] = await ctx.database.prisma.$queryRawUnsafe<unknown[]>(q(dialect, cacheLookupSql(ctx.database)), ctx.account.id, 'findme@example.com', false, 0);
+    const [cached] = await ctx.database.prisma.$queryRawUnsafe<unknown[]>(
+      q(dialect, cacheLookupSql(ctx.database)),
+      ctx.account.id,
+      'findme@example.com',
+      false,
+      0,
+    );
     expect(cached).toMatchObject({ email: 'findme@example.com' });
     // one mailbox whatever the ASCII case of its spelling: the search and the cache find it, and the
     // cached verdict answers for the address as asked

@@ -62,11 +62,13 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
   }
   if (bulk && writeLock) {
     // SQLite: one synchronous transaction on the direct connection, as the unpaid rows take
-    return writeLock.run(() => bulk.transaction(() => {
-      const { lost, rows } = kept(settleInSqlite(bulk, settlements));
-      sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows);
-      return lost;
-    })());
+    return writeLock.run(() =>
+      bulk.transaction(() => {
+        const { lost, rows } = kept(settleInSqlite(bulk, settlements));
+        sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows);
+        return lost;
+      })(),
+    );
   }
   return database.prisma.$transaction(async (tx) => {
     const { lost, rows } = kept(await settleIn(tx, database.dialect, settlements));
@@ -178,8 +180,15 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   const row = rows[0];
   if (!row) return null;
   // rows stored before the columns sub_reason and mailbox_provider also hold them in details: left out of it
-  const { evidence, sub_reason: _sub, mailbox_provider: _mailbox, normalized_email = null, rule_id: _ruleId, ...details } =
-    JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id'>> & { evidence: Verdict['evidence'] };
+  const {
+    evidence,
+    sub_reason: _sub,
+    mailbox_provider: _mailbox,
+    normalized_email = null,
+    rule_id: _ruleId,
+    ...details
+  } = JSON.parse(row.details) as Verdict['details'] &
+    Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id'>> & { evidence: Verdict['evidence'] };
   return {
     email,
     // the stored row may be another spelling of the mailbox: normalize the address as asked
@@ -201,6 +210,8 @@ export async function cachedVerdict(database: Database, userId: string, email: s
     catch_all: bool(row.catch_all),
     did_you_mean: row.did_you_mean,
     // rows stored before the made-up address's (or postmaster's) reply was kept have no control_* (postmaster_*) fields
-    evidence: evidence && Object.assign({ control_code: null, control_enhanced_code: null, control_message: null, postmaster_code: null, postmaster_message: null }, evidence),
+    evidence:
+      evidence &&
+      Object.assign({ control_code: null, control_enhanced_code: null, control_message: null, postmaster_code: null, postmaster_message: null }, evidence),
   };
 }

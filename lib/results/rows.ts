@@ -39,9 +39,30 @@ export interface VerificationRecord {
 
 /** The order the batch inserts write VerificationRecord's fields in (every field, checked below). */
 export const VERIFICATION_COLUMNS = [
-  'user_id', 'job_id', 'idx', 'email', 'sandbox', 'source', 'status', 'valid', 'deliverable', 'risk_level',
-  'reason', 'score', 'confidence', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean',
-  'cached', 'sub_reason', 'mailbox_provider', 'details', 'created_at',
+  'user_id',
+  'job_id',
+  'idx',
+  'email',
+  'sandbox',
+  'source',
+  'status',
+  'valid',
+  'deliverable',
+  'risk_level',
+  'reason',
+  'score',
+  'confidence',
+  'provider',
+  'disposable',
+  'role',
+  'free',
+  'catch_all',
+  'did_you_mean',
+  'cached',
+  'sub_reason',
+  'mailbox_provider',
+  'details',
+  'created_at',
 ] as const satisfies readonly (keyof VerificationRecord)[];
 
 // a field of VerificationRecord missing from VERIFICATION_COLUMNS fails to compile here
@@ -63,11 +84,28 @@ export interface Recorded {
 
 export function verificationRecord(verdict: Verdict, r: Recorded): VerificationRecord {
   return {
-    user_id: r.userId, job_id: r.jobId, idx: r.idx, email: verdict.email, sandbox: r.sandbox, source: r.source,
-    status: verdict.status, valid: verdict.valid, deliverable: verdict.deliverable, risk_level: verdict.risk_level,
-    reason: verdict.reason, score: verdict.score, confidence: verdict.confidence, provider: verdict.provider,
-    disposable: verdict.disposable, role: verdict.role, free: verdict.free, catch_all: verdict.catch_all,
-    did_you_mean: verdict.did_you_mean, cached: r.cached, sub_reason: verdict.sub_reason, mailbox_provider: verdict.mailbox_provider,
+    user_id: r.userId,
+    job_id: r.jobId,
+    idx: r.idx,
+    email: verdict.email,
+    sandbox: r.sandbox,
+    source: r.source,
+    status: verdict.status,
+    valid: verdict.valid,
+    deliverable: verdict.deliverable,
+    risk_level: verdict.risk_level,
+    reason: verdict.reason,
+    score: verdict.score,
+    confidence: verdict.confidence,
+    provider: verdict.provider,
+    disposable: verdict.disposable,
+    role: verdict.role,
+    free: verdict.free,
+    catch_all: verdict.catch_all,
+    did_you_mean: verdict.did_you_mean,
+    cached: r.cached,
+    sub_reason: verdict.sub_reason,
+    mailbox_provider: verdict.mailbox_provider,
     details: JSON.stringify({ ...verdict.details, evidence: verdict.evidence, normalized_email: verdict.normalized_email, rule_id: verdict.rule_id }),
     created_at: r.at,
   };
@@ -123,7 +161,10 @@ export interface StoredVerification {
 
 export const bool = (v: boolean | number | bigint) => v === true || v === 1 || v === 1n;
 
-type ItemSource = Pick<StoredVerification, 'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score' | 'sub_reason' | 'mailbox_provider'> &
+type ItemSource = Pick<
+  StoredVerification,
+  'email' | 'valid' | 'deliverable' | 'risk_level' | 'reason' | 'cached' | 'status' | 'score' | 'sub_reason' | 'mailbox_provider'
+> &
   ({ details: string; created_at: number | bigint; reused_at?: number | bigint | null } | Pick<Verdict, 'rule_id'>);
 
 /** A bulk item from a stored row (rule_id in its details JSON) or a fresh verdict (checked now). */

@@ -22,7 +22,11 @@ export interface JobSummary {
  * mailbox counts once: valid + invalid + unknown + failed = total - duplicates.
  */
 export async function summarize(
-  tx: Pick<Db, '$queryRawUnsafe'>, dialect: Database['dialect'], jobId: string, total: number, duplicates = 0,
+  tx: Pick<Db, '$queryRawUnsafe'>,
+  dialect: Database['dialect'],
+  jobId: string,
+  total: number,
+  duplicates = 0,
 ): Promise<JobSummary> {
   const rows = await tx.$queryRawUnsafe<{ status: string; valid: boolean | number; n: number | bigint }[]>(
     q(dialect, `SELECT status, valid, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY status, valid`),

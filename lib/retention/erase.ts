@@ -33,7 +33,8 @@ export function erasableAddress(raw: string): string {
 export async function eraseAddress(database: Database, userId: string | null, raw: string, batch = env().EV_RETENTION_BATCH): Promise<Erased> {
   const email = erasableAddress(raw);
   const { prisma, dialect } = database;
-  const contains = (column: string) => byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
+  const contains = (column: string) =>
+    byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
   const own = (column = 'user_id') => (userId === null ? '' : ` AND ${column} = ?`);
   const ownParam = userId === null ? [] : [userId];
   const removed: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
@@ -47,23 +48,43 @@ export async function eraseAddress(database: Database, userId: string | null, ra
   await prisma.$executeRawUnsafe(q(dialect, `UPDATE verifications SET did_you_mean = NULL WHERE lower(did_you_mean) = lower(?)${own()}`), email, ...ownParam);
   const ownJobs = userId === null ? '' : ' AND job_id IN (SELECT id FROM jobs WHERE user_id = ?)';
   for (;;) {
-    const n = await prisma.$executeRawUnsafe(q(dialect,
-      `DELETE FROM job_items WHERE (job_id, idx) IN (SELECT job_id, idx FROM job_items
-        WHERE (lower(email) = lower(?) OR ${contains('"row"')})${ownJobs} LIMIT ${Math.floor(batch)})`), email, email, ...ownParam);
+    const n = await prisma.$executeRawUnsafe(
+      q(
+        dialect,
+        `DELETE FROM job_items WHERE (job_id, idx) IN (SELECT job_id, idx FROM job_items
+        WHERE (lower(email) = lower(?) OR ${contains('"row"')})${ownJobs} LIMIT ${Math.floor(batch)})`,
+      ),
+      email,
+      email,
+      ...ownParam,
+    );
     removed.list_rows += n;
     if (n < batch) break;
   }
-  removed.rules = await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)${own()}`), email, ...ownParam);
+  removed.rules = await prisma.$executeRawUnsafe(
+    q(dialect, `DELETE FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)${own()}`),
+    email,
+    ...ownParam,
+  );
   // every process's copy of the rule books drops the erased rule (lib/accounts/versions.ts)
   if (removed.rules > 0) await bumpAccountVersion(prisma, dialect, userId ?? 'all');
-  removed.idempotency_answers = await prisma.$executeRawUnsafe(q(dialect,
-    `DELETE FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}${own()}`), email, ...ownParam);
+  removed.idempotency_answers = await prisma.$executeRawUnsafe(
+    q(dialect, `DELETE FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}${own()}`),
+    email,
+    ...ownParam,
+  );
   const ownHooks = userId === null ? '' : ' AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)';
   for (;;) {
-    const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(q(dialect,
-      `SELECT id FROM webhook_deliveries WHERE ${contains('payload')}${ownHooks} LIMIT ${Math.floor(batch)}`), email, ...ownParam);
+    const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(
+      q(dialect, `SELECT id FROM webhook_deliveries WHERE ${contains('payload')}${ownHooks} LIMIT ${Math.floor(batch)}`),
+      email,
+      ...ownParam,
+    );
     if (rows.length === 0) break;
-    removed.webhook_deliveries += await deleteDeliveries(database, rows.map((row) => row.id));
+    removed.webhook_deliveries += await deleteDeliveries(
+      database,
+      rows.map((row) => row.id),
+    );
   }
   // sign-in throttle counters keyed by the address (lib/auth/throttle.ts): minutes of state, gone now
   await prisma.$executeRawUnsafe(q(dialect, `DELETE FROM auth_throttles WHERE ${contains('"key"')}`), email);
@@ -87,13 +108,26 @@ export async function eraseAddress(database: Database, userId: string | null, ra
 export async function eraseEverywhere(database: Database, raw: string, batch = env().EV_RETENTION_BATCH): Promise<Erased & { organisations: string[] }> {
   const email = erasableAddress(raw);
   const { dialect } = database;
-  const contains = (column: string) => byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
-  const holders = await database.prisma.$queryRawUnsafe<{ user_id: string }[]>(q(dialect, `
+  const contains = (column: string) =>
+    byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
+  const holders = await database.prisma.$queryRawUnsafe<{ user_id: string }[]>(
+    q(
+      dialect,
+      `
     SELECT user_id FROM verifications WHERE lower(email) = lower(?) OR lower(did_you_mean) = lower(?)
     UNION SELECT j.user_id FROM job_items i JOIN jobs j ON j.id = i.job_id WHERE lower(i.email) = lower(?) OR ${contains('i."row"')}
     UNION SELECT user_id FROM rules WHERE "match" = 'email' AND lower("value") = lower(?)
     UNION SELECT user_id FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}
-    UNION SELECT w.user_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${contains('d.payload')}`), email, email, email, email, email, email, email);
+    UNION SELECT w.user_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${contains('d.payload')}`,
+    ),
+    email,
+    email,
+    email,
+    email,
+    email,
+    email,
+    email,
+  );
   const organisations = [...new Set(holders.map((row) => row.user_id))].sort();
   const total: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
   const add = (removed: Erased['removed']) => {
@@ -103,4 +137,3 @@ export async function eraseEverywhere(database: Database, raw: string, batch = e
   add((await eraseAddress(database, null, email, batch)).removed);
   return { email, removed: total, organisations };
 }
-

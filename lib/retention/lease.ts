@@ -8,11 +8,18 @@ import { q } from '../db/sql';
  */
 export async function takeLease(database: Database, name: string, holder: string, ms: number, now = Date.now()): Promise<boolean> {
   const { prisma, dialect } = database;
-  const taken = await prisma.$executeRawUnsafe(q(dialect,
-    `INSERT INTO maintenance_leases (name, holder, expires_at) VALUES (?, ?, ?)
+  const taken = await prisma.$executeRawUnsafe(
+    q(
+      dialect,
+      `INSERT INTO maintenance_leases (name, holder, expires_at) VALUES (?, ?, ?)
       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-      WHERE maintenance_leases.expires_at < ? OR maintenance_leases.holder = excluded.holder`),
-    name, holder, now + ms, now);
+      WHERE maintenance_leases.expires_at < ? OR maintenance_leases.holder = excluded.holder`,
+    ),
+    name,
+    holder,
+    now + ms,
+    now,
+  );
   return taken === 1;
 }
 

@@ -52,7 +52,10 @@ export async function retentionState(database: Database, userId: string, now = D
       select: { id: true, uploadFilename: true, totalEmails: true, createdAt: true },
     });
     expiring = rows.map((row) => ({
-      job_id: row.id, filename: row.uploadFilename, total_emails: row.totalEmails, created_at: row.createdAt.toISOString(),
+      job_id: row.id,
+      filename: row.uploadFilename,
+      total_emails: row.totalEmails,
+      created_at: row.createdAt.toISOString(),
       expires_at: new Date(Math.max(now, row.createdAt.getTime() + days * DAY_MS)).toISOString(),
     }));
   }
@@ -69,12 +72,20 @@ export async function retentionState(database: Database, userId: string, now = D
 export async function setRetention(database: Database, userId: string, days: number | null) {
   const max = env().EV_RETENTION_DAYS;
   if (days !== null && max > 0 && days > max) {
-    throw new AppError('invalid_request', `This installation keeps data at most ${max} days (EV_RETENTION_DAYS): choose ${max} or fewer.`, { param: 'retention_days' });
+    throw new AppError('invalid_request', `This installation keeps data at most ${max} days (EV_RETENTION_DAYS): choose ${max} or fewer.`, {
+      param: 'retention_days',
+    });
   }
   await database.prisma.$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id: userId }, select: { retentionDays: true } });
     await tx.user.update({ where: { id: userId }, data: { retentionDays: days } });
-    await recordAudit(tx, userId, 'settings.changed', { type: 'settings', id: 'retention' }, { setting: 'retention_days', from: before?.retentionDays ?? null, to: days });
+    await recordAudit(
+      tx,
+      userId,
+      'settings.changed',
+      { type: 'settings', id: 'retention' },
+      { setting: 'retention_days', from: before?.retentionDays ?? null, to: days },
+    );
   });
   return retentionState(database, userId);
 }

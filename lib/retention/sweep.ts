@@ -61,7 +61,17 @@ class LeaseLost extends Error {}
 export async function retentionPass(database: Database, options: RetentionOptions = {}): Promise<RetentionReport> {
   const now = options.now ?? Date.now();
   const batch = options.batch ?? env().EV_RETENTION_BATCH;
-  const report: RetentionReport = { accounts: 0, warned: 0, jobs: 0, results: 0, list_rows: 0, history: 0, idempotency_answers: 0, webhook_deliveries: 0, audit_events: 0 };
+  const report: RetentionReport = {
+    accounts: 0,
+    warned: 0,
+    jobs: 0,
+    results: 0,
+    list_rows: 0,
+    history: 0,
+    idempotency_answers: 0,
+    webhook_deliveries: 0,
+    audit_events: 0,
+  };
   /** one batch: run it, then let the others have the database as long as it held it; the lease renewed every few seconds */
   let renewedAt = performance.now();
   const step = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -81,7 +91,9 @@ export async function retentionPass(database: Database, options: RetentionOption
     for (;;) {
       const users = await prisma.user.findMany({
         where: everyAccount ? {} : { retentionDays: { not: null } },
-        select: { id: true, retentionDays: true }, orderBy: { id: 'asc' }, take: 500,
+        select: { id: true, retentionDays: true },
+        orderBy: { id: 'asc' },
+        take: 500,
         ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
       });
       if (users.length === 0) break;
@@ -115,7 +127,15 @@ async function auditPass({ prisma }: Database, now: number, batch: number, step:
 
 type Step = <T>(work: () => Promise<T>) => Promise<T>;
 
-async function accountPass(database: Database, userId: string, now: number, windowMs: number, batch: number, step: Step, report: RetentionReport): Promise<void> {
+async function accountPass(
+  database: Database,
+  userId: string,
+  now: number,
+  windowMs: number,
+  batch: number,
+  step: Step,
+  report: RetentionReport,
+): Promise<void> {
   const cutoff = now - windowMs;
   const { prisma, dialect } = database;
   // a monitored list and its latest run stay: the next run starts from them (lib/monitors)
@@ -124,7 +144,9 @@ async function accountPass(database: Database, userId: string, now: number, wind
   for (;;) {
     const expired = await prisma.job.findMany({
       where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { lt: new Date(cutoff) } },
-      select: { id: true }, orderBy: { createdAt: 'asc' }, take: 10,
+      select: { id: true },
+      orderBy: { createdAt: 'asc' },
+      take: 10,
     });
     if (expired.length === 0) break;
     for (const job of expired) {
@@ -132,18 +154,27 @@ async function accountPass(database: Database, userId: string, now: number, wind
       report.jobs++;
     }
   }
-  for (let after = -1; ;) {
-    const { count, lastId } = await step(() => deleteVerifications(database, 'user_id = ? AND job_id IS NULL AND created_at < ? AND id > ?', [userId, cutoff, after], batch, true));
+  for (let after = -1; ; ) {
+    const { count, lastId } = await step(() =>
+      deleteVerifications(database, 'user_id = ? AND job_id IS NULL AND created_at < ? AND id > ?', [userId, cutoff, after], batch, true),
+    );
     report.history += count;
     after = lastId;
     if (count < batch) break;
   }
-  report.idempotency_answers += await prisma.$executeRawUnsafe(q(dialect,
-    `DELETE FROM idempotency_keys WHERE user_id = ? AND created_at < ? AND state <> 'running'`), userId, cutoff);
+  report.idempotency_answers += await prisma.$executeRawUnsafe(
+    q(dialect, `DELETE FROM idempotency_keys WHERE user_id = ? AND created_at < ? AND state <> 'running'`),
+    userId,
+    cutoff,
+  );
   for (;;) {
-    const ids = (await prisma.webhookDelivery.findMany({
-      where: { webhook: { userId }, createdAt: { lt: new Date(cutoff) } }, select: { id: true }, take: batch,
-    })).map((row) => row.id);
+    const ids = (
+      await prisma.webhookDelivery.findMany({
+        where: { webhook: { userId }, createdAt: { lt: new Date(cutoff) } },
+        select: { id: true },
+        take: batch,
+      })
+    ).map((row) => row.id);
     if (ids.length === 0) break;
     report.webhook_deliveries += await step(() => deleteDeliveries(database, ids));
   }
@@ -165,8 +196,13 @@ export async function deleteDeliveries({ prisma }: Database, ids: string[]): Pro
  */
 async function deleteJob(database: Database, jobId: string, batch: number, step: Step, report: RetentionReport): Promise<void> {
   const { prisma, dialect } = database;
-  const span = async (table: string) => (await prisma.$queryRawUnsafe<{ lo: number | bigint | null; hi: number | bigint | null }[]>(
-    q(dialect, `SELECT MIN(idx) AS lo, MAX(idx) AS hi FROM ${table} WHERE job_id = ?`), jobId))[0];
+  const span = async (table: string) =>
+    (
+      await prisma.$queryRawUnsafe<{ lo: number | bigint | null; hi: number | bigint | null }[]>(
+        q(dialect, `SELECT MIN(idx) AS lo, MAX(idx) AS hi FROM ${table} WHERE job_id = ?`),
+        jobId,
+      )
+    )[0];
   const results = await span('verifications');
   for (let from = Number(results?.lo ?? 0); results?.hi != null && from <= Number(results.hi); from += batch) {
     const { count } = await step(() => deleteVerifications(database, 'job_id = ? AND idx >= ? AND idx < ?', [jobId, from, from + batch], batch));
@@ -175,7 +211,9 @@ async function deleteJob(database: Database, jobId: string, batch: number, step:
   }
   const items = await span('job_items');
   for (let from = Number(items?.lo ?? 0); items?.hi != null && from <= Number(items.hi); from += batch) {
-    report.list_rows += await step(() => prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM job_items WHERE job_id = ? AND idx >= ? AND idx < ?'), jobId, from, from + batch));
+    report.list_rows += await step(() =>
+      prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM job_items WHERE job_id = ? AND idx >= ? AND idx < ?'), jobId, from, from + batch),
+    );
   }
   // a result without an index (none is written so; kept from being orphaned all the same)
   for (;;) if ((await deleteVerifications(database, 'job_id = ? AND idx IS NULL', [jobId], batch)).count < batch) break;
@@ -192,18 +230,35 @@ async function warnExpiring({ prisma }: Database, userId: string, cutoff: number
   for (const daysLeft of [...WARN_DAYS].sort((a, b) => a - b)) {
     const notYet = { OR: [{ expiryNotice: null }, { expiryNotice: { gt: daysLeft } }] };
     const jobs = await prisma.job.findMany({
-      where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { gte: new Date(cutoff), lt: new Date(cutoff + daysLeft * DAY_MS) }, ...notYet },
-      select: { id: true, sandbox: true, uploadFilename: true, totalEmails: true, createdAt: true }, take: 100,
+      where: {
+        userId,
+        retentionHold: false,
+        id: { notIn: kept },
+        status: { in: ENDED },
+        createdAt: { gte: new Date(cutoff), lt: new Date(cutoff + daysLeft * DAY_MS) },
+        ...notYet,
+      },
+      select: { id: true, sandbox: true, uploadFilename: true, totalEmails: true, createdAt: true },
+      take: 100,
     });
     for (const job of jobs) {
       const claimed = await prisma.$transaction(async (tx) => {
         const { count } = await tx.job.updateMany({ where: { id: job.id, ...notYet }, data: { expiryNotice: daysLeft } });
         if (count !== 1) return false;
         const deletedAt = job.createdAt.getTime() + windowMs;
-        await enqueueEvent(tx, userId, buildEvent('list.expiring', job.sandbox, {
-          job_id: job.id, filename: job.uploadFilename, total_emails: job.totalEmails, created_at: job.createdAt.toISOString(),
-          expires_at: new Date(deletedAt).toISOString(), days_left: daysLeft, download_url: downloadUrl(job.id),
-        }));
+        await enqueueEvent(
+          tx,
+          userId,
+          buildEvent('list.expiring', job.sandbox, {
+            job_id: job.id,
+            filename: job.uploadFilename,
+            total_emails: job.totalEmails,
+            created_at: job.createdAt.toISOString(),
+            expires_at: new Date(deletedAt).toISOString(),
+            days_left: daysLeft,
+            download_url: downloadUrl(job.id),
+          }),
+        );
         return true;
       });
       if (claimed) sent++;
@@ -236,7 +291,9 @@ export function startRetention(database: Database, holder = `retention-${randomU
       }
     })()
       .catch((error: unknown) => console.error(`[retention] pass failed: ${error}`))
-      .finally(() => { running = null; });
+      .finally(() => {
+        running = null;
+      });
   };
   const timer = setInterval(tick, every);
   timer.unref();

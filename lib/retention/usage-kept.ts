@@ -8,7 +8,9 @@ type Tx = Pick<Db, '$queryRawUnsafe'>;
 
 async function openingOf(tx: Tx, dialect: Dialect, userId: string): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ created_at: number | bigint }[]>(
-    q(dialect, `SELECT created_at FROM credit_ledger WHERE cause = ? AND kind = 'grant'`), `opening_${userId}`);
+    q(dialect, `SELECT created_at FROM credit_ledger WHERE cause = ? AND kind = 'grant'`),
+    `opening_${userId}`,
+  );
   return Number(rows[0]?.created_at ?? 0);
 }
 
@@ -33,7 +35,6 @@ interface Gone {
   created_at: number | bigint;
 }
 
-
 /**
  * Deletes at most `limit` verifications matching `where` (SQL written with `?`, the table aliased as
  * nothing: plain column names), with `byId` the lowest ids first, and keeps their counts. Returns how
@@ -41,14 +42,28 @@ interface Gone {
  * entries of rows just deleted stay until vacuumed, and a scan from the start again would step over
  * them all).
  */
-export async function deleteVerifications(database: Database, where: string, params: unknown[], limit: number, byId = false): Promise<{ count: number; lastId: number }> {
+export async function deleteVerifications(
+  database: Database,
+  where: string,
+  params: unknown[],
+  limit: number,
+  byId = false,
+): Promise<{ count: number; lastId: number }> {
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
-    const gone = await tx.$queryRawUnsafe<Gone[]>(q(dialect,
-      `DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE ${where}${byId ? ' ORDER BY id' : ''} LIMIT ${Math.floor(limit)})
-        RETURNING id, user_id, job_id, sandbox, cached, status, reason, created_at`), ...params);
+    const gone = await tx.$queryRawUnsafe<Gone[]>(
+      q(
+        dialect,
+        `DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE ${where}${byId ? ' ORDER BY id' : ''} LIMIT ${Math.floor(limit)})
+        RETURNING id, user_id, job_id, sandbox, cached, status, reason, created_at`,
+      ),
+      ...params,
+    );
     let lastId = -1;
-    const counts = new Map<string, { userId: string; day: string; sandbox: boolean; checks: number; deliverable: number; undeliverable: number; unknown: number; chargedSingles: number }>();
+    const counts = new Map<
+      string,
+      { userId: string; day: string; sandbox: boolean; checks: number; deliverable: number; undeliverable: number; unknown: number; chargedSingles: number }
+    >();
     const keptPerJob = new Map<string, number>();
     const openings = new Map<string, number>();
     for (const row of gone) {
@@ -72,13 +87,24 @@ export async function deleteVerifications(database: Database, where: string, par
       counts.set(key, count);
     }
     for (const c of counts.values()) {
-      await tx.$executeRawUnsafe(q(dialect,
-        `INSERT INTO usage_kept (user_id, day, sandbox, checks, deliverable, undeliverable, unknown, charged_singles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      await tx.$executeRawUnsafe(
+        q(
+          dialect,
+          `INSERT INTO usage_kept (user_id, day, sandbox, checks, deliverable, undeliverable, unknown, charged_singles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (user_id, day, sandbox) DO UPDATE SET checks = usage_kept.checks + excluded.checks,
             charged_singles = usage_kept.charged_singles + excluded.charged_singles,
             deliverable = usage_kept.deliverable + excluded.deliverable, undeliverable = usage_kept.undeliverable + excluded.undeliverable,
-            unknown = usage_kept.unknown + excluded.unknown`),
-        c.userId, c.day, sqlValue(dialect, c.sandbox), c.checks, c.deliverable, c.undeliverable, c.unknown, c.chargedSingles);
+            unknown = usage_kept.unknown + excluded.unknown`,
+        ),
+        c.userId,
+        c.day,
+        sqlValue(dialect, c.sandbox),
+        c.checks,
+        c.deliverable,
+        c.undeliverable,
+        c.unknown,
+        c.chargedSingles,
+      );
     }
     for (const [jobId, n] of keptPerJob) {
       await tx.$executeRawUnsafe(q(dialect, 'UPDATE jobs SET kept_chargeable = kept_chargeable + ? WHERE id = ?'), n, jobId);
@@ -90,7 +116,13 @@ export async function deleteVerifications(database: Database, where: string, par
 /** The kept counts of an account's days `[from, to]` (GET /v1/usage adds them to the stored rows). */
 export async function keptUsage(database: Database, userId: string, from: string, to: string) {
   const { prisma, dialect } = database;
-  const rows = await prisma.$queryRawUnsafe<{ day: string; sandbox: boolean | number; checks: number; deliverable: number; undeliverable: number; unknown: number }[]>(
-    q(dialect, 'SELECT day, sandbox, checks, deliverable, undeliverable, unknown FROM usage_kept WHERE user_id = ? AND day >= ? AND day <= ?'), userId, from, to);
+  const rows = await prisma.$queryRawUnsafe<
+    { day: string; sandbox: boolean | number; checks: number; deliverable: number; undeliverable: number; unknown: number }[]
+  >(
+    q(dialect, 'SELECT day, sandbox, checks, deliverable, undeliverable, unknown FROM usage_kept WHERE user_id = ? AND day >= ? AND day <= ?'),
+    userId,
+    from,
+    to,
+  );
   return rows.map((row) => ({ ...row, sandbox: bool(row.sandbox) }));
 }

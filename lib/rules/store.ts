@@ -25,7 +25,10 @@ const shape = (row: Row) => ({ id: row.id, action: row.action, match: row.match,
 function normalized(inputs: RuleInput[]): RuleInput[] {
   return inputs.map((input, index) => {
     const result = normalizeRuleValue(input.match, input.value);
-    if ('error' in result) throw new AppError('invalid_request', `Rule ${index + 1}: ${JSON.stringify(input.value)} is ${result.error}.`, { param: inputs.length > 1 ? `rules[${index}].value` : 'value' });
+    if ('error' in result)
+      throw new AppError('invalid_request', `Rule ${index + 1}: ${JSON.stringify(input.value)} is ${result.error}.`, {
+        param: inputs.length > 1 ? `rules[${index}].value` : 'value',
+      });
     return { ...input, value: result.value };
   });
 }
@@ -38,24 +41,29 @@ export async function addRules(database: Database, userId: string, inputs: RuleI
   const wanted = normalized(inputs);
   const key = (r: RuleInput) => `${r.action}\u0000${r.match}\u0000${r.value}`;
   const unique = [...new Map(wanted.map((r) => [key(r), r])).values()];
-  const added = await createCapped(database, userId, {
-    what: 'rules',
-    limit: env().EV_MAX_RULES_PER_ACCOUNT,
-    adding: unique.length,
-    count: (tx: Tx) => tx.rule.count({ where: { userId } }),
-  }, async (tx) => {
-    // by value alone (one IN list, which Prisma splits to the database's parameter limit), then exactly here
-    const existing = await tx.rule.findMany({ where: { userId, value: { in: [...new Set(unique.map((r) => r.value))] } } });
-    const have = new Map(existing.map((row) => [key(row as Row), row as Row]));
-    const fresh = unique.filter((r) => !have.has(key(r))).map((r) => ({ id: newId('rule'), userId, ...r, createdAt: new Date() }));
-    if (fresh.length > 0) {
-      await tx.rule.createMany({ data: fresh });
-      // counts only: a rule's value may be an address
-      await recordAudit(tx, userId, 'rules.changed', { type: 'rules' }, { added: fresh.length });
-    }
-    for (const row of fresh) have.set(key(row), row);
-    return { rules: wanted.map((r) => shape(have.get(key(r))!)), created: fresh.length };
-  });
+  const added = await createCapped(
+    database,
+    userId,
+    {
+      what: 'rules',
+      limit: env().EV_MAX_RULES_PER_ACCOUNT,
+      adding: unique.length,
+      count: (tx: Tx) => tx.rule.count({ where: { userId } }),
+    },
+    async (tx) => {
+      // by value alone (one IN list, which Prisma splits to the database's parameter limit), then exactly here
+      const existing = await tx.rule.findMany({ where: { userId, value: { in: [...new Set(unique.map((r) => r.value))] } } });
+      const have = new Map(existing.map((row) => [key(row as Row), row as Row]));
+      const fresh = unique.filter((r) => !have.has(key(r))).map((r) => ({ id: newId('rule'), userId, ...r, createdAt: new Date() }));
+      if (fresh.length > 0) {
+        await tx.rule.createMany({ data: fresh });
+        // counts only: a rule's value may be an address
+        await recordAudit(tx, userId, 'rules.changed', { type: 'rules' }, { added: fresh.length });
+      }
+      for (const row of fresh) have.set(key(row), row);
+      return { rules: wanted.map((r) => shape(have.get(key(r))!)), created: fresh.length };
+    },
+  );
   if (added.created > 0) await bumpAccountVersion(database.prisma, database.dialect, userId);
   return added;
 }

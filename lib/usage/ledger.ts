@@ -19,12 +19,14 @@ export interface LedgerDay {
  */
 export async function ledgerByDay(database: Database, userId: string, range: DayRange): Promise<Map<string, LedgerDay>> {
   const [start, end] = msRange(range);
-  const rows = await selectRows<{ day: string; charged: number | bigint; refunded: number | bigint; granted: number | bigint }>(database,
+  const rows = await selectRows<{ day: string; charged: number | bigint; refunded: number | bigint; granted: number | bigint }>(
+    database,
     `SELECT ${daySql(database)} AS day,
       SUM(CASE WHEN kind = 'charge' THEN credits + free ELSE 0 END) AS charged,
       SUM(CASE WHEN kind = 'refund' THEN credits + free ELSE 0 END) AS refunded,
       SUM(CASE WHEN kind = 'grant' THEN credits ELSE 0 END) AS granted
     FROM credit_ledger WHERE user_id = ? AND cause NOT LIKE 'opening%' AND created_at >= ? AND created_at < ? GROUP BY 1`,
-    [userId, start, end]);
+    [userId, start, end],
+  );
   return new Map(rows.map((row) => [row.day, { charged: Number(row.charged ?? 0), refunded: Number(row.refunded ?? 0), granted: Number(row.granted ?? 0) }]));
 }

@@ -21,13 +21,21 @@ export async function usageByMember(database: Database, orgId: string, range: Da
   const monthStart = `${today.slice(0, 7)}-01`;
   const from = range.from < monthStart ? range.from : monthStart;
   const to = range.to > today ? range.to : today;
-  const rows = await selectRows<{ user_id: string; day: string; used: number | bigint }>(database,
-    'SELECT user_id, day, used FROM member_usage_days WHERE org_id = ? AND day >= ? AND day <= ?', [orgId, from, to]);
+  const rows = await selectRows<{ user_id: string; day: string; used: number | bigint }>(
+    database,
+    'SELECT user_id, day, used FROM member_usage_days WHERE org_id = ? AND day >= ? AND day <= ?',
+    [orgId, from, to],
+  );
   const members = await database.prisma.membership.findMany({ where: { orgId }, orderBy: { createdAt: 'asc' } });
   // people counted here who are no longer members (a removed member's keys keep working): listed after the members
   const counts = (day: string) => (day >= range.from && day <= range.to) || (day >= monthStart && day <= today);
-  const former = [...new Set(rows.filter((r) => Number(r.used) !== 0 && counts(r.day)).map((r) => r.user_id))].filter((id) => !members.some((m) => m.userId === id));
-  const people = await database.prisma.user.findMany({ where: { id: { in: [...members.map((m) => m.userId), ...former] } }, select: { id: true, email: true } });
+  const former = [...new Set(rows.filter((r) => Number(r.used) !== 0 && counts(r.day)).map((r) => r.user_id))].filter(
+    (id) => !members.some((m) => m.userId === id),
+  );
+  const people = await database.prisma.user.findMany({
+    where: { id: { in: [...members.map((m) => m.userId), ...former] } },
+    select: { id: true, email: true },
+  });
   const email = new Map(people.map((p) => [p.id, p.email]));
   const used = new Map<string, Map<string, number>>();
   for (const row of rows) {
@@ -41,17 +49,18 @@ export async function usageByMember(database: Database, orgId: string, range: Da
     const sum = (pick: (day: string) => boolean) => [...days].reduce((total, [day, n]) => total + (pick(day) ? n : 0), 0);
     const perDayInRange = inRange.map((day) => ({ day, charged: days.get(day) ?? 0 }));
     return {
-      user_id: userId, email: email.get(userId) ?? '', role, checks_per_day: perDay, checks_per_month: perMonth,
+      user_id: userId,
+      email: email.get(userId) ?? '',
+      role,
+      checks_per_day: perDay,
+      checks_per_month: perMonth,
       charged_today: days.get(today) ?? 0,
       charged_this_month: sum((day) => day >= monthStart && day <= today),
       charged: perDayInRange.reduce((total, d) => total + d.charged, 0),
       days: perDayInRange,
     };
   };
-  return [
-    ...members.map((m) => entry(m.userId, m.role as Role, m.checksPerDay, m.checksPerMonth)),
-    ...former.map((id) => entry(id, null, null, null)),
-  ];
+  return [...members.map((m) => entry(m.userId, m.role as Role, m.checksPerDay, m.checksPerMonth)), ...former.map((id) => entry(id, null, null, null))];
 }
 
 export const MEMBER_USAGE_COLUMNS = ['day', 'user_id', 'email', 'role', 'charged'] as const;

@@ -20,8 +20,12 @@ export type UsageRow = z.infer<typeof usageRow>;
 export function usageRange(query: { from?: string; to?: string }, now = Date.now()): DayRange {
   const to = query.to ?? dayOf(now);
   const from = query.from ?? dayOf(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000);
-  for (const [param, day] of [['from', from], ['to', to]] as const) {
-    if (Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || dayOf(Date.parse(`${day}T00:00:00Z`)) !== day) throw new AppError('invalid_request', `${param} is not a day (YYYY-MM-DD).`, { param });
+  for (const [param, day] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || dayOf(Date.parse(`${day}T00:00:00Z`)) !== day)
+      throw new AppError('invalid_request', `${param} is not a day (YYYY-MM-DD).`, { param });
   }
   if (from > to) throw new AppError('invalid_request', '`from` is after `to`.', { param: 'from' });
   if (daysOf({ from, to }).length > MAX_USAGE_DAYS) throw new AppError('invalid_request', `At most ${MAX_USAGE_DAYS} days at once.`, { param: 'from' });
@@ -38,13 +42,22 @@ export async function usageFor(database: Database, userId: string, query: { from
 /** Every day of the range in both modes (zeros included, so a chart or a spreadsheet needs no gaps filled). */
 export async function usageReport(database: Database, userId: string, range: DayRange): Promise<UsageRow[]> {
   const [start, end] = msRange(range);
-  const counted = await selectRows<{ day: string; sandbox: boolean | number; checks: number | bigint; deliverable: number | bigint; undeliverable: number | bigint; unknown: number | bigint }>(database,
+  const counted = await selectRows<{
+    day: string;
+    sandbox: boolean | number;
+    checks: number | bigint;
+    deliverable: number | bigint;
+    undeliverable: number | bigint;
+    unknown: number | bigint;
+  }>(
+    database,
     `SELECT ${daySql(database)} AS day, sandbox, COUNT(*) AS checks,
       SUM(CASE WHEN status = 'deliverable' THEN 1 ELSE 0 END) AS deliverable,
       SUM(CASE WHEN status = 'undeliverable' THEN 1 ELSE 0 END) AS undeliverable,
       SUM(CASE WHEN status = 'unknown' THEN 1 ELSE 0 END) AS unknown
     FROM verifications WHERE user_id = ? AND created_at >= ? AND created_at < ? GROUP BY 1, 2`,
-    [userId, start, end]);
+    [userId, start, end],
+  );
   const key = (day: string, sandbox: boolean) => `${day}/${sandbox ? 'sandbox' : 'production'}`;
   const byKey = new Map(counted.map((row) => [key(row.day, row.sandbox === true || Number(row.sandbox) === 1), row]));
   // verifications deleted by retention or erasure still count (lib/retention/usage-kept.ts)
@@ -52,20 +65,39 @@ export async function usageReport(database: Database, userId: string, range: Day
     const row = byKey.get(key(kept.day, kept.sandbox));
     const add = (a: number | bigint | undefined, b: number) => Number(a ?? 0) + Number(b);
     byKey.set(key(kept.day, kept.sandbox), {
-      day: kept.day, sandbox: kept.sandbox, checks: add(row?.checks, kept.checks), deliverable: add(row?.deliverable, kept.deliverable),
-      undeliverable: add(row?.undeliverable, kept.undeliverable), unknown: add(row?.unknown, kept.unknown),
+      day: kept.day,
+      sandbox: kept.sandbox,
+      checks: add(row?.checks, kept.checks),
+      deliverable: add(row?.deliverable, kept.deliverable),
+      undeliverable: add(row?.undeliverable, kept.undeliverable),
+      unknown: add(row?.unknown, kept.unknown),
     });
   }
   const ledger = await ledgerByDay(database, userId, range);
-  return daysOf(range).flatMap((day) => MODES.map((mode): UsageRow => {
-    const row = byKey.get(key(day, mode === 'sandbox'));
-    const [checks, deliverable, undeliverable, unknown] = [row?.checks, row?.deliverable, row?.undeliverable, row?.unknown].map((n) => Number(n ?? 0)) as [number, number, number, number];
-    const moved = mode === 'production' ? ledger.get(day) : undefined;
-    return {
-      day, mode, checks, deliverable, undeliverable, risky: checks - deliverable - undeliverable - unknown, unknown,
-      charged: moved?.charged ?? 0, refunded: moved?.refunded ?? 0, credits_granted: moved?.granted ?? 0,
-    };
-  }));
+  return daysOf(range).flatMap((day) =>
+    MODES.map((mode): UsageRow => {
+      const row = byKey.get(key(day, mode === 'sandbox'));
+      const [checks, deliverable, undeliverable, unknown] = [row?.checks, row?.deliverable, row?.undeliverable, row?.unknown].map((n) => Number(n ?? 0)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const moved = mode === 'production' ? ledger.get(day) : undefined;
+      return {
+        day,
+        mode,
+        checks,
+        deliverable,
+        undeliverable,
+        risky: checks - deliverable - undeliverable - unknown,
+        unknown,
+        charged: moved?.charged ?? 0,
+        refunded: moved?.refunded ?? 0,
+        credits_granted: moved?.granted ?? 0,
+      };
+    }),
+  );
 }
 
 export const USAGE_COLUMNS = ['day', 'mode', 'checks', 'deliverable', 'undeliverable', 'risky', 'unknown', 'charged', 'refunded', 'credits_granted'] as const;

@@ -8,7 +8,10 @@ import type { SubReason } from './vocabulary';
  * decided it; `postmasterRefused`: postmaster was refused as the address was, so the refusal is
  * about us (a sign of an egress problem, lib/egress/refusals.ts).
  */
-export interface Weighed extends Reading { settled?: boolean; postmasterRefused?: boolean }
+export interface Weighed extends Reading {
+  settled?: boolean;
+  postmasterRefused?: boolean;
+}
 
 /** What postmaster's reply says of a rejection: accepted, refused the same way, refused otherwise, or nothing (not asked, deferred, unanswered). */
 type PostmasterAnswer = 'accepted' | 'refused_same' | 'refused_otherwise' | null;
@@ -63,10 +66,14 @@ export function sameRejection(a: SmtpReply, b: SmtpReply, addresses: string[]): 
 
 function words(message: string, addresses: string[]): string {
   const locals = new Set(addresses.map((address) => address.slice(0, address.lastIndexOf('@')).toLowerCase()));
-  return message.toLowerCase().split(/\s+/)
-    .map((token) => token.replace(/^[<>()[\]{},;:'"]+|[<>()[\]{},;:'".]+$/g, ''))
-    // addresses, the local part alone ("User bob unknown"), queue ids, host numbers and timestamps
-    // ("a1-20020a.5 - gsmtp", "[-5] - mta1325.mail.gq1.yahoo.com") say nothing about the answer
-    .filter((token) => token && !token.includes('@') && !locals.has(token) && !/\d/.test(token))
-    .join(' ');
+  return (
+    message
+      .toLowerCase()
+      .split(/\s+/)
+      .map((token) => token.replace(/^[<>()[\]{},;:'"]+|[<>()[\]{},;:'".]+$/g, ''))
+      // addresses, the local part alone ("User bob unknown"), queue ids, host numbers and timestamps
+      // ("a1-20020a.5 - gsmtp", "[-5] - mta1325.mail.gq1.yahoo.com") say nothing about the answer
+      .filter((token) => token && !token.includes('@') && !locals.has(token) && !/\d/.test(token))
+      .join(' ')
+  );
 }

@@ -4,8 +4,15 @@ import { probeMailbox, type ProbeOptions } from './smtp';
 
 // The SMTP conversation as real servers need it, against scripted servers over loopback.
 const base = (port: number): ProbeOptions => ({
-  ip: '127.0.0.1', port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', mxHost: 'mx.tls.test',
-  connectTimeoutMs: 1000, commandTimeoutMs: 2000, recipient: 'alice@tls.test', catchAllProbe: 'zz9q@tls.test',
+  ip: '127.0.0.1',
+  port,
+  heloName: 'verifier.test',
+  mailFrom: 'check@verifier.test',
+  mxHost: 'mx.tls.test',
+  connectTimeoutMs: 1000,
+  commandTimeoutMs: 2000,
+  recipient: 'alice@tls.test',
+  catchAllProbe: 'zz9q@tls.test',
 });
 
 const known = (address: string) => (address.startsWith('alice@') ? '250 2.1.5 Ok' : '550 5.1.1 <' + address + '>: Recipient address rejected: User unknown');
@@ -16,8 +23,12 @@ describe('STARTTLS', () => {
     const result = await probeMailbox(base(server.port));
     expect(result).toMatchObject({ failure: null, tls: true, reply: { code: 250 }, catchAllReply: { code: 550, enhanced: '5.1.1' } });
     expect(server.commands.map((c) => `${c.tls ? 'tls ' : ''}${c.line}`).slice(0, 6)).toEqual([
-      'EHLO verifier.test', 'STARTTLS', 'tls EHLO verifier.test', 'tls MAIL FROM:<check@verifier.test>',
-      'tls RCPT TO:<alice@tls.test>', 'tls RCPT TO:<zz9q@tls.test>',
+      'EHLO verifier.test',
+      'STARTTLS',
+      'tls EHLO verifier.test',
+      'tls MAIL FROM:<check@verifier.test>',
+      'tls RCPT TO:<alice@tls.test>',
+      'tls RCPT TO:<zz9q@tls.test>',
     ]);
     await server.stop();
   });
@@ -45,7 +56,9 @@ describe('greet pauses, banners and recipient limits', () => {
     // postscreen: "220-mx.example.test ESMTP" then a pause, then the last line; a client that
     // talks during the pause is a pregreet offender and gets dropped
     const server = await startScriptedSmtp({
-      greetPauseMs: 600, banner: ['220-mx.scripted.test ESMTP', '220-Please wait', '220 mx.scripted.test ESMTP ready'], rcpt: known,
+      greetPauseMs: 600,
+      banner: ['220-mx.scripted.test ESMTP', '220-Please wait', '220 mx.scripted.test ESMTP ready'],
+      rcpt: known,
     });
     const result = await probeMailbox({ ...base(server.port), recipient: 'alice@tls.test' });
     expect(result).toMatchObject({ failure: null, reply: { code: 250 } });
@@ -56,20 +69,27 @@ describe('greet pauses, banners and recipient limits', () => {
   it('asks the made-up address in a new transaction when the server takes one recipient per transaction', async () => {
     // Postfix with smtpd_recipient_limit = 1: "452 4.5.3 Error: too many recipients"
     const server = await startScriptedSmtp({
-      rcpt: (address, inTransaction) => inTransaction >= 1 ? '452 4.5.3 Error: too many recipients' : known(address),
+      rcpt: (address, inTransaction) => (inTransaction >= 1 ? '452 4.5.3 Error: too many recipients' : known(address)),
     });
     const result = await probeMailbox(base(server.port));
     expect(result).toMatchObject({ reply: { code: 250 }, catchAllReply: { code: 550, enhanced: '5.1.1' } });
     expect(server.commands.map((c) => c.line).slice(1, 7)).toEqual([
-      'MAIL FROM:<check@verifier.test>', 'RCPT TO:<alice@tls.test>', 'RCPT TO:<zz9q@tls.test>',
-      'RSET', 'MAIL FROM:<check@verifier.test>', 'RCPT TO:<zz9q@tls.test>',
+      'MAIL FROM:<check@verifier.test>',
+      'RCPT TO:<alice@tls.test>',
+      'RCPT TO:<zz9q@tls.test>',
+      'RSET',
+      'MAIL FROM:<check@verifier.test>',
+      'RCPT TO:<zz9q@tls.test>',
     ]);
     expect(server.commands.some((c) => c.line === 'DATA')).toBe(false);
     await server.stop();
   });
 
   it("reports postscreen's first-connection refusal as the banner's answer", async () => {
-    const server = await startScriptedSmtp({ banner: (n) => (n === 0 ? ['450 4.3.2 Service currently unavailable'] : ['220 mx.scripted.test ESMTP']), rcpt: known });
+    const server = await startScriptedSmtp({
+      banner: (n) => (n === 0 ? ['450 4.3.2 Service currently unavailable'] : ['220 mx.scripted.test ESMTP']),
+      rcpt: known,
+    });
     expect(await probeMailbox(base(server.port))).toMatchObject({ failure: null, stage: 'banner', reply: { code: 450, enhanced: '4.3.2' } });
     expect(await probeMailbox(base(server.port))).toMatchObject({ failure: null, stage: 'rcpt', reply: { code: 250 } });
     await server.stop();
@@ -92,7 +112,11 @@ describe('STARTTLS against a server that stalls the handshake', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const started = Date.now();
-    const result = await probeMailbox({ ...base((server.address() as import('node:net').AddressInfo).port), commandTimeoutMs: 5000, conversationTimeoutMs: 700 });
+    const result = await probeMailbox({
+      ...base((server.address() as import('node:net').AddressInfo).port),
+      commandTimeoutMs: 5000,
+      conversationTimeoutMs: 700,
+    });
     expect(result).toMatchObject({ failure: 'timeout', detail: 'the conversation took longer than 700 ms' });
     expect(Date.now() - started).toBeLessThan(4000); // the 700 ms deadline (as its detail says), before the 5 s command timeout
     expect(connections).toBe(1);

@@ -18,14 +18,21 @@ const ZONE = [
 
 describe('dns resolver against dnsmasq', () => {
   let dns: DnsPeer;
-  beforeAll(async () => { dns = await startDnsmasq(ZONE); });
-  afterAll(async () => { await dns?.stop(); });
+  beforeAll(async () => {
+    dns = await startDnsmasq(ZONE);
+  });
+  afterAll(async () => {
+    await dns?.stop();
+  });
 
   it('sorts MX hosts by preference', async () => {
     const resolver = createDnsResolver({ servers: [dns.server] });
     expect(await resolver.mailRoute('multi.test')).toEqual({
       kind: 'mx',
-      hosts: [{ exchange: 'mx1.multi.test', priority: 5 }, { exchange: 'mx2.multi.test', priority: 20 }],
+      hosts: [
+        { exchange: 'mx1.multi.test', priority: 5 },
+        { exchange: 'mx2.multi.test', priority: 20 },
+      ],
     });
     expect(await resolver.addresses('mx2.multi.test')).toEqual({ ok: true, ips: ['127.0.0.2'] });
   });

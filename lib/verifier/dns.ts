@@ -2,7 +2,10 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { reverseLabels, unmapped } from './net';
 
-export interface MailHost { exchange: string; priority: number }
+export interface MailHost {
+  exchange: string;
+  priority: number;
+}
 
 /** What DNS says about where mail for a domain goes. */
 export type MailRoute =
@@ -76,19 +79,19 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
     if (hit && hit.expires > now()) return hit.value as T;
     const pending = inFlight.get(key);
     if (pending) return pending as Promise<T>;
-    const query = lookup().then(({ value, ttlMs }) => {
-      if (ttlMs !== null) cache.set(key, { expires: now() + ttlMs, value });
-      return value;
-    }).finally(() => inFlight.delete(key));
+    const query = lookup()
+      .then(({ value, ttlMs }) => {
+        if (ttlMs !== null) cache.set(key, { expires: now() + ttlMs, value });
+        return value;
+      })
+      .finally(() => inFlight.delete(key));
     inFlight.set(key, query);
     return query;
   }
 
   async function addressRecords(host: string, family: 4 | 6) {
     try {
-      const records = family === 4
-        ? await resolver.resolve4(host, { ttl: true })
-        : await resolver.resolve6(host, { ttl: true });
+      const records = family === 4 ? await resolver.resolve4(host, { ttl: true }) : await resolver.resolve6(host, { ttl: true });
       const ttl = Math.min(...records.map((r) => r.ttl)) * 1000;
       return { ips: records.map((r) => r.address), ttlMs: clamp(ttl, minTtl, maxTtl), code: null };
     } catch (error) {
@@ -139,15 +142,17 @@ export function createDnsResolver(options: DnsOptions = {}): DnsResolver {
   let health: { expires: number; value: Promise<ResolverHealth> } | null = null;
   function checkHealth(): Promise<ResolverHealth> {
     if (health && health.expires > now()) return health.value;
-    const value = Promise.all((options.canaries ?? []).map(async (name) => {
-      try {
-        await resolver.resolve4(name);
-        return null;
-      } catch (error) {
-        // NODATA (ENODATA) says the name exists; only a denial of its existence is a lie
-        return errorCode(error) === 'ENOTFOUND' ? name : null;
-      }
-    })).then((denied): ResolverHealth => {
+    const value = Promise.all(
+      (options.canaries ?? []).map(async (name) => {
+        try {
+          await resolver.resolve4(name);
+          return null;
+        } catch (error) {
+          // NODATA (ENODATA) says the name exists; only a denial of its existence is a lie
+          return errorCode(error) === 'ENOTFOUND' ? name : null;
+        }
+      }),
+    ).then((denied): ResolverHealth => {
       const names = denied.filter((n): n is string => n !== null);
       return names.length === 0 ? { lying: false } : { lying: true, detail: `the resolver denies ${names.join(', ')} (NXDOMAIN), which must exist` };
     });
@@ -187,7 +192,16 @@ export interface EgressDnsOptions {
 export function createEgressDns(options: EgressDnsOptions = {}): EgressDns {
   const timeout = options.timeoutMs ?? 3000;
   const tries = options.tries ?? 2;
-  const base = createDnsResolver({ servers: options.servers, timeoutMs: timeout, tries, minTtlMs: 0, mxTtlMs: 0, negativeTtlMs: 0, canaries: options.canaries, healthTtlMs: 0 });
+  const base = createDnsResolver({
+    servers: options.servers,
+    timeoutMs: timeout,
+    tries,
+    minTtlMs: 0,
+    mxTtlMs: 0,
+    negativeTtlMs: 0,
+    canaries: options.canaries,
+    healthTtlMs: 0,
+  });
   const resolver = new Resolver({ timeout, tries });
   if (options.servers?.length) resolver.setServers(options.servers);
   const lookup = async (query: () => Promise<string[]>): Promise<Lookup> => {
@@ -214,7 +228,10 @@ export function createEgressDns(options: EgressDnsOptions = {}): EgressDns {
 
 /** EV_DNS_SERVERS="127.0.0.1:5353,[::1]:53" → ["127.0.0.1:5353", "[::1]:53"] */
 export function parseDnsServers(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function errorCode(error: unknown): string {

@@ -27,17 +27,24 @@ afterAll(async () => {
   await dns?.stop();
 });
 
-const verifier = () => createVerifier({
-  dns: createDnsResolver({ servers: [dns.server], timeoutMs: 1000 }),
-  smtp: { port: exim.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 1000, commandTimeoutMs: 2000 },
-  allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 10,
-});
+const verifier = () =>
+  createVerifier({
+    dns: createDnsResolver({ servers: [dns.server], timeoutMs: 1000 }),
+    smtp: { port: exim.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 1000, commandTimeoutMs: 2000 },
+    allowPrivateNetworks: true,
+    perDomainConcurrency: 2,
+    globalConcurrency: 10,
+  });
 
 describe('verify against Exim', () => {
   it('reads "550 Unrouteable address" as a missing mailbox and 250 as deliverable', async () => {
     const v = verifier();
     const nobody = (await v.verify('nobody@exim.test')).verdict;
-    expect(nobody).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: { smtp_code: 550, smtp_enhanced_code: null, smtp_message: 'Unrouteable address' } });
+    expect(nobody).toMatchObject({
+      status: 'undeliverable',
+      reason: 'rejected_email',
+      evidence: { smtp_code: 550, smtp_enhanced_code: null, smtp_message: 'Unrouteable address' },
+    });
     expect((await v.verify('alice@exim.test')).verdict).toMatchObject({ status: 'deliverable', risk_level: 'low', catch_all: false });
     expect((await v.verify('someone@all.exim.test')).verdict).toMatchObject({ status: 'catch-all', catch_all: true });
   });
@@ -46,12 +53,23 @@ describe('verify against Exim', () => {
     // the relay shows the RSET that Exim's "452 too many recipients" to the second RCPT led to
     const relay = await startRecordingRelay('127.0.0.6', limited.port, limited.port, limited.host);
     const probe = await probeMailbox({
-      ip: relay.host, port: relay.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 1000,
-      commandTimeoutMs: 2000, recipient: 'alice@one.test', catchAllProbe: 'zz9q@one.test',
+      ip: relay.host,
+      port: relay.port,
+      heloName: 'verifier.test',
+      mailFrom: 'check@verifier.test',
+      connectTimeoutMs: 1000,
+      commandTimeoutMs: 2000,
+      recipient: 'alice@one.test',
+      catchAllProbe: 'zz9q@one.test',
     });
     expect(probe).toMatchObject({ reply: { code: 250 }, catchAllReply: { code: 550, message: 'Unrouteable address' } });
     expect(relay.lines.filter((l) => /^(RCPT|RSET|MAIL)/.test(l))).toEqual([
-      'MAIL FROM:<check@verifier.test>', 'RCPT TO:<alice@one.test>', 'RCPT TO:<zz9q@one.test>', 'RSET', 'MAIL FROM:<check@verifier.test>', 'RCPT TO:<zz9q@one.test>',
+      'MAIL FROM:<check@verifier.test>',
+      'RCPT TO:<alice@one.test>',
+      'RCPT TO:<zz9q@one.test>',
+      'RSET',
+      'MAIL FROM:<check@verifier.test>',
+      'RCPT TO:<zz9q@one.test>',
     ]);
     await relay.stop();
 

@@ -10,16 +10,20 @@ describe('createScheduler', () => {
     let total = 0;
     let maxTotal = 0;
     let maxPerKey = 0;
-    await Promise.all(Array.from({ length: 60 }, (_, i) => scheduler.run(`k${i % 4}`, async () => {
-      const key = `k${i % 4}`;
-      running.set(key, (running.get(key) ?? 0) + 1);
-      total++;
-      maxTotal = Math.max(maxTotal, total);
-      maxPerKey = Math.max(maxPerKey, running.get(key)!);
-      await sleep(5);
-      running.set(key, running.get(key)! - 1);
-      total--;
-    })));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        scheduler.run(`k${i % 4}`, async () => {
+          const key = `k${i % 4}`;
+          running.set(key, (running.get(key) ?? 0) + 1);
+          total++;
+          maxTotal = Math.max(maxTotal, total);
+          maxPerKey = Math.max(maxPerKey, running.get(key)!);
+          await sleep(5);
+          running.set(key, running.get(key)! - 1);
+          total--;
+        }),
+      ),
+    );
     expect(maxPerKey).toBe(2);
     expect(maxTotal).toBe(5);
   });
@@ -51,10 +55,11 @@ describe('createScheduler', () => {
     const order: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const task = (key: string, wait?: Promise<void>) => scheduler.run(key, async () => {
-      order.push(key);
-      await wait;
-    });
+    const task = (key: string, wait?: Promise<void>) =>
+      scheduler.run(key, async () => {
+        order.push(key);
+        await wait;
+      });
     const all = [task('first', gate), task('c'), task('b')];
     for (let i = 0; i < 5; i++) all.push(task('b')); // b's backlog grows to 6 while c's stays 1
     release();
@@ -66,6 +71,10 @@ describe('createScheduler', () => {
   it('passes results and errors through', async () => {
     const scheduler = createScheduler({ perKey: 1, global: 1 });
     expect(await scheduler.run('a', async () => 42)).toBe(42);
-    await expect(scheduler.run('a', async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      scheduler.run('a', async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
   });
 });

@@ -11,7 +11,13 @@ export interface Scheduler {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;
 }
 
-interface Lane { key: string; limit: number; active: number; waiting: (() => void)[]; heapIndex: number }
+interface Lane {
+  key: string;
+  limit: number;
+  active: number;
+  waiting: (() => void)[];
+  heapIndex: number;
+}
 
 export function createScheduler(limits: { perKey: number | ((key: string) => number); global: number }): Scheduler {
   const perKey = typeof limits.perKey === 'number' ? () => limits.perKey as number : limits.perKey;
@@ -100,7 +106,10 @@ export function createScheduler(limits: { perKey: number | ((key: string) => num
         if (!lane) lanes.set(key, (lane = { key, limit: Math.max(1, perKey(key)), active: 0, waiting: [], heapIndex: -1 }));
         const own = lane;
         own.waiting.push(() => {
-          Promise.resolve().then(task).then(resolve, reject).finally(() => finish(own));
+          Promise.resolve()
+            .then(task)
+            .then(resolve, reject)
+            .finally(() => finish(own));
         });
         offer(own);
         pump();

@@ -9,15 +9,35 @@ import { BlockList, isIP } from 'node:net';
 // Teredo 2001::/32): a gateway on the way could turn any of them into a private IPv4 address.
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10],
-  ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2002::', 16],
   ['2001::', 32],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 /** True for any address that is not a public unicast address (and for anything not an IP). */
 export function isPrivateAddress(ip: string): boolean {
@@ -70,5 +90,10 @@ export function reverseLabels(ip: string): string | null {
   const family = isIP(address);
   if (family === 4) return address.split('.').reverse().join('.');
   if (family !== 6) return null;
-  return expandIPv6(address).map((g) => g.toString(16).padStart(4, '0')).join('').split('').reverse().join('.');
+  return expandIPv6(address)
+    .map((g) => g.toString(16).padStart(4, '0'))
+    .join('')
+    .split('')
+    .reverse()
+    .join('.');
 }

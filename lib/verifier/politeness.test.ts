@@ -3,7 +3,6 @@ import { createLocalPoliteness, forEgress, politeKey } from './politeness';
 import { mailboxProviderOf } from './providers';
 import { converse } from '../../test/politeness';
 
-
 describe('createLocalPoliteness', () => {
   it('keeps a target to its concurrency, whoever asks', async () => {
     const politeness = createLocalPoliteness();
@@ -66,7 +65,7 @@ describe('createLocalPoliteness', () => {
     expect(await b.heldFor(['grey:x@y.test'])).toEqual([0]);
   });
 
-  it('keys all of a provider\'s MX names to one budget, other hosts to their own', () => {
+  it("keys all of a provider's MX names to one budget, other hosts to their own", () => {
     const google = (mx: string) => politeKey(mx, mailboxProviderOf([mx])?.id);
     expect(google('gmail-smtp-in.l.google.com')).toBe('provider:google');
     expect(google('alt3.aspmx.l.google.com.')).toBe('provider:google');

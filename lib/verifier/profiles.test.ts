@@ -4,7 +4,9 @@ import { DEFAULT_PROFILES, pacingResolver, parsePacingSpec } from './profiles';
 describe('pacing profiles', () => {
   it('parses the compact spec and refuses what it cannot read', () => {
     expect(parsePacingSpec(' google=3/30, mx:MX.Example.com=1/10,default=2/0 ')).toEqual({
-      google: { concurrency: 3, perMinute: 30 }, 'mx:mx.example.com': { concurrency: 1, perMinute: 10 }, default: { concurrency: 2, perMinute: 0 },
+      google: { concurrency: 3, perMinute: 30 },
+      'mx:mx.example.com': { concurrency: 1, perMinute: 10 },
+      default: { concurrency: 2, perMinute: 0 },
     });
     expect(parsePacingSpec('')).toEqual({});
     expect(() => parsePacingSpec('google=3')).toThrow(/target=concurrency\/perMinute/);

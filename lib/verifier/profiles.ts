@@ -37,7 +37,10 @@ export const DEFAULT_PER_MINUTE = 60;
  */
 export function parsePacingSpec(spec: string): Record<string, Pacing> {
   const profiles: Record<string, Pacing> = {};
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^([a-z0-9][a-z0-9.:-]*)=(\d+)\/(\d+)$/i.exec(part);
     if (!match) throw new Error(`"${part}" is not target=concurrency/perMinute (e.g. google=3/30)`);
     const [, target, concurrency, perMinute] = match;

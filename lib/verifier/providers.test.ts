@@ -33,7 +33,11 @@ describe('mailboxProviderOf', () => {
 
   it('lets the most preferred host decide and flags edges that accept every recipient', () => {
     expect(mailboxProviderOf(['mx.example.test', 'aspmx.l.google.com'])?.id).toBe('google');
-    expect(mailboxProviderOf(['us-smtp-inbound-1.mimecast.com', 'contoso-com.mail.protection.outlook.com'])).toMatchObject({ id: 'mimecast', kind: 'gateway', acceptsAllAtEdge: true });
+    expect(mailboxProviderOf(['us-smtp-inbound-1.mimecast.com', 'contoso-com.mail.protection.outlook.com'])).toMatchObject({
+      id: 'mimecast',
+      kind: 'gateway',
+      acceptsAllAtEdge: true,
+    });
     expect(mailboxProviderOf(['gmail-smtp-in.l.google.com'])).toMatchObject({ acceptsAllAtEdge: false });
   });
 });

@@ -79,9 +79,16 @@ afterAll(async () => {
 });
 
 const probe = (proxy: SocksProxy | null, overrides: Partial<ProbeOptions> = {}): ProbeOptions => ({
-  ip: '127.0.0.1', port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test',
-  connectTimeoutMs: 1000, commandTimeoutMs: 1000, recipient: 'alice@example.test', catchAllProbe: 'zz9q@example.test',
-  proxy, ...overrides,
+  ip: '127.0.0.1',
+  port: postfix.port,
+  heloName: 'verifier.test',
+  mailFrom: 'check@verifier.test',
+  connectTimeoutMs: 1000,
+  commandTimeoutMs: 1000,
+  recipient: 'alice@example.test',
+  catchAllProbe: 'zz9q@example.test',
+  proxy,
+  ...overrides,
 });
 
 describe('probeMailbox through a SOCKS5 proxy', () => {
@@ -102,7 +109,12 @@ describe('probeMailbox through a SOCKS5 proxy', () => {
     const refusing = await startSocksServer({ username: 'probe', password: 'right', reply: 2 });
     try {
       const wrong = await probeMailbox(probe({ host: '127.0.0.1', port: socks.port, username: 'probe', password: 'wrong' }));
-      expect(wrong).toMatchObject({ failure: 'no_connect', stage: 'connect', reply: null, detail: expect.stringMatching(/proxy handshake failed: .*Authentication failed/) });
+      expect(wrong).toMatchObject({
+        failure: 'no_connect',
+        stage: 'connect',
+        reply: null,
+        detail: expect.stringMatching(/proxy handshake failed: .*Authentication failed/),
+      });
       const denied = await probeMailbox(probe({ host: '127.0.0.1', port: refusing.port, username: 'probe', password: 'right' }));
       expect(denied).toMatchObject({ failure: 'no_connect', stage: 'connect', reply: null, detail: 'proxy refused the connection: NotAllowed' });
       expect(socks.requests).toEqual([]);
@@ -150,11 +162,22 @@ describe('probeMailbox through a SOCKS5 proxy', () => {
 });
 
 describe('verify through Dante (real SOCKS5 server)', () => {
-  const verifier = (proxy: SocksProxy | null, overrides: Partial<VerifierDeps['smtp']> = {}) => createVerifier({
-    dns: createDnsResolver({ servers: [dns.server], timeoutMs: 1000 }),
-    smtp: { port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 2000, commandTimeoutMs: 1000, proxy, ...overrides },
-    allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 10,
-  });
+  const verifier = (proxy: SocksProxy | null, overrides: Partial<VerifierDeps['smtp']> = {}) =>
+    createVerifier({
+      dns: createDnsResolver({ servers: [dns.server], timeoutMs: 1000 }),
+      smtp: {
+        port: postfix.port,
+        heloName: 'verifier.test',
+        mailFrom: 'check@verifier.test',
+        connectTimeoutMs: 2000,
+        commandTimeoutMs: 1000,
+        proxy,
+        ...overrides,
+      },
+      allowPrivateNetworks: true,
+      perDomainConcurrency: 2,
+      globalConcurrency: 10,
+    });
   // Dante logs "pass(N): tcp/connect ]: <client> <dante> -> <external> 127.0.0.1.<postfix port>"
   const passedToPostfix = () => new RegExp(`pass\\(\\d+\\): tcp/connect .*127\\.0\\.0\\.1\\.${postfix.port}\\b`);
 
@@ -226,7 +249,13 @@ async function eventually(check: () => void, ms = 3000): Promise<void> {
   }
 }
 
-interface SocksRequest { username: string; password: string; addressType: number; host: string; port: number }
+interface SocksRequest {
+  username: string;
+  password: string;
+  addressType: number;
+  host: string;
+  port: number;
+}
 
 /**
  * A minimal SOCKS5 server (RFC 1928 CONNECT with RFC 1929 username/password) that records what the
@@ -243,7 +272,10 @@ async function startSocksServer(options: { username: string; password: string; r
     client.on('error', () => {});
     let buffer = Buffer.alloc(0);
     let wake: (() => void) | null = null;
-    const onData = (chunk: Buffer) => { buffer = Buffer.concat([buffer, chunk]); wake?.(); };
+    const onData = (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      wake?.();
+    };
     client.on('data', onData);
     client.on('close', () => wake?.());
     const read = async (n: number): Promise<Buffer> => {
@@ -278,7 +310,10 @@ async function startSocksServer(options: { username: string; password: string; r
       if (options.reply) return void refuse(options.reply);
       const upstream = net.connect(port, host);
       sockets.add(upstream);
-      upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+      upstream.on('close', () => {
+        sockets.delete(upstream);
+        client.destroy();
+      });
       upstream.on('error', () => refuse(5));
       upstream.on('connect', () => {
         client.off('data', onData);
@@ -294,7 +329,9 @@ async function startSocksServer(options: { username: string; password: string; r
   return {
     port: (server.address() as net.AddressInfo).port,
     requests,
-    get connections() { return connections; },
+    get connections() {
+      return connections;
+    },
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -312,17 +349,23 @@ async function startSilentServer() {
     sockets.add(socket);
     socket.resume(); // read (and drop) the greeting, so the client's close is seen
     socket.on('error', () => {});
-    socket.on('close', () => { sockets.delete(socket); if (sockets.size === 0) closed(); });
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) closed();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
-    get accepted() { return accepted; },
+    get accepted() {
+      return accepted;
+    },
     /** resolves once every accepted connection has been closed by the client */
-    allClosed: () => new Promise<void>((resolve) => {
-      if (sockets.size === 0) return resolve();
-      closed = resolve;
-    }),
+    allClosed: () =>
+      new Promise<void>((resolve) => {
+        if (sockets.size === 0) return resolve();
+        closed = resolve;
+      }),
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -5,15 +5,35 @@ import type { SubReason } from './vocabulary';
  * Who a rejection is about. Only `mailbox` and `domain` say anything about the address; the others
  * are about us (sender, host, rate, auth), the message or the server, and `unclear` says nothing.
  */
-export type Subject = 'mailbox' | 'domain' | 'full' | 'mailbox_rate' | 'sender' | 'auth' | 'rate' | 'host' | 'protocol' | 'message' | 'server' | 'policy' | 'unclear';
+export type Subject =
+  | 'mailbox'
+  | 'domain'
+  | 'full'
+  | 'mailbox_rate'
+  | 'sender'
+  | 'auth'
+  | 'rate'
+  | 'host'
+  | 'protocol'
+  | 'message'
+  | 'server'
+  | 'policy'
+  | 'unclear';
 
-export interface Rejection { subject: Subject; subReason: SubReason | null }
+export interface Rejection {
+  subject: Subject;
+  subReason: SubReason | null;
+}
 
 /**
  * The conversation's names, when known: a reply that names our sender (or its domain) or our HELO
  * name is about us, and one that says a domain other than the recipient's is missing is too.
  */
-export interface Parties { sender?: string; recipient?: string; helo?: string }
+export interface Parties {
+  sender?: string;
+  recipient?: string;
+  helo?: string;
+}
 
 // Each rule quotes a reply it was written for; test/fixtures/rejections holds them and hundreds more.
 export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
@@ -39,7 +59,8 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // local recipient table", "554 Message rejected: Email address is not verified" (Amazon SES),
   // "550 5.7.1 can't determine Purported Responsible Address"; not Gmail's "go to Email sender
   // guidelines" under its content refusals, nor "Duplicate header 'DKIM-Signature'"
-  sender: /\bsenders?\b(?! guidelines)|\bSPF\b|\bDMARC\b|\bDKIM\b(?!-signature)|authentication (information|checks|results)|mail[ -]?from(?! \[?\d| your)|envelope from|from address|return.?path|purported\s+responsible|not owned by user|email address is not verified|not a registered gateway user/i,
+  sender:
+    /\bsenders?\b(?! guidelines)|\bSPF\b|\bDMARC\b|\bDKIM\b(?!-signature)|authentication (information|checks|results)|mail[ -]?from(?! \[?\d| your)|envelope from|from address|return.?path|purported\s+responsible|not owned by user|email address is not verified|not a registered gateway user/i,
   // "550 <x> - 203.0.113.222 has sent to too many recipients this hour. IB607" (GoDaddy), "550 Ip
   // frequency limited" / "550 Connection frequency limited" (Tencent), "554 ... You've reached your
   // daily relay quota", Gmail "550 5.4.5 Daily SMTP relay limit exceeded", "552 Too many recipients"
@@ -65,11 +86,13 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // "553 Invalid/inactive user.", OpenSMTPD "550 5.1.1 Bad destination mailbox address", "550 5.1.6
   // Destination mailbox has moved, No forwarding address", Sendmail "550 5.1.1 <x>... Addressee
   // unknown", Exim "550 Bad user"
-  mailbox: /user(name)? (is )?unknown|unknown (user|recipient|local part|address)|no such (user|person|mailbox|recipient|account)|does ?n[o']t (exist|have an? [\w.-]* ?account)|dosn't exist|not exist|(user|mailbox|recipient|address|account) not found|not found by smtp address lookup|recipnotfound|recipientnotfound|invalid (recipient|mailbox|address|email address)|(is )?not a valid mailbox|unknown or illegal (user|alias)|invalid\/inactive user|(invalid|inactive) user\b|not listed in (the )?(public )?(name|address|directory)|tried to reach is (disabled|inactive)|mailbox (is )?(unavailable|not available|disabled|inactive|frozen|locked)|no mailbox|unrouteable address|(account|mailbox|user|recipient|address)( \S+)? (is|has been) (disabled|inactive|deactivated|discontinued|blocked|suspended|locked)|inactive email address|disabled recipient|utilisateur inconnu|destinataire invalide|not our (user|customer)|no longer (on server|available)|could not be found|delivery error: dd |address error|not handled by this system|recipient (unknown|rejected|not found)|has moved|no forwarding address|bad destination mailbox address(?! syntax)|addressee unknown|\bbad (user|recipient)\b|mailbox <> unknown|\baddress rejected\b(?!:)/i,
+  mailbox:
+    /user(name)? (is )?unknown|unknown (user|recipient|local part|address)|no such (user|person|mailbox|recipient|account)|does ?n[o']t (exist|have an? [\w.-]* ?account)|dosn't exist|not exist|(user|mailbox|recipient|address|account) not found|not found by smtp address lookup|recipnotfound|recipientnotfound|invalid (recipient|mailbox|address|email address)|(is )?not a valid mailbox|unknown or illegal (user|alias)|invalid\/inactive user|(invalid|inactive) user\b|not listed in (the )?(public )?(name|address|directory)|tried to reach is (disabled|inactive)|mailbox (is )?(unavailable|not available|disabled|inactive|frozen|locked)|no mailbox|unrouteable address|(account|mailbox|user|recipient|address)( \S+)? (is|has been) (disabled|inactive|deactivated|discontinued|blocked|suspended|locked)|inactive email address|disabled recipient|utilisateur inconnu|destinataire invalide|not our (user|customer)|no longer (on server|available)|could not be found|delivery error: dd |address error|not handled by this system|recipient (unknown|rejected|not found)|has moved|no forwarding address|bad destination mailbox address(?! syntax)|addressee unknown|\bbad (user|recipient)\b|mailbox <> unknown|\baddress rejected\b(?!:)/i,
   // Gmail "553 5.1.2 We weren't able to find the recipient domain", "550 Host unknown", "550 5.4.4
   // Invalid domain", Postfix "556 5.1.10 <x>: Recipient address rejected: Domain x does not accept
   // mail (nullMX)", "550 Host does not accept mail", Sendmail "553 5.1.2 <x>... Unrecognized host name x"
-  domain: /recipient domain|host unknown|unrecogni[sz]ed host name|invalid domain\b(?! name)|domain (not found|does not exist|is not reachable)|does not accept mail|no such domain/i,
+  domain:
+    /recipient domain|host unknown|unrecogni[sz]ed host name|invalid domain\b(?! name)|domain (not found|does not exist|is not reachable)|does not accept mail|no such domain/i,
   // our conversation, never the mailbox (RFC 3463 x.5.x): Postfix "503 5.5.1 Error: need MAIL
   // command", "500 5.5.2 Error: command not recognized", qmail "503 MAIL first (#5.5.1)", "555
   // syntax error (#5.5.4)", Sendmail "503 5.0.0 Need MAIL before RCPT", "503 5.0.0 Polite people say
@@ -78,31 +101,45 @@ export const REJECTION_RULES: Record<Exclude<Subject, 'unclear'>, RegExp> = {
   // error", OpenSMTPD "503 5.5.1 Invalid command: Command not allowed at this point.", Haraka "503
   // Use MAIL before RCPT", an address's form ("501 5.1.3 Bad recipient address syntax", Exim "501 x:
   // recipient address must contain a domain", "533 no support for internationalised mailbox name")
-  protocol: /bad sequence|syntax error|syntactically|\bsyntax:|bad (\w+ )*syntax|address syntax|unrecogni[sz]ed (command|parameter)|command (unrecogni[sz]ed|not recogni[sz]ed)|too many unrecogni[sz]ed|(not|un)implemented|\b(mail|rcpt|helo|ehlo) first\b|need (mail|rcpt|helo)|(helo|ehlo)\/?(ehlo|helo)? (required|first)|introduce yourself|(use|need) \S+ before|must precede|not yet given|already (given|specified|identified)|protocol error|synchroni[sz]ation|pipelining|nonmail commands|not allowed at this point|in smtp commands|must (have an address operand|contain a domain|include (a )?host ?name)|(hostname|host name|user address|domain name|fully.qualified address) required|need fully-qualified address|missing recipient|too many parameters|address too long|prescan|unsupported option|command parameters|(used|not) (when not )?advertised|internationali[sz]ed mailbox|smtputf8|(helo|ehlo) requires|accept addresses like that/i,
+  protocol:
+    /bad sequence|syntax error|syntactically|\bsyntax:|bad (\w+ )*syntax|address syntax|unrecogni[sz]ed (command|parameter)|command (unrecogni[sz]ed|not recogni[sz]ed)|too many unrecogni[sz]ed|(not|un)implemented|\b(mail|rcpt|helo|ehlo) first\b|need (mail|rcpt|helo)|(helo|ehlo)\/?(ehlo|helo)? (required|first)|introduce yourself|(use|need) \S+ before|must precede|not yet given|already (given|specified|identified)|protocol error|synchroni[sz]ation|pipelining|nonmail commands|not allowed at this point|in smtp commands|must (have an address operand|contain a domain|include (a )?host ?name)|(hostname|host name|user address|domain name|fully.qualified address) required|need fully-qualified address|missing recipient|too many parameters|address too long|prescan|unsupported option|command parameters|(used|not) (when not )?advertised|internationali[sz]ed mailbox|smtputf8|(helo|ehlo) requires|accept addresses like that/i,
   // Gmail "550 5.7.1 ... this message is likely unsolicited mail", "550 5.7.1 Message content
   // rejected, UBE", "552 5.3.4 Message too large", "550 Virus Detected; Content Rejected", "554 5.7.0
   // Reject, id=... - SPAM", Yahoo "554 Message not allowed", "554 5.7.9 Message not accepted for policy
   // reasons", Orange "550 5.2.0 Mail rejete. Mail rejected. OFR_506 [506]" (its anti-spam code),
   // Haraka "550 Message too big!", OpenSMTPD "500 5.4.6 Routing loop detected: Loop detected",
   // "550 5.7.1 Delivery not authorized, message refused: Message is not RFC 2822 compliant"
-  message: /content|mail rejected|too big|loop detected|looping|rfc ?(2822|5322) compliant|mail rejete|addresses in from:|spam|unsolicited|virus|attachment|header|RFC ?5322|\bUBE\b|too large|message size|size limit|exceeds .*(size|limit)|message length|malformed|8-bit|too many hops|mail loop|message (is )?not (allowed|accepted)|message filtered|line limit/i,
+  message:
+    /content|mail rejected|too big|loop detected|looping|rfc ?(2822|5322) compliant|mail rejete|addresses in from:|spam|unsolicited|virus|attachment|header|RFC ?5322|\bUBE\b|too large|message size|size limit|exceeds .*(size|limit)|message length|malformed|8-bit|too many hops|mail loop|message (is )?not (allowed|accepted)|message filtered|line limit/i,
   // "550 5.3.5 ... Internal System Error", "554 5.3.0 ... Internal system error", Orange "550 5.5.0
   // Service refuse. Veuillez essayer plus tard", "554 Transaction failed", "554 Service currently
   // unavailable", OpenSMTPD "421 4.3.2 System not accepting network messages"
-  server: /not accepting (connections|network messages)|internal|system error|local error|server error|temporar|try (again )?later|plus tard|service (is )?(currently )?(unavailable|not available|refused?)|transaction failed|configuration error|resources/i,
+  server:
+    /not accepting (connections|network messages)|internal|system error|local error|server error|temporar|try (again )?later|plus tard|service (is )?(currently )?(unavailable|not available|refused?)|transaction failed|configuration error|resources/i,
   // Postfix "554 5.7.1 <x>: Relay access denied", access(5) "554 5.7.1 <x>: Recipient address
   // rejected: Access denied", "550 Denied by policy", "550 5.7.0 Local Policy Violation", Gmail
   // "550 5.7.1 The user or domain that you are sending to (or from) has a policy that prohibited the
   // mail"; qmail "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)"; Exim "550
   // Administrative prohibition", "550 x is a closed mailing list"; Haraka "550 I cannot deliver mail
   // for <x>" (no plugin took the recipient: a relay refusal)
-  policy: /relay(?! recipient table)|rcpthosts|policy|prohibition|closed mailing list|cannot deliver mail for|access denied|prohibited|not (allowed|permitted|authori[sz]ed)|denied|refused|(?<!account is )\bblocked\b|recipient preferences/i,
+  policy:
+    /relay(?! recipient table)|rcpthosts|policy|prohibition|closed mailing list|cannot deliver mail for|access denied|prohibited|not (allowed|permitted|authori[sz]ed)|denied|refused|(?<!account is )\bblocked\b|recipient preferences/i,
 };
 
 const subReasonOf: Record<Subject, SubReason | null> = {
-  mailbox: null, domain: null, full: 'mailbox_full', mailbox_rate: 'rate_limited', rate: 'rate_limited', sender: 'sender_rejected',
-  auth: 'auth_required', host: 'host_rejected', protocol: 'protocol_error', message: 'message_rejected', server: 'server_error',
-  policy: 'blocked_by_policy', unclear: 'unclear_rejection',
+  mailbox: null,
+  domain: null,
+  full: 'mailbox_full',
+  mailbox_rate: 'rate_limited',
+  rate: 'rate_limited',
+  sender: 'sender_rejected',
+  auth: 'auth_required',
+  host: 'host_rejected',
+  protocol: 'protocol_error',
+  message: 'message_rejected',
+  server: 'server_error',
+  policy: 'blocked_by_policy',
+  unclear: 'unclear_rejection',
 };
 
 /** Which subject an enhanced status code names (RFC 3463 and the IANA registry); null: none. */
@@ -110,7 +147,8 @@ function subjectOfCode(enhanced: string | null): Subject | null {
   if (!enhanced) return null;
   const [, subject, detail] = enhanced.split('.').map(Number);
   // X.1.3 is the address's syntax: ours was checked, so the server disagrees about form, not existence
-  if (subject === 1) return [1, 6, 10].includes(detail) ? 'mailbox' : detail === 3 ? 'protocol' : detail === 2 ? 'domain' : detail === 7 || detail === 8 ? 'sender' : null;
+  if (subject === 1)
+    return [1, 6, 10].includes(detail) ? 'mailbox' : detail === 3 ? 'protocol' : detail === 2 ? 'domain' : detail === 7 || detail === 8 ? 'sender' : null;
   if (subject === 2) return detail === 2 ? 'full' : detail === 1 ? 'mailbox' : detail === 3 ? 'message' : null;
   if (subject === 3) return detail === 4 ? 'message' : 'server';
   // X.5.3 too many recipients; the rest of X.5.x is the conversation (bad sequence, syntax)
@@ -133,8 +171,11 @@ const CONTRADICTS_RECIPIENT = new Set<Subject>(['sender', 'host', 'message', 'po
  * which Microsoft documents as its reply when "the address doesn't exist".
  */
 export function isGoneForGood(reply: SmtpReply): boolean {
-  return reply.enhanced?.endsWith('.1.6') === true || GONE.test(reply.message) ||
-    (reply.enhanced === '5.4.1' && /recipient address rejected: access denied/i.test(reply.message));
+  return (
+    reply.enhanced?.endsWith('.1.6') === true ||
+    GONE.test(reply.message) ||
+    (reply.enhanced === '5.4.1' && /recipient address rejected: access denied/i.test(reply.message))
+  );
 }
 const GONE = /has moved|no forwarding address|not our (user|customer)|no longer (on (this )?server|(with|at) us|exists?)/i;
 
@@ -191,8 +232,14 @@ export function readRejection(reply: SmtpReply, parties: Parties = {}): Rejectio
 
 function hostSubReason(text: string): SubReason {
   // "Client host rejected: cannot find your reverse hostname", Gmail "550-5.7.25 ... PTR record"
-  if (/reverse (dns|hostname)|\bPTR\b|\brdns\b|ip name lookup|ip name possibly forged|cannot find your hostname|mismatches client ip|possibly forged hostname|ip address \S+ does not resolve/i.test(text)) return 'reverse_dns';
-  if (/banned sending|block ?list|black ?list|blocked using|spamhaus|spamcop|barracuda|dnsbl|\bRBL\b|reputation|sbrs|(?<!not )listed (on|at|in)\b/i.test(text)) return 'ip_blocklisted';
+  if (
+    /reverse (dns|hostname)|\bPTR\b|\brdns\b|ip name lookup|ip name possibly forged|cannot find your hostname|mismatches client ip|possibly forged hostname|ip address \S+ does not resolve/i.test(
+      text,
+    )
+  )
+    return 'reverse_dns';
+  if (/banned sending|block ?list|black ?list|blocked using|spamhaus|spamcop|barracuda|dnsbl|\bRBL\b|reputation|sbrs|(?<!not )listed (on|at|in)\b/i.test(text))
+    return 'ip_blocklisted';
   return 'host_rejected';
 }
 

@@ -18,7 +18,10 @@ import type { SubReason } from './vocabulary';
 export type ReplyMeaning = 'accepted' | 'rejected' | 'full' | 'transient' | 'backoff' | 'blocked' | 'unclear';
 
 /** A reply's meaning and, where the meaning alone would mislead, the verdict's sub-reason. */
-export interface Reading { meaning: ReplyMeaning; subReason: SubReason | null }
+export interface Reading {
+  meaning: ReplyMeaning;
+  subReason: SubReason | null;
+}
 
 const TOO_MANY = /too many (connections|concurrent)|rate limit|try again later.*connections|connection limit/i;
 const { full: FULL, mailbox_rate: MAILBOX_RATE } = REJECTION_RULES;
@@ -42,7 +45,7 @@ export function readReply(reply: SmtpReply, stage: ProbeStage, parties: Parties 
     // "451 4.7.1 Too many connections from your IP, try again later" (Yahoo-style throttling)
     if (TOO_MANY.test(message)) return read('backoff');
     // "452 4.2.2 The email account that you tried to reach is over quota." (Gmail)
-    if (stage === 'rcpt' && (subject === 2 && detail === 2 || FULL.test(message))) return read('full');
+    if (stage === 'rcpt' && ((subject === 2 && detail === 2) || FULL.test(message))) return read('full');
     // Gmail's "452-4.2.1 The user you are trying to contact is receiving mail at a rate that ..."
     if (stage === 'rcpt' && MAILBOX_RATE.test(message)) return read('transient', 'rate_limited');
     // a deferral that names us says so: "450 4.7.1 Client host rejected: cannot find your
@@ -63,10 +66,15 @@ export function readReply(reply: SmtpReply, stage: ProbeStage, parties: Parties 
   // "554 5.7.1 Service unavailable; Client host [x] blocked using zen.spamhaus.org".
   if (stage !== 'rcpt') return aboutUs(rejection.subject, rejection.subReason);
   switch (rejection.subject) {
-    case 'mailbox': case 'domain': return read('rejected');
-    case 'full': return read('full');
-    case 'unclear': return read('unclear', 'unclear_rejection');
-    default: return aboutUs(rejection.subject, rejection.subReason);
+    case 'mailbox':
+    case 'domain':
+      return read('rejected');
+    case 'full':
+      return read('full');
+    case 'unclear':
+      return read('unclear', 'unclear_rejection');
+    default:
+      return aboutUs(rejection.subject, rejection.subReason);
   }
 }
 
@@ -88,6 +96,8 @@ export function classifyReply(reply: SmtpReply, stage: ProbeStage): ReplyMeaning
  * about the second address; it is asked again in a transaction of its own.
  */
 export function isTooManyRecipients(reply: SmtpReply): boolean {
-  return (reply.code === 452 || reply.code === 552 || reply.enhanced?.endsWith('.5.3') === true) &&
-    (reply.enhanced?.endsWith('.5.3') === true || TOO_MANY_RECIPIENTS.test(reply.message));
+  return (
+    (reply.code === 452 || reply.code === 552 || reply.enhanced?.endsWith('.5.3') === true) &&
+    (reply.enhanced?.endsWith('.5.3') === true || TOO_MANY_RECIPIENTS.test(reply.message))
+  );
 }

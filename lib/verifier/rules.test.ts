@@ -21,13 +21,24 @@ describe('allow and block rules', () => {
     expect(normalizeRuleValue('domain', 'Bücher.Example.')).toEqual({ value: 'xn--bcher-kva.example' });
     expect(normalizeRuleValue('tld', '.RU')).toEqual({ value: 'ru' });
     expect(normalizeRuleValue('mx', '*.Google.com')).toEqual({ value: 'google.com' });
-    for (const [match, raw] of [['email', 'nobody'], ['domain', 'a b.example'], ['tld', 'co.uk'], ['mx', '']] as const) expect(normalizeRuleValue(match, raw)).toHaveProperty('error');
+    for (const [match, raw] of [
+      ['email', 'nobody'],
+      ['domain', 'a b.example'],
+      ['tld', 'co.uk'],
+      ['mx', ''],
+    ] as const)
+      expect(normalizeRuleValue(match, raw)).toHaveProperty('error');
   });
 
   it('lets the most specific level decide, and a block beat an allow at one level', () => {
     const rules = [
-      rule('block', 'tld', 'zz'), rule('allow', 'tld', 'zz'), rule('allow', 'domain', 'shop.zz'), rule('block', 'email', 'Spam@Shop.zz'),
-      rule('allow', 'mx', 'google.com'), rule('block', 'mx', 'aspmx.l.google.com'), rule('allow', 'mx', 'mimecast.com'),
+      rule('block', 'tld', 'zz'),
+      rule('allow', 'tld', 'zz'),
+      rule('allow', 'domain', 'shop.zz'),
+      rule('block', 'email', 'Spam@Shop.zz'),
+      rule('allow', 'mx', 'google.com'),
+      rule('block', 'mx', 'aspmx.l.google.com'),
+      rule('allow', 'mx', 'mimecast.com'),
     ];
     const book = ruleBook(rules);
     const decide = (email: string, hosts: string[] | null) => matchRule(book, address(email), hosts)?.id ?? null;
@@ -44,7 +55,17 @@ describe('allow and block rules', () => {
   });
 
   it('reads a CSV of rules or of values, skipping what is neither', () => {
-    expect(rulesFromRows([['action', 'match', 'value'], ['Allow', 'EMAIL', 'a@b.c'], ['x.example'], ['', ''], ['what', 'is', 'this']], { action: 'block', match: 'domain' }))
-      .toEqual({ rules: [{ action: 'allow', match: 'email', value: 'a@b.c' }, { action: 'block', match: 'domain', value: 'x.example' }], skipped: [5] });
+    expect(
+      rulesFromRows([['action', 'match', 'value'], ['Allow', 'EMAIL', 'a@b.c'], ['x.example'], ['', ''], ['what', 'is', 'this']], {
+        action: 'block',
+        match: 'domain',
+      }),
+    ).toEqual({
+      rules: [
+        { action: 'allow', match: 'email', value: 'a@b.c' },
+        { action: 'block', match: 'domain', value: 'x.example' },
+      ],
+      skipped: [5],
+    });
   });
 });

@@ -35,11 +35,20 @@ interface Outcome {
 
 const PREFIXES: [string, Outcome][] = [
   // `invalid` must be matched before `valid`, which it contains.
-  ['invalid', { valid: false, deliverable: false, risk_level: 'high', reason: 'rejected_email', confidence: 95, status: 'undeliverable', score: 0, smtp_valid: false }],
+  [
+    'invalid',
+    { valid: false, deliverable: false, risk_level: 'high', reason: 'rejected_email', confidence: 95, status: 'undeliverable', score: 0, smtp_valid: false },
+  ],
   ['valid', { valid: true, deliverable: true, risk_level: 'low', reason: 'accepted_email', confidence: 95, status: 'deliverable', score: 95 }],
   ['risky', { valid: true, deliverable: false, risk_level: 'medium', reason: 'low_quality', confidence: 60, status: 'risky', score: 50 }],
-  ['catchall', { valid: true, deliverable: false, risk_level: 'medium', reason: 'accept_all', confidence: 50, status: 'catch-all', score: 60, catch_all: true }],
-  ['disposable', { valid: true, deliverable: false, risk_level: 'high', reason: 'disposable_email', confidence: 90, status: 'risky', score: 20, disposable: true }],
+  [
+    'catchall',
+    { valid: true, deliverable: false, risk_level: 'medium', reason: 'accept_all', confidence: 50, status: 'catch-all', score: 60, catch_all: true },
+  ],
+  [
+    'disposable',
+    { valid: true, deliverable: false, risk_level: 'high', reason: 'disposable_email', confidence: 90, status: 'risky', score: 20, disposable: true },
+  ],
   ['role', { valid: true, deliverable: true, risk_level: 'medium', reason: 'role_account', confidence: 80, status: 'role-based', score: 70, role: true }],
 ];
 
@@ -57,14 +66,56 @@ export function stableHash(text: string): number {
 function hashedOutcome(hash: number): Outcome {
   const bucket = hash % 100;
   const jitter = (hash >>> 8) % 15;
-  if (bucket < 58) return { valid: true, deliverable: true, risk_level: 'low', reason: 'accepted_email', confidence: 85 + (jitter % 11), status: 'deliverable', score: 85 + jitter };
-  if (bucket < 72) return { valid: false, deliverable: false, risk_level: 'high', reason: 'rejected_email', confidence: 80 + jitter, status: 'undeliverable', score: 0, smtp_valid: false };
-  if (bucket < 80) return { valid: true, deliverable: false, risk_level: 'medium', reason: 'low_quality', confidence: 55 + jitter, status: 'risky', score: 40 + jitter };
-  if (bucket < 88) return { valid: true, deliverable: false, risk_level: 'medium', reason: 'accept_all', confidence: 50, status: 'catch-all', score: 55 + jitter, catch_all: true };
-  if (bucket < 92) return { valid: true, deliverable: true, risk_level: 'medium', reason: 'role_account', confidence: 80, status: 'role-based', score: 70, role: true };
-  if (bucket < 95) return { valid: true, deliverable: false, risk_level: 'high', reason: 'disposable_email', confidence: 90, status: 'risky', score: 20, disposable: true };
-  if (bucket < 98) return { valid: false, deliverable: false, risk_level: 'unknown', reason: 'timeout', confidence: 0, status: 'unknown', score: 30, smtp_valid: false };
-  return { valid: false, deliverable: false, risk_level: 'high', reason: 'invalid_domain', confidence: 90, status: 'undeliverable', score: 0, smtp_valid: false };
+  if (bucket < 58)
+    return {
+      valid: true,
+      deliverable: true,
+      risk_level: 'low',
+      reason: 'accepted_email',
+      confidence: 85 + (jitter % 11),
+      status: 'deliverable',
+      score: 85 + jitter,
+    };
+  if (bucket < 72)
+    return {
+      valid: false,
+      deliverable: false,
+      risk_level: 'high',
+      reason: 'rejected_email',
+      confidence: 80 + jitter,
+      status: 'undeliverable',
+      score: 0,
+      smtp_valid: false,
+    };
+  if (bucket < 80)
+    return { valid: true, deliverable: false, risk_level: 'medium', reason: 'low_quality', confidence: 55 + jitter, status: 'risky', score: 40 + jitter };
+  if (bucket < 88)
+    return {
+      valid: true,
+      deliverable: false,
+      risk_level: 'medium',
+      reason: 'accept_all',
+      confidence: 50,
+      status: 'catch-all',
+      score: 55 + jitter,
+      catch_all: true,
+    };
+  if (bucket < 92)
+    return { valid: true, deliverable: true, risk_level: 'medium', reason: 'role_account', confidence: 80, status: 'role-based', score: 70, role: true };
+  if (bucket < 95)
+    return { valid: true, deliverable: false, risk_level: 'high', reason: 'disposable_email', confidence: 90, status: 'risky', score: 20, disposable: true };
+  if (bucket < 98)
+    return { valid: false, deliverable: false, risk_level: 'unknown', reason: 'timeout', confidence: 0, status: 'unknown', score: 30, smtp_valid: false };
+  return {
+    valid: false,
+    deliverable: false,
+    risk_level: 'high',
+    reason: 'invalid_domain',
+    confidence: 90,
+    status: 'undeliverable',
+    score: 0,
+    smtp_valid: false,
+  };
 }
 
 export function sandboxVerdict(email: string): Verdict {
@@ -72,10 +123,25 @@ export function sandboxVerdict(email: string): Verdict {
   if (!syntax.ok) {
     const at = email.lastIndexOf('@');
     return {
-      email, normalized_email: null, valid: false, deliverable: false, risk_level: 'high', reason: 'invalid_email', sub_reason: null, confidence: 99,
-      status: 'undeliverable', score: 0, provider: at >= 0 ? email.slice(at + 1).toLowerCase() : '', mailbox_provider: null,
+      email,
+      normalized_email: null,
+      valid: false,
+      deliverable: false,
+      risk_level: 'high',
+      reason: 'invalid_email',
+      sub_reason: null,
+      confidence: 99,
+      status: 'undeliverable',
+      score: 0,
+      provider: at >= 0 ? email.slice(at + 1).toLowerCase() : '',
+      mailbox_provider: null,
       details: { syntax_valid: false, domain_exists: false, mx_record: false, smtp_valid: false },
-      disposable: false, role: false, free: false, catch_all: false, did_you_mean: null, evidence: null,
+      disposable: false,
+      role: false,
+      free: false,
+      catch_all: false,
+      did_you_mean: null,
+      evidence: null,
     };
   }
   const local = syntax.local.toLowerCase();

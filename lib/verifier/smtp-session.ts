@@ -8,7 +8,11 @@ import type { SocksProxy } from './proxy';
  * check's banner reader (lib/egress/banner.ts) reads just the greeting with the same code.
  */
 
-export interface SmtpReply { code: number; enhanced: string | null; message: string }
+export interface SmtpReply {
+  code: number;
+  enhanced: string | null;
+  message: string;
+}
 
 /**
  * What a server may send before the conversation is cut off. RFC 5321 4.5.3.1.5 allows reply lines
@@ -25,7 +29,12 @@ export const SMTP_LIMITS = {
 export type ProbeFailureKind = 'no_connect' | 'timeout' | 'dropped' | 'protocol' | 'tls';
 
 export class ProbeFailure extends Error {
-  constructor(readonly failure: ProbeFailureKind, readonly detail?: string) { super(detail ?? failure); }
+  constructor(
+    readonly failure: ProbeFailureKind,
+    readonly detail?: string,
+  ) {
+    super(detail ?? failure);
+  }
 }
 
 export interface ConnectOptions {
@@ -67,12 +76,10 @@ export function connect(options: ConnectOptions): Promise<{ socket: net.Socket; 
     };
     const onAbort = () => finish(new ProbeFailure('timeout'));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(
-      () => finish(new ProbeFailure('no_connect', proxy ? 'proxy handshake timed out' : 'connect timed out')),
-      options.connectTimeoutMs,
-    );
+    const timer = setTimeout(() => finish(new ProbeFailure('no_connect', proxy ? 'proxy handshake timed out' : 'connect timed out')), options.connectTimeoutMs);
     socket.once('error', (error: NodeJS.ErrnoException) =>
-      finish(new ProbeFailure('no_connect', `${proxy ? 'proxy connection failed: ' : ''}${error.code ?? error.message}`)));
+      finish(new ProbeFailure('no_connect', `${proxy ? 'proxy connection failed: ' : ''}${error.code ?? error.message}`)),
+    );
     socket.once('connect', () => {
       if (!proxy) return finish(null);
       SocksClient.createConnection({
@@ -107,14 +114,20 @@ export class Session {
   private wake: (() => void) | null = null;
 
   /** `received`: bytes read before STARTTLS, so the conversation limit spans both sessions */
-  constructor(private socket: net.Socket, private timeoutMs: number, private received = 0) {
+  constructor(
+    private socket: net.Socket,
+    private timeoutMs: number,
+    private received = 0,
+  ) {
     socket.setEncoding('latin1'); // one char a byte: lengths below are byte counts
     socket.on('data', this.onData);
     socket.on('close', this.onClose);
     socket.on('error', this.onClose);
   }
 
-  get bytesReceived(): number { return this.received; }
+  get bytesReceived(): number {
+    return this.received;
+  }
 
   /** Hands the socket over (to TLS): this session stops reading it. */
   detach(): net.Socket {
@@ -124,7 +137,10 @@ export class Session {
     return this.socket;
   }
 
-  private onClose = () => { this.closed = true; this.wake?.(); };
+  private onClose = () => {
+    this.closed = true;
+    this.wake?.();
+  };
 
   private onData = (chunk: string) => {
     this.received += chunk.length;
@@ -175,8 +191,15 @@ export class Session {
       if (this.violation) throw new ProbeFailure('protocol', this.violation);
       if (this.closed) throw new ProbeFailure('dropped');
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => { this.wake = null; reject(new ProbeFailure('timeout')); }, deadline - Date.now());
-        this.wake = () => { clearTimeout(timer); this.wake = null; resolve(); };
+        const timer = setTimeout(() => {
+          this.wake = null;
+          reject(new ProbeFailure('timeout'));
+        }, deadline - Date.now());
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = null;
+          resolve();
+        };
       });
     }
   }

@@ -7,12 +7,22 @@ import { probeMailbox, type ProbeOptions } from './smtp';
 import { createVerifier } from './verify';
 
 let postfix: PostfixPeer;
-beforeAll(async () => { postfix = await startPostfix({ mailboxes: ['alice@example.test', 'jöhn@example.test'] }); });
-afterAll(async () => { await postfix?.stop(); });
+beforeAll(async () => {
+  postfix = await startPostfix({ mailboxes: ['alice@example.test', 'jöhn@example.test'] });
+});
+afterAll(async () => {
+  await postfix?.stop();
+});
 
 const base = (port: number): ProbeOptions => ({
-  ip: '127.0.0.1', port, heloName: 'verifier.test', mailFrom: 'check@verifier.test',
-  connectTimeoutMs: 1000, commandTimeoutMs: 1000, recipient: 'alice@example.test', catchAllProbe: 'zz9q@example.test',
+  ip: '127.0.0.1',
+  port,
+  heloName: 'verifier.test',
+  mailFrom: 'check@verifier.test',
+  connectTimeoutMs: 1000,
+  commandTimeoutMs: 1000,
+  recipient: 'alice@example.test',
+  catchAllProbe: 'zz9q@example.test',
 });
 
 describe('probeMailbox against Postfix', () => {
@@ -111,7 +121,9 @@ describe('probeMailbox against hostile servers (lib/verifier/smtp.ts SMTP_LIMITS
         addresses: async () => ({ ok: true, ips: ['127.0.0.1'] }),
       },
       smtp: { port: hostile.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 1000, commandTimeoutMs: 5000 },
-      allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 10,
+      allowPrivateNetworks: true,
+      perDomainConcurrency: 2,
+      globalConcurrency: 10,
     });
     const { verdict } = await verifier.verify('someone@hostile.test');
     expect(verdict).toMatchObject({ status: 'unknown', valid: true, reason: 'unavailable_smtp' });

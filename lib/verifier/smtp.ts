@@ -86,7 +86,10 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
   const stop = () => socket?.destroy();
   options.signal?.addEventListener('abort', stop, { once: true });
   const conversationMs = options.conversationTimeoutMs ?? 30_000;
-  const conversationTimer = setTimeout(() => { overran = true; stop(); }, conversationMs);
+  const conversationTimer = setTimeout(() => {
+    overran = true;
+    stop();
+  }, conversationMs);
   let closed: Promise<void> = Promise.resolve();
   try {
     socket = (await connect(options)).socket;
@@ -153,9 +156,7 @@ async function converse(options: ProbeOptions): Promise<ProbeResult> {
     // a handshake cut short by the deadline is a time-out, not a TLS failure worth a plain-text retry
     const protocol = error instanceof ProbeFailure && error.failure === 'protocol';
     const failure = protocol ? 'protocol' : options.signal?.aborted || overran ? 'timeout' : error instanceof ProbeFailure ? error.failure : 'dropped';
-    const detail = protocol || !overran
-      ? (error instanceof ProbeFailure ? error.detail : undefined)
-      : `the conversation took longer than ${conversationMs} ms`;
+    const detail = protocol || !overran ? (error instanceof ProbeFailure ? error.detail : undefined) : `the conversation took longer than ${conversationMs} ms`;
     return { failure, stage, reply: null, catchAllReply: null, tls: secure, closed, ...(detail === undefined ? {} : { detail }) };
   } finally {
     clearTimeout(conversationTimer);

@@ -16,10 +16,14 @@ import { parse } from 'smtp-address-parser';
  */
 export type SyntaxResult =
   | {
-    ok: true; local: string; domain: string; asciiDomain: string; address: string;
-    /** one spelling per mailbox: local part in Unicode NFC (case kept: it is the server's), domain as UTS #46 maps it, in U-labels */
-    normalized: string;
-  }
+      ok: true;
+      local: string;
+      domain: string;
+      asciiDomain: string;
+      address: string;
+      /** one spelling per mailbox: local part in Unicode NFC (case kept: it is the server's), domain as UTS #46 maps it, in U-labels */
+      normalized: string;
+    }
   | { ok: false; reason: string };
 
 // The local-part grammar of smtp-address-parser (RFC 5321 4.1.2 with RFC 6531's UTF-8; its
@@ -28,7 +32,7 @@ export type SyntaxResult =
 // Earley parser takes 180-360 µs. Only what neither matches (a quote or backslash out of place)
 // goes to the parser. Per UTF-16 code unit, as the grammar's \u0080-\uFFFF is: astral characters
 // are their two surrogates, and lone surrogates were refused before.
-const DOT_STRING = /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u0080-\uFFFF-]+(?:\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~\u0080-\uFFFF-]+)*$/;
+const DOT_STRING = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+)*$/;
 const QUOTED_STRING = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u0080-\uFFFF]|\\[\x20-\x7e])*"$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const ASCII_ONLY = /^[\x21-\x7e]*$/;
@@ -118,14 +122,18 @@ function isALabel(label: string): boolean {
   return decoded !== null && decoded.some((c) => c >= 0x80) && !decoded.some((c) => c < 0x20 || (c >= 0x7f && c < 0xa0));
 }
 
-const BASE = 36, TMIN = 1, TMAX = 26;
+const BASE = 36,
+  TMIN = 1,
+  TMAX = 26;
 
 function punycodeDecode(input: string): number[] | null {
-  let n = 128, i = 0, bias = 72;
+  let n = 128,
+    i = 0,
+    bias = 72;
   const delimiter = input.lastIndexOf('-');
   const output: number[] = [];
   for (let j = 0; j < Math.max(delimiter, 0); j++) output.push(input.charCodeAt(j));
-  for (let at = delimiter > 0 ? delimiter + 1 : 0; at < input.length;) {
+  for (let at = delimiter > 0 ? delimiter + 1 : 0; at < input.length; ) {
     const before = i;
     for (let w = 1, k = BASE; ; k += BASE) {
       if (at >= input.length) return null; // the number is cut off

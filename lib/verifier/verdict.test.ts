@@ -8,10 +8,18 @@ const mx: MailRoute = { kind: 'mx', hosts: [{ exchange: 'mx.example.test', prior
 function facts(overrides: Partial<Facts> = {}, smtp: Partial<SmtpFacts> | null = {}): Facts {
   const email = overrides.email ?? 'alice@example.test';
   return {
-    email, syntax: checkSyntax(email), disposable: false, role: false, free: false, didYouMean: null,
-    route: mx, mxHost: 'mx.example.test', timedOut: false, mailboxProvider: null, dnsProblem: null,
-    smtp: smtp && { meaning: 'accepted', failure: null, catchAll: false, attempts: 1,
-      reply: { code: 250, enhanced: '2.1.5', message: 'Ok' }, ...smtp },
+    email,
+    syntax: checkSyntax(email),
+    disposable: false,
+    role: false,
+    free: false,
+    didYouMean: null,
+    route: mx,
+    mxHost: 'mx.example.test',
+    timedOut: false,
+    mailboxProvider: null,
+    dnsProblem: null,
+    smtp: smtp && { meaning: 'accepted', failure: null, catchAll: false, attempts: 1, reply: { code: 250, enhanced: '2.1.5', message: 'Ok' }, ...smtp },
     ...overrides,
   };
 }
@@ -21,7 +29,21 @@ describe('decideVerdict', () => {
     const v = decideVerdict(facts());
     expect(v).toMatchObject({ status: 'deliverable', reason: 'accepted_email', deliverable: true, valid: true, risk_level: 'low', provider: 'example.test' });
     expect(v.score).toBeGreaterThanOrEqual(80);
-    expect(v.evidence).toEqual({ mx_host: 'mx.example.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'Ok', smtp_failure: null, attempts: 1, tls: false, dns_failure: null, control_code: null, control_enhanced_code: null, control_message: null, postmaster_code: null, postmaster_message: null });
+    expect(v.evidence).toEqual({
+      mx_host: 'mx.example.test',
+      smtp_code: 250,
+      smtp_enhanced_code: '2.1.5',
+      smtp_message: 'Ok',
+      smtp_failure: null,
+      attempts: 1,
+      tls: false,
+      dns_failure: null,
+      control_code: null,
+      control_enhanced_code: null,
+      control_message: null,
+      postmaster_code: null,
+      postmaster_message: null,
+    });
     expect(v.details).toEqual({ syntax_valid: true, domain_exists: true, mx_record: true, smtp_valid: true });
   });
 
@@ -40,16 +62,19 @@ describe('decideVerdict', () => {
   it('keeps every combination of facts self-consistent', () => {
     const routes: MailRoute[] = [mx, { kind: 'nxdomain' }, { kind: 'null_mx' }, { kind: 'no_mail' }, { kind: 'unknown', error: 'ESERVFAIL' }];
     const meanings = ['accepted', 'rejected', 'transient', 'backoff', 'blocked', null] as const;
-    for (const route of routes) for (const meaning of meanings) for (const role of [false, true])
-      for (const catchAll of [true, false, null]) for (const email of ['alice@example.test', 'not an email']) {
-        const v = decideVerdict(facts({ email, route, role }, { meaning, catchAll }));
-        if (v.deliverable) expect(v.score).toBeGreaterThanOrEqual(80);
-        if (v.status === 'undeliverable') expect([v.score, v.valid, v.deliverable]).toEqual([0, false, false]);
-        if (v.status === 'deliverable' || v.status === 'role-based') expect(v.details.smtp_valid).toBe(true);
-        expect(v.catch_all).toBe(v.status === 'catch-all');
-        if (v.catch_all) expect([catchAll, v.details.smtp_valid]).toEqual([true, true]);
-        expect(v.confidence).toBeGreaterThanOrEqual(0);
-        expect(v.confidence).toBeLessThanOrEqual(100);
-      }
+    for (const route of routes)
+      for (const meaning of meanings)
+        for (const role of [false, true])
+          for (const catchAll of [true, false, null])
+            for (const email of ['alice@example.test', 'not an email']) {
+              const v = decideVerdict(facts({ email, route, role }, { meaning, catchAll }));
+              if (v.deliverable) expect(v.score).toBeGreaterThanOrEqual(80);
+              if (v.status === 'undeliverable') expect([v.score, v.valid, v.deliverable]).toEqual([0, false, false]);
+              if (v.status === 'deliverable' || v.status === 'role-based') expect(v.details.smtp_valid).toBe(true);
+              expect(v.catch_all).toBe(v.status === 'catch-all');
+              if (v.catch_all) expect([catchAll, v.details.smtp_valid]).toEqual([true, true]);
+              expect(v.confidence).toBeGreaterThanOrEqual(0);
+              expect(v.confidence).toBeLessThanOrEqual(100);
+            }
   });
 });

@@ -62,8 +62,14 @@ export interface SmtpFacts {
 }
 
 interface Shape {
-  reason: Reason; status: VerdictStatus; valid: boolean; deliverable: boolean;
-  risk: RiskLevel; score: number; confidence: number; subReason?: SubReason;
+  reason: Reason;
+  status: VerdictStatus;
+  valid: boolean;
+  deliverable: boolean;
+  risk: RiskLevel;
+  score: number;
+  confidence: number;
+  subReason?: SubReason;
 }
 
 const MAX_MESSAGE = 500;
@@ -91,7 +97,7 @@ export function decideVerdict(facts: Facts): Verdict {
     mailbox_provider: facts.mailboxProvider?.id ?? null,
     details: {
       syntax_valid: syntax.ok,
-      domain_exists: route !== null && route.kind !== 'nxdomain' && route.kind !== 'unknown' || facts.dnsProblem?.kind === 'resolver_unreliable',
+      domain_exists: (route !== null && route.kind !== 'nxdomain' && route.kind !== 'unknown') || facts.dnsProblem?.kind === 'resolver_unreliable',
       // an implicit MX (A record only) still is a mail host
       mx_record: route?.kind === 'mx' || route?.kind === 'implicit',
       smtp_valid: smtp?.meaning === 'accepted',
@@ -101,30 +107,43 @@ export function decideVerdict(facts: Facts): Verdict {
     free: facts.free,
     catch_all: shape.reason === 'accept_all',
     did_you_mean: facts.didYouMean,
-    evidence: route === null ? null : {
-      mx_host: facts.mxHost,
-      smtp_code: smtp?.reply?.code ?? null,
-      smtp_enhanced_code: smtp?.reply?.enhanced ?? null,
-      // a server's text is kept short: every stored verdict carries it
-      smtp_message: smtp?.reply?.message.slice(0, MAX_MESSAGE) ?? null,
-      smtp_failure: smtp?.failure ? (smtp.detail ? `${smtp.failure}: ${smtp.detail}` : smtp.failure) : null,
-      attempts: smtp?.attempts ?? 0,
-      tls: smtp?.tls ?? false,
-      dns_failure: facts.dnsProblem?.detail ?? (route.kind === 'unknown' ? route.error : smtp?.failure === 'dns' ? smtp.detail ?? null : null),
-      control_code: smtp?.controlReply?.code ?? null,
-      control_enhanced_code: smtp?.controlReply?.enhanced ?? null,
-      control_message: smtp?.controlReply?.message.slice(0, MAX_MESSAGE) ?? null,
-      postmaster_code: smtp?.postmasterReply?.code ?? null,
-      postmaster_message: smtp?.postmasterReply?.message.slice(0, MAX_MESSAGE) ?? null,
-    },
+    evidence:
+      route === null
+        ? null
+        : {
+            mx_host: facts.mxHost,
+            smtp_code: smtp?.reply?.code ?? null,
+            smtp_enhanced_code: smtp?.reply?.enhanced ?? null,
+            // a server's text is kept short: every stored verdict carries it
+            smtp_message: smtp?.reply?.message.slice(0, MAX_MESSAGE) ?? null,
+            smtp_failure: smtp?.failure ? (smtp.detail ? `${smtp.failure}: ${smtp.detail}` : smtp.failure) : null,
+            attempts: smtp?.attempts ?? 0,
+            tls: smtp?.tls ?? false,
+            dns_failure: facts.dnsProblem?.detail ?? (route.kind === 'unknown' ? route.error : smtp?.failure === 'dns' ? (smtp.detail ?? null) : null),
+            control_code: smtp?.controlReply?.code ?? null,
+            control_enhanced_code: smtp?.controlReply?.enhanced ?? null,
+            control_message: smtp?.controlReply?.message.slice(0, MAX_MESSAGE) ?? null,
+            postmaster_code: smtp?.postmasterReply?.code ?? null,
+            postmaster_message: smtp?.postmasterReply?.message.slice(0, MAX_MESSAGE) ?? null,
+          },
   };
 }
 
 /** What is known of an address before any lookup: its syntax. */
 export function initialFacts(email: string): Facts {
   return {
-    email, syntax: checkSyntax(email), disposable: false, role: false, free: false,
-    didYouMean: null, route: null, mxHost: null, smtp: null, timedOut: false, mailboxProvider: null, dnsProblem: null,
+    email,
+    syntax: checkSyntax(email),
+    disposable: false,
+    role: false,
+    free: false,
+    didYouMean: null,
+    route: null,
+    mxHost: null,
+    smtp: null,
+    timedOut: false,
+    mailboxProvider: null,
+    dnsProblem: null,
   };
 }
 
@@ -145,38 +164,56 @@ function decideShape(facts: Facts): Shape {
   // set only where a verdict would rest on a denial: that denial is worth nothing
   if (facts.dnsProblem?.kind === 'resolver_unreliable') return { ...UNKNOWN, reason: 'unexpected_error', subReason: 'resolver_unreliable' };
   switch (route.kind) {
-    case 'nxdomain': return { ...UNDELIVERABLE, reason: 'invalid_domain', confidence: 95 };
+    case 'nxdomain':
+      return { ...UNDELIVERABLE, reason: 'invalid_domain', confidence: 95 };
     case 'null_mx':
-    case 'no_mail': return { ...UNDELIVERABLE, reason: 'no_mx', confidence: 95 };
-    case 'unknown': return { ...UNKNOWN, reason: route.error === 'ETIMEOUT' ? 'timeout' : 'unexpected_error', subReason: 'dns_failure' };
+    case 'no_mail':
+      return { ...UNDELIVERABLE, reason: 'no_mx', confidence: 95 };
+    case 'unknown':
+      return { ...UNKNOWN, reason: route.error === 'ETIMEOUT' ? 'timeout' : 'unexpected_error', subReason: 'dns_failure' };
   }
   // RFC 5321 5.1: an MX host without an address cannot take mail; a sender's MTA bounces it
   if (facts.dnsProblem?.kind === 'mx_unresolvable') return { ...UNDELIVERABLE, reason: 'no_mx', confidence: 90, subReason: 'mx_unresolvable' };
   if (!smtp) return { ...UNKNOWN, reason: 'unexpected_error', subReason: 'unexpected_error' };
   switch (smtp.failure) {
-    case 'timeout': return { ...UNKNOWN, reason: 'timeout', subReason: 'timeout' };
-    case 'no_connect': return { ...UNKNOWN, reason: 'no_connect', subReason: 'no_connect' };
-    case 'refused_private': return { ...UNKNOWN, reason: 'no_connect', subReason: 'private_address' };
-    case 'dropped': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'connection_dropped' };
-    case 'protocol': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'protocol_error' };
-    case 'tls': return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'tls_failed' };
-    case 'dns': return { ...UNKNOWN, reason: 'no_connect', subReason: 'dns_failure' };
+    case 'timeout':
+      return { ...UNKNOWN, reason: 'timeout', subReason: 'timeout' };
+    case 'no_connect':
+      return { ...UNKNOWN, reason: 'no_connect', subReason: 'no_connect' };
+    case 'refused_private':
+      return { ...UNKNOWN, reason: 'no_connect', subReason: 'private_address' };
+    case 'dropped':
+      return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'connection_dropped' };
+    case 'protocol':
+      return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'protocol_error' };
+    case 'tls':
+      return { ...UNKNOWN, reason: 'unavailable_smtp', subReason: 'tls_failed' };
+    case 'dns':
+      return { ...UNKNOWN, reason: 'no_connect', subReason: 'dns_failure' };
   }
   const unavailable = (subReason: SubReason): Shape => ({ ...UNKNOWN, reason: 'unavailable_smtp', subReason });
   switch (smtp.meaning) {
     // an unclear reply the made-up address's identical rejection settled: less sure than words
-    case 'rejected': return { ...UNDELIVERABLE, reason: 'rejected_email', confidence: smtp.settled ? 80 : 95 };
+    case 'rejected':
+      return { ...UNDELIVERABLE, reason: 'rejected_email', confidence: smtp.settled ? 80 : 95 };
     // the mailbox exists; mail bounces until its owner empties it (often an abandoned one)
-    case 'full': return { reason: 'low_quality', status: 'risky', valid: true, deliverable: false, risk: 'medium', score: 50, confidence: 70, subReason: 'mailbox_full' };
+    case 'full':
+      return { reason: 'low_quality', status: 'risky', valid: true, deliverable: false, risk: 'medium', score: 50, confidence: 70, subReason: 'mailbox_full' };
     // X.3.x is the mail system, not a greylist: postscreen answers RCPT from a client that just
     // passed its after-220 tests "450 4.3.2 Service currently unavailable" (come back, you are known now)
-    case 'transient': return unavailable(smtp.subReason ?? ((smtp.stage ?? 'rcpt') === 'rcpt' && !smtp.reply?.enhanced?.startsWith('4.3.') ? 'greylisted' : 'try_again_later'));
-    case 'backoff': return unavailable('throttled');
-    case 'blocked': return unavailable(smtp.reply?.enhanced === '5.6.7' ? 'smtputf8_unsupported' : smtp.subReason ?? 'blocked_by_policy');
+    case 'transient':
+      return unavailable(smtp.subReason ?? ((smtp.stage ?? 'rcpt') === 'rcpt' && !smtp.reply?.enhanced?.startsWith('4.3.') ? 'greylisted' : 'try_again_later'));
+    case 'backoff':
+      return unavailable('throttled');
+    case 'blocked':
+      return unavailable(smtp.reply?.enhanced === '5.6.7' ? 'smtputf8_unsupported' : (smtp.subReason ?? 'blocked_by_policy'));
     // a rejection that names no one, or that the made-up address's reply contradicts
-    case 'unclear': return unavailable(smtp.subReason ?? 'unclear_rejection');
-    case 'accepted': break;
-    default: return unavailable('unexpected_error');
+    case 'unclear':
+      return unavailable(smtp.subReason ?? 'unclear_rejection');
+    case 'accepted':
+      break;
+    default:
+      return unavailable('unexpected_error');
   }
   // an edge that accepts every recipient: its 250 proves the mailbox only if it refused the made-up one
   if (facts.mailboxProvider?.acceptsAllAtEdge && smtp.catchAll !== false) return unavailable('provider_unverifiable');
@@ -188,7 +225,16 @@ function decideShape(facts: Facts): Shape {
   }
   // catchAll null: the made-up address got no clear answer, so acceptance proves less
   if (smtp.catchAll === null) {
-    return { reason: 'accepted_email', status: 'deliverable', valid: true, deliverable: true, risk: 'medium', score: 80, confidence: 70, subReason: 'catch_all_unknown' };
+    return {
+      reason: 'accepted_email',
+      status: 'deliverable',
+      valid: true,
+      deliverable: true,
+      risk: 'medium',
+      score: 80,
+      confidence: 70,
+      subReason: 'catch_all_unknown',
+    };
   }
   return { reason: 'accepted_email', status: 'deliverable', valid: true, deliverable: true, risk: 'low', score: 95, confidence: 95 };
 }

@@ -18,8 +18,10 @@ const ZONE = [
   ...['example', 'catchall', 'grey', 'busy'].flatMap((d) => [`mx-host=${d}.test,mx.${d}.test,10`, `host-record=mx.${d}.test,127.0.0.1`]),
   'host-record=aonly.test,127.0.0.1',
   'mx-host=nullmx.test,.,0',
-  'mx-host=silent.test,mx.silent.test,10', 'host-record=mx.silent.test,127.0.0.2',
-  'mx-host=drop.test,mx.drop.test,10', 'host-record=mx.drop.test,127.0.0.3',
+  'mx-host=silent.test,mx.silent.test,10',
+  'host-record=mx.silent.test,127.0.0.2',
+  'mx-host=drop.test,mx.drop.test,10',
+  'host-record=mx.drop.test,127.0.0.3',
   // behind a relay that records the commands: counts the verifier's catch-all probes
   ...['counted', 'counted-all'].flatMap((d) => [`mx-host=${d}.test,mx.${d}.test,10`, `host-record=mx.${d}.test,127.0.0.4`]),
 ];
@@ -28,7 +30,9 @@ beforeAll(async () => {
   dns = await startDnsmasq(ZONE);
   postfix = await startPostfix({
     mailboxes: ['alice@example.test', 'info@example.test', 'carol@aonly.test', 'bob@grey.test', ...Array.from({ length: 10 }, (_, i) => `m${i}@counted.test`)],
-    catchAllDomains: ['catchall.test', 'counted-all.test'], greylistDomains: ['grey.test'], busyDomains: ['busy.test'],
+    catchAllDomains: ['catchall.test', 'counted-all.test'],
+    greylistDomains: ['grey.test'],
+    busyDomains: ['busy.test'],
   });
   silent = await startTcpPeer('silent', '127.0.0.2', postfix.port);
   drop = await startTcpPeer('drop', '127.0.0.3', postfix.port);
@@ -45,7 +49,9 @@ function verifier(overrides: Partial<VerifierDeps> = {}) {
   return createVerifier({
     dns: createDnsResolver({ servers: [dns.server], timeoutMs: 1000 }),
     smtp: { port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 2000, commandTimeoutMs: 1000 },
-    allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 10,
+    allowPrivateNetworks: true,
+    perDomainConcurrency: 2,
+    globalConcurrency: 10,
     ...overrides,
   });
 }
@@ -138,7 +144,11 @@ describe('verify against real DNS and SMTP peers', () => {
 
   it('answers no_mx for a null MX and invalid_domain for NXDOMAIN', async () => {
     expect((await verifier().verify('x@nullmx.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'no_mx', details: { domain_exists: true } });
-    expect((await verifier().verify('x@nosuchdomain.test')).verdict).toMatchObject({ status: 'undeliverable', reason: 'invalid_domain', details: { domain_exists: false } });
+    expect((await verifier().verify('x@nosuchdomain.test')).verdict).toMatchObject({
+      status: 'undeliverable',
+      reason: 'invalid_domain',
+      details: { domain_exists: false },
+    });
   });
 
   it('answers unknown/timeout when the server never speaks', async () => {
@@ -148,7 +158,9 @@ describe('verify against real DNS and SMTP peers', () => {
 
   it('stops at the caller deadline', async () => {
     const started = Date.now();
-    const v = verifier({ smtp: { port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 } });
+    const v = verifier({
+      smtp: { port: postfix.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 5000, commandTimeoutMs: 10_000 },
+    });
     const { verdict } = await v.verify('x@silent.test', { signal: deadline(300) });
     expect(verdict).toMatchObject({ status: 'unknown', reason: 'timeout' });
     expect(Date.now() - started).toBeLessThan(4000); // the 300 ms deadline, before the 5 s connect timeout
@@ -161,7 +173,12 @@ describe('verify against real DNS and SMTP peers', () => {
   it('stops early for a disposable address and flags role accounts', async () => {
     const disposable = (await verifier().verify('someone@mailinator.com')).verdict;
     expect(disposable).toMatchObject({ status: 'risky', reason: 'disposable_email', disposable: true, evidence: null });
-    expect((await verifier().verify('info@example.test')).verdict).toMatchObject({ status: 'role-based', reason: 'role_account', role: true, deliverable: true });
+    expect((await verifier().verify('info@example.test')).verdict).toMatchObject({
+      status: 'role-based',
+      reason: 'role_account',
+      role: true,
+      deliverable: true,
+    });
   });
 
   it('answers invalid_email without any lookup', async () => {

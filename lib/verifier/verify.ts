@@ -19,7 +19,11 @@ import { decideVerdict, type SmtpFacts } from './verdict';
 export interface VerifierDeps {
   dns: DnsResolver;
   smtp: {
-    port: number; heloName: string; mailFrom: string; connectTimeoutMs: number; commandTimeoutMs: number;
+    port: number;
+    heloName: string;
+    mailFrom: string;
+    connectTimeoutMs: number;
+    commandTimeoutMs: number;
     /** the whole conversation with one host (default 30 s) */
     conversationTimeoutMs?: number;
     /** probe through this SOCKS5 proxy (EV_SMTP_PROXY); the MX IP is still checked here first */
@@ -129,24 +133,32 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       const [backoffLeft, greyLeft] = await untilDeadline(politeness.heldFor([backoffSubject(key), greylistSubject(syntax.address)]), signal);
       if (backoffLeft > 0) return backedOff(backoffLeft);
       if (greyLeft > 0) return stillGreylisted(greyLeft);
-      const smtp = await untilDeadline(scheduler.run(key, async () => {
-        const permit = await politeness.acquire(target, signal);
-        const closing: Promise<void>[] = [];
-        try {
-          const [left] = await politeness.heldFor([backoffSubject(key)]); // a 421 may have arrived while this one queued
-          return left > 0 ? left : await conversation(hosts, syntax.address, syntax.asciiDomain, closing, signal);
-        } finally {
-          // the server counts a connection until it closes, after our QUIT: so does the lease
-          void Promise.all(closing).finally(() => permit.release());
-        }
-      }), signal);
+      const smtp = await untilDeadline(
+        scheduler.run(key, async () => {
+          const permit = await politeness.acquire(target, signal);
+          const closing: Promise<void>[] = [];
+          try {
+            const [left] = await politeness.heldFor([backoffSubject(key)]); // a 421 may have arrived while this one queued
+            return left > 0 ? left : await conversation(hosts, syntax.address, syntax.asciiDomain, closing, signal);
+          } finally {
+            // the server counts a connection until it closes, after our QUIT: so does the lease
+            void Promise.all(closing).finally(() => permit.release());
+          }
+        }),
+        signal,
+      );
       if (typeof smtp === 'number') return backedOff(smtp);
       if (smtp.catchAll === null && smtp.catchAllAsked) smtp.catchAll = await untilDeadline(smtp.catchAllAsked, signal);
       delete smtp.catchAllAsked;
       const replied = smtp.meaning;
       weigh(smtp, syntax.address, syntax.asciiDomain);
       // a refusal postmaster got too is about us: counted apart, a sign of an egress problem (lib/egress/refusals.ts)
-      if (smtp.attempts > 0) deps.onConversation?.({ target: key, provider: facts.mailboxProvider?.id ?? null, outcome: smtp.postmasterRefused ? 'postmaster_refused' : replied ?? smtp.failure ?? 'unclassified' });
+      if (smtp.attempts > 0)
+        deps.onConversation?.({
+          target: key,
+          provider: facts.mailboxProvider?.id ?? null,
+          outcome: smtp.postmasterRefused ? 'postmaster_refused' : (replied ?? smtp.failure ?? 'unclassified'),
+        });
       facts.smtp = smtp;
       if (smtp.mxUnresolvable) {
         facts.smtp = { ...smtp, failure: null }; // nothing was tried: DNS decided
@@ -208,12 +220,29 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     if (smtp.meaning === 'accepted') return;
     smtp.postmasterReply = postmaster?.reply ?? null;
     const addresses = [address, ...(control ? [control.probe] : []), ...(postmaster ? [postmaster.address] : [])];
-    const weighed = weighControl({ meaning: smtp.meaning ?? 'blocked', subReason: smtp.subReason ?? null }, smtp.reply, control?.reply ?? null, addresses, postmaster?.reply);
-    Object.assign(smtp, { meaning: weighed.meaning, subReason: weighed.subReason, settled: weighed.settled ?? false, postmasterRefused: weighed.postmasterRefused ?? false });
+    const weighed = weighControl(
+      { meaning: smtp.meaning ?? 'blocked', subReason: smtp.subReason ?? null },
+      smtp.reply,
+      control?.reply ?? null,
+      addresses,
+      postmaster?.reply,
+    );
+    Object.assign(smtp, {
+      meaning: weighed.meaning,
+      subReason: weighed.subReason,
+      settled: weighed.settled ?? false,
+      postmasterRefused: weighed.postmasterRefused ?? false,
+    });
   }
 
   /** Tries the MX hosts in preference order; only an unreachable host moves on to the next. */
-  async function conversation(hosts: MailHost[], address: string, domain: string, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
+  async function conversation(
+    hosts: MailHost[],
+    address: string,
+    domain: string,
+    closing: Promise<void>[],
+    signal?: AbortSignal,
+  ): Promise<SmtpFacts & { catchAllAsked?: Promise<boolean | null> }> {
     const known = catchAllByDomain.get(domain);
     const asked = known === undefined ? catchAllAsked.get(domain) : undefined;
     const asking = known === undefined && asked === undefined;
@@ -230,7 +259,14 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     }
   }
 
-  async function talk(hosts: MailHost[], address: string, domain: string, askCatchAll: boolean, closing: Promise<void>[], signal?: AbortSignal): Promise<SmtpFacts> {
+  async function talk(
+    hosts: MailHost[],
+    address: string,
+    domain: string,
+    askCatchAll: boolean,
+    closing: Promise<void>[],
+    signal?: AbortSignal,
+  ): Promise<SmtpFacts> {
     const known = catchAllByDomain.get(domain);
     const result: SmtpFacts = { meaning: null, failure: 'no_connect', reply: null, catchAll: known ?? null, attempts: 0 };
     // host names that do not resolve cost no attempt; MTAs skip them the same way (RFC 5321 5.1)
@@ -239,7 +275,9 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       if (result.attempts >= (deps.maxMxHosts ?? 2)) break;
       const resolved = await deps.dns.addresses(host.exchange);
       if (!resolved.ok) {
-        unresolved.push(`${host.exchange}: ${resolved.error === 'ENOTFOUND' ? 'NXDOMAIN' : resolved.error === 'ENODATA' ? 'no address records' : resolved.error}`);
+        unresolved.push(
+          `${host.exchange}: ${resolved.error === 'ENOTFOUND' ? 'NXDOMAIN' : resolved.error === 'ENODATA' ? 'no address records' : resolved.error}`,
+        );
         continue;
       }
       const usable = deps.allowPrivateNetworks ? resolved.ips : resolved.ips.filter((ip) => !isPrivateAddress(ip));
@@ -251,8 +289,11 @@ export function createVerifier(deps: VerifierDeps): Verifier {
       const catchAllProbe = askCatchAll ? `${randomBytes(8).toString('hex')}@${domain}` : null;
       const postmaster = postmasterByDomain.has(domain) || postmasterAsking.has(domain) ? null : `postmaster@${domain}`;
       if (postmaster) postmasterAsking.add(domain);
-      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe, postmaster })
-        .finally(() => { if (postmaster) postmasterAsking.delete(domain); });
+      const probe = await probeMailbox({ ...deps.smtp, ip: usable[0], mxHost: host.exchange, recipient: address, signal, catchAllProbe, postmaster }).finally(
+        () => {
+          if (postmaster) postmasterAsking.delete(domain);
+        },
+      );
       if (probe.closed) closing.push(probe.closed);
       if (probe.failure === 'no_connect') {
         result.detail = probe.detail ?? null;
@@ -281,7 +322,8 @@ export function createVerifier(deps: VerifierDeps): Verifier {
     const denied = unresolved.filter((u) => /NXDOMAIN|no address records/.test(u));
     if (result.attempts === 0 && denied.length === hosts.length) result.mxUnresolvable = denied.join('; ');
     // no host could even be looked up (SERVFAIL, time-out): DNS failed, not the domain
-    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect') Object.assign(result, { failure: 'dns', detail: unresolved.join('; ') });
+    else if (result.attempts === 0 && unresolved.length > 0 && result.failure === 'no_connect')
+      Object.assign(result, { failure: 'dns', detail: unresolved.join('; ') });
     return result;
   }
 

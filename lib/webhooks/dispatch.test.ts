@@ -29,7 +29,10 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const RETRIES_MS = [5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR];
 
-const status = (code: number): Answer => (_req, res) => res.writeHead(code).end();
+const status =
+  (code: number): Answer =>
+  (_req, res) =>
+    res.writeHead(code).end();
 const hangUp: Answer = (req) => req.socket.destroy();
 
 describe('webhook dispatch', () => {

@@ -26,7 +26,12 @@ const limits = (): Limits => {
   return { global: config.EV_WEBHOOK_CONCURRENCY, perAccount: config.EV_WEBHOOK_PER_ACCOUNT, perEndpoint: config.EV_WEBHOOK_PER_ENDPOINT };
 };
 
-interface DueRow { id: string; webhook_id: string; user_id: string; next_attempt_at: number | bigint }
+interface DueRow {
+  id: string;
+  webhook_id: string;
+  user_id: string;
+  next_attempt_at: number | bigint;
+}
 
 /**
  * Due deliveries in fair order: every account's oldest before any account's second, so one
@@ -34,19 +39,25 @@ interface DueRow { id: string; webhook_id: string; user_id: string; next_attempt
  * in-flight limit (./slots.ts) are left for later.
  */
 async function dueDeliveries(database: Database, now: number, slots: number): Promise<DueRow[]> {
-  const rows = await selectRows<DueRow>(database, `
+  const rows = await selectRows<DueRow>(
+    database,
+    `
     SELECT id, webhook_id, user_id, next_attempt_at FROM (
       SELECT d.id, d.webhook_id, w.user_id, d.next_attempt_at,
              ROW_NUMBER() OVER (PARTITION BY w.user_id ORDER BY d.next_attempt_at, d.id) AS turn
       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
       WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-    ) due WHERE turn <= ? ORDER BY turn, next_attempt_at LIMIT ?`, [now, slots, slots * 4]);
+    ) due WHERE turn <= ? ORDER BY turn, next_attempt_at LIMIT ?`,
+    [now, slots, slots * 4],
+  );
   const taken = new Map<string, number>();
-  return rows.filter((row) => {
-    if (!hasRoom(limits(), row.user_id, row.webhook_id, taken.get(row.webhook_id) ?? 0)) return false;
-    taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
-    return true;
-  }).slice(0, slots);
+  return rows
+    .filter((row) => {
+      if (!hasRoom(limits(), row.user_id, row.webhook_id, taken.get(row.webhook_id) ?? 0)) return false;
+      taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
+      return true;
+    })
+    .slice(0, slots);
 }
 
 /**
@@ -102,7 +113,9 @@ export function startDispatcher(database: Database, intervalMs = 500): () => Pro
         }
       })
       .catch((error) => console.error('[webhooks] dispatch error', error))
-      .finally(() => { looking = false; });
+      .finally(() => {
+        looking = false;
+      });
   }, intervalMs);
   timer.unref();
   return async () => {
@@ -117,7 +130,10 @@ export function startDispatcher(database: Database, intervalMs = 500): () => Pro
  * when a limit is full or another claimer won.
  */
 async function claimAndSend(
-  database: Database, target: { id: string; webhookId: string; userId: string }, dueAt: bigint, now: number,
+  database: Database,
+  target: { id: string; webhookId: string; userId: string },
+  dueAt: bigint,
+  now: number,
 ): Promise<{ done: Promise<void> } | null> {
   const { prisma } = database;
   const slots = await takeSlots(database, limits(), target.userId, target.webhookId, claimMs());
@@ -153,7 +169,10 @@ async function attempt(
   const config = env();
   const result = webhook.disabledAt
     ? { status: null, error: 'endpoint disabled', durationMs: 0 }
-    : await sendSigned(webhook.url, webhook.secret, messageId, payload, { allowPrivate: config.EV_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.EV_WEBHOOK_TIMEOUT_MS });
+    : await sendSigned(webhook.url, webhook.secret, messageId, payload, {
+        allowPrivate: config.EV_ALLOW_PRIVATE_NETWORKS,
+        timeoutMs: config.EV_WEBHOOK_TIMEOUT_MS,
+      });
   const attempts = previousAttempts + 1;
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   // 410 Gone: the receiver says the endpoint no longer exists; stop sending to it.

@@ -19,7 +19,9 @@ export async function resolvePublicAddress(url: URL, allowPrivate: boolean, sign
   if (answers.length === 0) throw invalidRequest('url', `The webhook host ${host} does not resolve.`);
   const refused = answers.find((a) => isPrivateAddress(a.address));
   if (refused && !allowPrivate) {
-    throw new AppError('invalid_request', `Webhook URLs on private, loopback or IPv4-embedding addresses (${refused.address}) are not allowed.`, { param: 'url' });
+    throw new AppError('invalid_request', `Webhook URLs on private, loopback or IPv4-embedding addresses (${refused.address}) are not allowed.`, {
+      param: 'url',
+    });
   }
   return answers[0]!;
 }
@@ -40,10 +42,7 @@ async function resolveHost(name: string, signal?: AbortSignal): Promise<{ addres
   const cancel = () => resolver.cancel();
   signal?.addEventListener('abort', cancel, { once: true });
   try {
-    const [v4, v6] = await Promise.all([
-      resolver.resolve4(name).catch(() => [] as string[]),
-      resolver.resolve6(name).catch(() => [] as string[]),
-    ]);
+    const [v4, v6] = await Promise.all([resolver.resolve4(name).catch(() => [] as string[]), resolver.resolve6(name).catch(() => [] as string[])]);
     return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
   } finally {
     signal?.removeEventListener('abort', cancel);
@@ -74,8 +73,12 @@ function assertAllowedPort(url: URL): void {
 
 /** "80,443,1024-65535" holds 8080 and 443, not 25 or 6379. */
 export function portAllowed(port: number, allowed: string): boolean {
-  return allowed.split(',').map((part) => part.trim()).filter(Boolean).some((part) => {
-    const [low, high = low] = part.split('-').map(Number);
-    return port >= low! && port <= high!;
-  });
+  return allowed
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .some((part) => {
+      const [low, high = low] = part.split('-').map(Number);
+      return port >= low! && port <= high!;
+    });
 }

@@ -40,7 +40,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const attempts = await startDueDeliveries(ctx.database);
       // the neighbour's one delivery and two of the slow endpoint's thirty (its in-flight limit)
       expect(attempts).toHaveLength(3);
-      const delivered = await until(() => listDeliveries(ctx.database, good.user.id, good.hook.id, true), (d) => d[0]?.state === 'succeeded', 5000);
+      const delivered = await until(
+        () => listDeliveries(ctx.database, good.user.id, good.hook.id, true),
+        (d) => d[0]?.state === 'succeeded',
+        5000,
+      );
       expect(delivered[0]).toMatchObject({ state: 'succeeded', last_status: 204 });
       // delivered while the slow endpoint's two attempts still hold their connections: it did not wait for them
       expect(slow.receiver.stats().openNow).toBe(2);

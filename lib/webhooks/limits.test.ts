@@ -21,7 +21,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     const receivers: HostileReceiver[] = [];
     beforeAll(async () => {
       ctx = await setup(dialect, {
-        EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_WEBHOOK_TIMEOUT_MS: '1500', EV_WEBHOOK_PER_ENDPOINT: '2', EV_WEBHOOK_PER_ACCOUNT: '3', EV_WEBHOOK_CONCURRENCY: '4',
+        EV_ALLOW_PRIVATE_NETWORKS: 'true',
+        EV_WEBHOOK_TIMEOUT_MS: '1500',
+        EV_WEBHOOK_PER_ENDPOINT: '2',
+        EV_WEBHOOK_PER_ACCOUNT: '3',
+        EV_WEBHOOK_CONCURRENCY: '4',
       });
     });
     afterAll(async () => {
@@ -36,7 +40,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     }
     const account = (name: string) => ensureAccount(ctx.database, `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`);
 
-    it('sends at most the endpoint\'s limit of test events at once and leaves the rest queued', async () => {
+    it("sends at most the endpoint's limit of test events at once and leaves the rest queued", async () => {
       const user = await account('tester');
       const { receiver, hook } = await endpoint(user.id, 'slow-headers');
       const results = await Promise.all(Array.from({ length: 4 }, () => sendTestEvent(ctx.database, user.id, hook.id, true)));
@@ -48,7 +52,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await deleteWebhook(ctx.database, user.id, hook.id);
     });
 
-    it('keeps one account\'s silent receivers from taking the slots another account\'s delivery needs', async () => {
+    it("keeps one account's silent receivers from taking the slots another account's delivery needs", async () => {
       const noisy = await account('noisy');
       const hooks = await Promise.all([0, 1, 2].map(() => endpoint(noisy.id, 'slow-headers')));
       const quiet = await account('quiet');
@@ -66,12 +70,17 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(hooks.reduce((n, { receiver }) => n + receiver.stats().requests, 0)).toBe(3);
     });
 
-    it.runIf(dialect === 'postgres')('counts another process\'s sends to the endpoint (PostgreSQL leases)', async () => {
+    it.runIf(dialect === 'postgres')("counts another process's sends to the endpoint (PostgreSQL leases)", async () => {
       const user = await account('fleet');
       const { receiver, hook } = await endpoint(user.id, 'ok');
       const expires = Date.now() + 60_000;
       for (const slot of [0, 1]) {
-        await ctx.database.prisma.$executeRawUnsafe(`INSERT INTO webhook_leases (webhook_id, slot, holder, expires_at) VALUES ($1, $2, 'another-process', $3)`, hook.id, slot, expires);
+        await ctx.database.prisma.$executeRawUnsafe(
+          `INSERT INTO webhook_leases (webhook_id, slot, holder, expires_at) VALUES ($1, $2, 'another-process', $3)`,
+          hook.id,
+          slot,
+          expires,
+        );
       }
       const held = await sendTestEvent(ctx.database, user.id, hook.id, true);
       expect(held.state).toBe('pending');
@@ -109,13 +118,16 @@ describe('webhook host names', () => {
     expect(result).toMatchObject({ status: 204, error: null });
   });
 
-  const fourHashes = () => Promise.all(Array.from({ length: 4 }, () => new Promise((resolve, reject) => scrypt('password', 'salt', 32, (e, key) => (e ? reject(e) : resolve(key))))));
+  const fourHashes = () =>
+    Promise.all(Array.from({ length: 4 }, () => new Promise((resolve, reject) => scrypt('password', 'salt', 32, (e, key) => (e ? reject(e) : resolve(key))))));
 
   it('wait on a silent name server without holding the thread pool scrypt needs', async () => {
     await ctx.teardown();
     ctx = await setup('sqlite', { EV_DNS_SERVERS: `127.0.0.1:${silent.address().port}`, EV_ALLOW_PRIVATE_NETWORKS: 'true' });
     // more stuck lookups than libuv has threads (4): with dns.lookup every scrypt would queue behind them
-    const sends = Array.from({ length: 8 }, (_, i) => sendSigned(`http://hang${i}.example:8080/`, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', `msg_${i}`, '{}', { allowPrivate: true, timeoutMs: 1500 }));
+    const sends = Array.from({ length: 8 }, (_, i) =>
+      sendSigned(`http://hang${i}.example:8080/`, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', `msg_${i}`, '{}', { allowPrivate: true, timeoutMs: 1500 }),
+    );
     await new Promise((r) => setTimeout(r, 100));
     let sendsEnded = 0;
     for (const send of sends) void send.then(() => sendsEnded++);
@@ -128,5 +140,3 @@ describe('webhook host names', () => {
     expect(Math.max(...results.map((r) => r.durationMs))).toBeLessThan(10_000);
   });
 });
-
-

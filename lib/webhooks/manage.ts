@@ -30,7 +30,11 @@ export async function createWebhook(database: Database, userId: string, input: {
   const row = await createCapped(database, userId, cap, async (tx) => {
     const created = await tx.webhook.create({
       data: {
-        id: newId('wh'), userId, url: url.toString(), secret, description: input.description ?? '',
+        id: newId('wh'),
+        userId,
+        url: url.toString(),
+        secret,
+        description: input.description ?? '',
         events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
       },
     });
@@ -95,7 +99,13 @@ export async function listDeliveries(database: Database, userId: string, id: str
     last_error: row.lastError,
     next_attempt_at: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
     created_at: row.createdAt.toISOString(),
-    attempt_log: row.attemptLog.map((a) => ({ attempt: a.attempt, status: a.status, error: a.error, duration_ms: a.durationMs, at: a.createdAt.toISOString() })),
+    attempt_log: row.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      status: a.status,
+      error: a.error,
+      duration_ms: a.durationMs,
+      at: a.createdAt.toISOString(),
+    })),
   }));
 }
 

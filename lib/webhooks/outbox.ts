@@ -49,13 +49,22 @@ export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, 
 
 export function bulkCompletedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, completedAt: Date): EventPayload {
   return buildEvent('bulk.completed', job.sandbox, {
-    job_id: job.id, status: 'completed', total_emails: job.totalEmails, summary, download_url: downloadUrl(job.id),
+    job_id: job.id,
+    status: 'completed',
+    total_emails: job.totalEmails,
+    summary,
+    download_url: downloadUrl(job.id),
     completed_at: completedAt.toISOString(),
   });
 }
 
 export function bulkFailedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, error: string, failedAt: Date): EventPayload {
   return buildEvent('bulk.failed', job.sandbox, {
-    job_id: job.id, status: 'failed', total_emails: job.totalEmails, summary, error, failed_at: failedAt.toISOString(),
+    job_id: job.id,
+    status: 'failed',
+    total_emails: job.totalEmails,
+    summary,
+    error,
+    failed_at: failedAt.toISOString(),
   });
 }

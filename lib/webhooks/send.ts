@@ -15,7 +15,13 @@ export interface SendResult {
  * headers together, and the response body is never read (only the status counts), so a receiver
  * that trickles its answer or sends a huge one costs one socket for at most `timeoutMs`.
  */
-export async function sendSigned(urlText: string, secret: string, messageId: string, body: string, options: { allowPrivate: boolean; timeoutMs: number }): Promise<SendResult> {
+export async function sendSigned(
+  urlText: string,
+  secret: string,
+  messageId: string,
+  body: string,
+  options: { allowPrivate: boolean; timeoutMs: number },
+): Promise<SendResult> {
   const started = Date.now();
   const done = (status: number | null, error: string | null) => ({ status, error, durationMs: Date.now() - started });
   const deadline = AbortSignal.timeout(options.timeoutMs);

@@ -52,7 +52,13 @@ export function freeSlots(limits: Limits): number {
  * Takes an attempt's slots, or null when any limit is full. `release` gives them back; `leaseMs`
  * is how long a PostgreSQL lease outlives a holder that died.
  */
-export async function takeSlots(database: Database, limits: Limits, userId: string, webhookId: string, leaseMs: number): Promise<{ release(): Promise<void> } | null> {
+export async function takeSlots(
+  database: Database,
+  limits: Limits,
+  userId: string,
+  webhookId: string,
+  leaseMs: number,
+): Promise<{ release(): Promise<void> } | null> {
   if (!hasRoom(limits, userId, webhookId)) return null;
   // counted before the lease query, so two claims of this process cannot both pass the check
   running++;

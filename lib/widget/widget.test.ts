@@ -17,7 +17,10 @@ afterEach(async () => {
 
 function page(attributes: Record<string, string>, answers: Answer[]) {
   // our own script, run as a page would: its code is trusted here
-  const window = new Window({ url: 'https://shop.example/signup', settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true, disableJavaScriptFileLoading: true } });
+  const window = new Window({
+    url: 'https://shop.example/signup',
+    settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true, disableJavaScriptFileLoading: true },
+  });
   open.push(window);
   const document = window.document;
   document.body.innerHTML = '<form action="/done"><input id="email" type="email" name="email"><button type="submit">Sign up</button></form>';
@@ -27,7 +30,8 @@ function page(attributes: Record<string, string>, answers: Answer[]) {
     return (answers.shift() ?? answers[answers.length - 1] ?? (() => Promise.reject(new TypeError('Failed to fetch'))))();
   };
   const script = document.createElement('script');
-  for (const [name, value] of Object.entries({ 'data-key': 'ev_pub_test', 'data-api': 'https://verify.example', 'data-timeout': '500', ...attributes })) script.setAttribute(name, value);
+  for (const [name, value] of Object.entries({ 'data-key': 'ev_pub_test', 'data-api': 'https://verify.example', 'data-timeout': '500', ...attributes }))
+    script.setAttribute(name, value);
   script.textContent = SOURCE;
   document.body.appendChild(script);
   const form = document.querySelector('form')!;
@@ -39,7 +43,8 @@ function page(attributes: Record<string, string>, answers: Answer[]) {
     event.preventDefault();
   });
   return {
-    asked, email,
+    asked,
+    email,
     submitted: () => submitted,
     message: () => document.querySelector('.ev-message'),
     async submit(address: string) {
@@ -96,7 +101,7 @@ describe('the widget when the service does not answer', () => {
     // button from under the pointer and lose the click (e2e/widget.spec.ts, in Chromium)
     const button = p.email.ownerDocument.querySelector('button')!;
     const event = (type: string, target: { dispatchEvent: (e: never) => boolean }) =>
-      target.dispatchEvent(new (p.email.ownerDocument.defaultView!.Event)(type, { bubbles: true }) as never);
+      target.dispatchEvent(new p.email.ownerDocument.defaultView!.Event(type, { bubbles: true }) as never);
     (p.email as unknown as HTMLInputElement).value = 'a@shop.test';
     event('pointerdown', button);
     event('change', p.email);

@@ -62,9 +62,13 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     return { id: user.id, email: user.email };
   };
   /** `call` credentials: a person's dashboard session in the organisation, from FROM */
-  const session = async (who: { id: string }) => ({ key: null, headers: { cookie: await sessionCookie(ctx.database, who.id, org), ...ORIGIN, 'x-forwarded-for': FROM } });
+  const session = async (who: { id: string }) => ({
+    key: null,
+    headers: { cookie: await sessionCookie(ctx.database, who.id, org), ...ORIGIN, 'x-forwarded-for': FROM },
+  });
   const byKey = (k: string) => ({ key: k, headers: { 'x-forwarded-for': FROM } });
-  const rows = (action: string, orgId: string | null = org) => ctx.database.prisma.auditEvent.findMany({ where: { orgId, action }, orderBy: [{ at: 'asc' }, { id: 'asc' }] });
+  const rows = (action: string, orgId: string | null = org) =>
+    ctx.database.prisma.auditEvent.findMany({ where: { orgId, action }, orderBy: [{ at: 'asc' }, { id: 'asc' }] });
   const total = () => ctx.database.prisma.auditEvent.count();
   /** The action is refused as `status` and writes no audit row at all. */
   const refusedWithoutRow = async (status: number, run: () => Promise<{ status: number; json: any }>, error?: string) => {
@@ -77,8 +81,12 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_TRUST_PROXY: 'true', EV_CREATE_RATE_PER_MINUTE: '10000', EV_RATE_LIMIT_PER_MINUTE: '10000', EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_CHUNK_SIZE: '5', EV_LOGIN_MAX_FAILURES_PER_IP: '1000',
+      EV_TRUST_PROXY: 'true',
+      EV_CREATE_RATE_PER_MINUTE: '10000',
+      EV_RATE_LIMIT_PER_MINUTE: '10000',
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_CHUNK_SIZE: '5',
+      EV_LOGIN_MAX_FAILURES_PER_IP: '1000',
     });
     org = ctx.account.id;
     people.owner = { id: org, email: ctx.account.email };
@@ -92,8 +100,15 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(made.status).toBe(201);
     const created = (await rows('key.created')).find((r) => r.targetId === made.json.id);
     expect(created).toMatchObject({
-      orgId: org, actorUserId: people.admin.id, actorKeyId: null, actorEmail: people.admin.email, clientAddress: FROM, method: 'session',
-      targetType: 'key', targetId: made.json.id, targetLabel: 'CI deploys',
+      orgId: org,
+      actorUserId: people.admin.id,
+      actorKeyId: null,
+      actorEmail: people.admin.email,
+      clientAddress: FROM,
+      method: 'session',
+      targetType: 'key',
+      targetId: made.json.id,
+      targetLabel: 'CI deploys',
     });
     // never the key itself
     expect(JSON.stringify(created)).not.toContain(made.json.key);
@@ -103,21 +118,33 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(other.status).toBe(201);
     const renamed = await call(key.PATCH, { ...byKey(made.json.key), method: 'PATCH', params: { id: other.json.id }, body: { name: 'spare (old)' } });
     expect(renamed.status).toBe(200);
-    expect(await rows('key.updated')).toMatchObject([{
-      actorUserId: people.admin.id, actorKeyId: made.json.id, actorEmail: people.admin.email, method: 'key', clientAddress: FROM,
-      targetId: other.json.id, targetLabel: 'spare (old)', details: JSON.stringify({ fields: 'name' }),
-    }]);
+    expect(await rows('key.updated')).toMatchObject([
+      {
+        actorUserId: people.admin.id,
+        actorKeyId: made.json.id,
+        actorEmail: people.admin.email,
+        method: 'key',
+        clientAddress: FROM,
+        targetId: other.json.id,
+        targetLabel: 'spare (old)',
+        details: JSON.stringify({ fields: 'name' }),
+      },
+    ]);
     const revoked = await call(key.DELETE, { ...byKey(made.json.key), method: 'DELETE', params: { id: other.json.id } });
     expect(revoked.status).toBe(200);
-    expect(await rows('key.revoked')).toMatchObject([{ actorUserId: people.admin.id, actorKeyId: made.json.id, targetId: other.json.id, targetLabel: 'spare (old)' }]);
+    expect(await rows('key.revoked')).toMatchObject([
+      { actorUserId: people.admin.id, actorKeyId: made.json.id, targetId: other.json.id, targetLabel: 'spare (old)' },
+    ]);
 
     // refused: a viewer (403), a key that does not exist or is revoked (404)
     await refusedWithoutRow(403, async () => call(keys.POST, { ...(await session(people.viewer)), body: { name: 'nope' } }), 'insufficient_role');
-    await refusedWithoutRow(404, async () => call(key.PATCH, { ...(await session(people.admin)), method: 'PATCH', params: { id: 'key_none' }, body: { name: 'x' } }));
+    await refusedWithoutRow(404, async () =>
+      call(key.PATCH, { ...(await session(people.admin)), method: 'PATCH', params: { id: 'key_none' }, body: { name: 'x' } }),
+    );
     await refusedWithoutRow(404, async () => call(key.DELETE, { ...(await session(people.admin)), method: 'DELETE', params: { id: other.json.id } }));
   });
 
-  it('webhooks: created and deleted, named by the URL\'s host only', async () => {
+  it("webhooks: created and deleted, named by the URL's host only", async () => {
     const made = await call(webhooks.POST, { ...(await session(people.admin)), body: { url: 'http://127.0.0.1:9999/hooks/t0ken-in-path?sig=abc' } });
     expect(made.status).toBe(201);
     const gone = await call(webhook.DELETE, { ...(await session(people.owner)), method: 'DELETE', params: { id: made.json.id } });
@@ -128,23 +155,41 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(deleted).toMatchObject({ actorUserId: people.owner.id, actorEmail: people.owner.email, targetId: made.json.id, targetLabel: '127.0.0.1:9999' });
     for (const row of [created, deleted]) expect(JSON.stringify(row)).not.toMatch(/t0ken|sig=|whsec_/);
     await refusedWithoutRow(404, async () => call(webhook.DELETE, { ...(await session(people.admin)), method: 'DELETE', params: { id: made.json.id } }));
-    await refusedWithoutRow(403, async () => call(webhooks.POST, { ...(await session(people.viewer)), body: { url: 'http://127.0.0.1:9999/x' } }), 'insufficient_role');
+    await refusedWithoutRow(
+      403,
+      async () => call(webhooks.POST, { ...(await session(people.viewer)), body: { url: 'http://127.0.0.1:9999/x' } }),
+      'insufficient_role',
+    );
   });
 
-  it('rules: added, imported and removed, as counts (a rule\'s value may be an address)', async () => {
+  it("rules: added, imported and removed, as counts (a rule's value may be an address)", async () => {
     const added = await call(rules.POST, { ...(await session(people.admin)), body: { action: 'block', match: 'email', value: 'someone@blocked.test' } });
     expect(added.status).toBe(201);
-    const imported = await call(ruleImport.POST, { ...(await session(people.admin)), body: { rules: [{ action: 'allow', match: 'domain', value: 'a.test' }, { action: 'allow', match: 'domain', value: 'b.test' }] } });
+    const imported = await call(ruleImport.POST, {
+      ...(await session(people.admin)),
+      body: {
+        rules: [
+          { action: 'allow', match: 'domain', value: 'a.test' },
+          { action: 'allow', match: 'domain', value: 'b.test' },
+        ],
+      },
+    });
     expect(imported.status).toBe(200);
     // the same rules again: nothing changes, nothing is recorded
-    await refusedWithoutRow(200, async () => call(ruleImport.POST, { ...(await session(people.admin)), body: { rules: [{ action: 'allow', match: 'domain', value: 'a.test' }] } }));
+    await refusedWithoutRow(200, async () =>
+      call(ruleImport.POST, { ...(await session(people.admin)), body: { rules: [{ action: 'allow', match: 'domain', value: 'a.test' }] } }),
+    );
     expect((await call(rule.DELETE, { ...(await session(people.admin)), method: 'DELETE', params: { id: added.json.id } })).status).toBe(200);
     const changed = await rows('rules.changed');
     expect(changed.map((r) => JSON.parse(r.details!))).toEqual([{ added: 1 }, { added: 2 }, { removed: 1 }]);
     expect(changed.every((r) => r.actorUserId === people.admin.id && r.clientAddress === FROM)).toBe(true);
     expect(JSON.stringify(changed)).not.toContain('blocked.test');
     await refusedWithoutRow(404, async () => call(rule.DELETE, { ...(await session(people.admin)), method: 'DELETE', params: { id: added.json.id } }));
-    await refusedWithoutRow(403, async () => call(rules.POST, { ...(await session(people.viewer)), body: { action: 'block', match: 'domain', value: 'c.test' } }), 'insufficient_role');
+    await refusedWithoutRow(
+      403,
+      async () => call(rules.POST, { ...(await session(people.viewer)), body: { action: 'block', match: 'domain', value: 'c.test' } }),
+      'insufficient_role',
+    );
   });
 
   it('lists: uploaded (instant and queued), downloaded once per download, cancelled; named by the file, never an address', async () => {
@@ -156,13 +201,32 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     const queued = await call(bulk.POST, { ...owner, body: { columns: ['email'], rows: queuedRows, email_column: 0, filename: 'customers.csv' } });
     expect(queued.json.status).toBe('queued');
     expect(await rows('list.uploaded')).toMatchObject([
-      { actorUserId: org, targetType: 'list', targetId: instant.json.job_id, targetLabel: 'few.csv', clientAddress: FROM, details: JSON.stringify({ emails: 3, sandbox: true }) },
-      { actorUserId: org, targetType: 'list', targetId: queued.json.job_id, targetLabel: 'customers.csv', details: JSON.stringify({ emails: 12, sandbox: true }) },
+      {
+        actorUserId: org,
+        targetType: 'list',
+        targetId: instant.json.job_id,
+        targetLabel: 'few.csv',
+        clientAddress: FROM,
+        details: JSON.stringify({ emails: 3, sandbox: true }),
+      },
+      {
+        actorUserId: org,
+        targetType: 'list',
+        targetId: queued.json.job_id,
+        targetLabel: 'customers.csv',
+        details: JSON.stringify({ emails: 12, sandbox: true }),
+      },
     ]);
 
-    const file = await call(download.GET, { ...(await session(people.viewer)), params: { jobId: instant.json.job_id }, path: `/v1/verify/bulk/download/${instant.json.job_id}?format=csv` });
+    const file = await call(download.GET, {
+      ...(await session(people.viewer)),
+      params: { jobId: instant.json.job_id },
+      path: `/v1/verify/bulk/download/${instant.json.job_id}?format=csv`,
+    });
     expect(file.status).toBe(200);
-    expect(await rows('list.downloaded')).toMatchObject([{ actorUserId: people.viewer.id, targetId: instant.json.job_id, targetLabel: 'few.csv', clientAddress: FROM }]);
+    expect(await rows('list.downloaded')).toMatchObject([
+      { actorUserId: people.viewer.id, targetId: instant.json.job_id, targetLabel: 'few.csv', clientAddress: FROM },
+    ]);
     // a download that cannot start (the list is not done) writes nothing
     await refusedWithoutRow(409, async () => call(download.GET, { ...owner, params: { jobId: queued.json.job_id } }));
 
@@ -176,7 +240,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     for (const [address] of queuedRows) expect(all).not.toContain(address);
   });
 
-  it('settings and the organisation\'s name: from and to', async () => {
+  it("settings and the organisation's name: from and to", async () => {
     const admin = await session(people.admin);
     expect((await call(quota.POST, { ...admin, body: { warning_below: 500 } })).status).toBe(200);
     expect((await call(retention.POST, { ...admin, body: { retention_days: 30 } })).status).toBe(200);
@@ -198,17 +262,29 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     const admin = await session(people.admin);
     expect((await call(member.PATCH, { ...admin, method: 'PATCH', params: { userId: someone.id }, body: { role: 'member' } })).status).toBe(200);
     expect(await rows('member.role_changed')).toMatchObject([
-      { actorUserId: people.admin.id, targetType: 'member', targetId: someone.id, targetLabel: someone.email, details: JSON.stringify({ from: 'viewer', to: 'member' }) },
+      {
+        actorUserId: people.admin.id,
+        targetType: 'member',
+        targetId: someone.id,
+        targetLabel: someone.email,
+        details: JSON.stringify({ from: 'viewer', to: 'member' }),
+      },
     ]);
-    await refusedWithoutRow(403, () => call(member.PATCH, { ...admin, method: 'PATCH', params: { userId: someone.id }, body: { role: 'admin' } }), 'insufficient_role');
+    await refusedWithoutRow(
+      403,
+      () => call(member.PATCH, { ...admin, method: 'PATCH', params: { userId: someone.id }, body: { role: 'admin' } }),
+      'insufficient_role',
+    );
     await refusedWithoutRow(404, () => call(member.PATCH, { ...admin, method: 'PATCH', params: { userId: 'usr_none' }, body: { role: 'viewer' } }));
     // the last owner cannot leave
     await refusedWithoutRow(409, async () => call(leave.DELETE, { ...(await session(people.owner)), method: 'DELETE' }), 'conflict');
     expect((await call(member.DELETE, { ...admin, method: 'DELETE', params: { userId: someone.id } })).status).toBe(200);
-    expect(await rows('member.removed')).toMatchObject([{ actorUserId: people.admin.id, targetId: someone.id, targetLabel: someone.email, details: JSON.stringify({ role: 'member' }) }]);
+    expect(await rows('member.removed')).toMatchObject([
+      { actorUserId: people.admin.id, targetId: someone.id, targetLabel: someone.email, details: JSON.stringify({ role: 'member' }) },
+    ]);
   });
 
-  it('members: invited and joined (by the link as a new person, or accepted by a signed-in one), never the link\'s token', async () => {
+  it("members: invited and joined (by the link as a new person, or accepted by a signed-in one), never the link's token", async () => {
     const quiet = vi.spyOn(console, 'info').mockImplementation(() => {});
     try {
       const admin = await session(people.admin);
@@ -217,19 +293,33 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
       expect(invited.status).toBe(201);
       const token = new URL(invited.json.link).searchParams.get('token')!;
       expect((await rows('member.invited')).at(-1)).toMatchObject({
-        actorUserId: people.admin.id, clientAddress: FROM, targetType: 'invitation', targetId: invited.json.id, targetLabel: newcomer, details: JSON.stringify({ role: 'member' }),
+        actorUserId: people.admin.id,
+        clientAddress: FROM,
+        targetType: 'invitation',
+        targetId: invited.json.id,
+        targetLabel: newcomer,
+        details: JSON.stringify({ role: 'member' }),
       });
       // refused: the same address again (409), a role above the admin's (403)
       await refusedWithoutRow(409, () => call(invitations.POST, { ...admin, body: { email: newcomer, role: 'member' } }), 'conflict');
       await refusedWithoutRow(403, () => call(invitations.POST, { ...admin, body: { email: `x-${newcomer}`, role: 'owner' } }), 'insufficient_role');
 
-      const joined = await joinPage.POST(new Request('http://localhost/api/invitations/join', {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': FROM }, body: JSON.stringify({ token, password: 'a long enough passphrase 2' }),
-      }));
+      const joined = await joinPage.POST(
+        new Request('http://localhost/api/invitations/join', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': FROM },
+          body: JSON.stringify({ token, password: 'a long enough passphrase 2' }),
+        }),
+      );
       expect(joined.status).toBe(201);
       const person = (await ctx.database.prisma.user.findUnique({ where: { email: newcomer } }))!;
       expect((await rows('member.joined')).at(-1)).toMatchObject({
-        actorUserId: person.id, actorEmail: newcomer, clientAddress: FROM, method: 'invitation', targetId: person.id, targetLabel: newcomer,
+        actorUserId: person.id,
+        actorEmail: newcomer,
+        clientAddress: FROM,
+        method: 'invitation',
+        targetId: person.id,
+        targetLabel: newcomer,
       });
       expect(JSON.parse((await rows('member.joined')).at(-1)!.details!)).toEqual({ role: 'member', invitation: invited.json.id });
 
@@ -239,7 +329,13 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
       const secondToken = new URL(second.json.link).searchParams.get('token')!;
       const mine = { key: null, headers: { cookie: await sessionCookie(ctx.database, existing.id), ...ORIGIN, 'x-forwarded-for': FROM } };
       expect((await call(accept.POST, { ...mine, body: { token: secondToken } })).status).toBe(200);
-      expect((await rows('member.joined')).at(-1)).toMatchObject({ actorUserId: existing.id, actorEmail: existing.email, method: 'session', targetId: existing.id, clientAddress: FROM });
+      expect((await rows('member.joined')).at(-1)).toMatchObject({
+        actorUserId: existing.id,
+        actorEmail: existing.email,
+        method: 'session',
+        targetId: existing.id,
+        clientAddress: FROM,
+      });
       // a used link: 404, nothing written
       await refusedWithoutRow(404, () => call(accept.POST, { ...mine, body: { token: secondToken } }));
       expect(JSON.stringify(await ctx.database.prisma.auditEvent.findMany())).not.toContain(token);
@@ -261,17 +357,23 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(JSON.stringify(await ctx.database.prisma.auditEvent.findMany())).not.toContain(gone);
   });
 
-  it('the operator\'s scripts: credits granted and an address erased in every organisation, by the command', async () => {
-    const grant = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grant-credits.ts', '--email', people.owner.email, '--credits', '250'], { env: process.env, encoding: 'utf8' });
+  it("the operator's scripts: credits granted and an address erased in every organisation, by the command", async () => {
+    const grant = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grant-credits.ts', '--email', people.owner.email, '--credits', '250'], {
+      env: process.env,
+      encoding: 'utf8',
+    });
     expect(grant.status, grant.stderr).toBe(0);
-    expect(await rows('credits.granted')).toMatchObject([{ actorUserId: null, actorKeyId: null, clientAddress: null, method: 'npm run grant-credits', targetId: org }]);
+    expect(await rows('credits.granted')).toMatchObject([
+      { actorUserId: null, actorKeyId: null, clientAddress: null, method: 'npm run grant-credits', targetId: org },
+    ]);
     expect(JSON.parse((await rows('credits.granted'))[0]!.details!)).toMatchObject({ credits: 250 });
 
     const gone = `twice.${dialect}@example.com`;
     const elsewhere = await ensureAccount(ctx.database, `elsewhere-${dialect}-${Date.now()}@example.com`);
     elsewhereOrg = elsewhere.id;
     const elsewhereKey = (await import('@/lib/accounts/keys')).createApiKey(ctx.database, elsewhere.id, 'k');
-    for (const k of [ctx.key, (await elsewhereKey).key]) await call(bulk.POST, { key: k, body: { columns: ['email'], rows: [[gone]], email_column: 0, filename: 'x.csv' } });
+    for (const k of [ctx.key, (await elsewhereKey).key])
+      await call(bulk.POST, { key: k, body: { columns: ['email'], rows: [[gone]], email_column: 0, filename: 'x.csv' } });
     const before = (await rows('data.erased')).length;
     const erase = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/erase.ts', '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
     expect(erase.status, erase.stderr).toBe(0);
@@ -286,13 +388,34 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
   async function signIn(email: string, password: string, code?: string) {
     const site = 'http://app.test';
     const request = (path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
-      new Request(`${site}${path}`, { method: init.body === undefined ? 'GET' : 'POST', headers: { host: 'app.test', 'x-forwarded-for': FROM, ...init.headers }, body: init.body });
+      new Request(`${site}${path}`, {
+        method: init.body === undefined ? 'GET' : 'POST',
+        headers: { host: 'app.test', 'x-forwarded-for': FROM, ...init.headers },
+        body: init.body,
+      });
     const auth = async (path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
-      answerOf(await (init.body === undefined ? nextauth.GET : nextauth.POST)(request(path, init), { params: Promise.resolve({ nextauth: path.split('/').slice(3) }) }));
+      answerOf(
+        await (init.body === undefined ? nextauth.GET : nextauth.POST)(request(path, init), {
+          params: Promise.resolve({ nextauth: path.split('/').slice(3) }),
+        }),
+      );
     const csrf = await auth('/api/auth/csrf');
-    const jar = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password, ...(code ? { code } : {}), callbackUrl: `${site}/lists`, json: 'true' });
-    const answer = await auth('/api/auth/callback/credentials', { headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const jar = csrf.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const form = new URLSearchParams({
+      csrfToken: csrf.json.csrfToken,
+      email,
+      password,
+      ...(code ? { code } : {}),
+      callbackUrl: `${site}/lists`,
+      json: 'true',
+    });
+    const answer = await auth('/api/auth/callback/credentials', {
+      headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     return new URL(answer.json.url).searchParams.get('error');
   }
 
@@ -318,16 +441,24 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
       const bits = [...secret].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
       const counter = Buffer.alloc(8);
       counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-      const mac = createHmac('sha1', Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)))).update(counter).digest();
+      const mac = createHmac('sha1', Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2))))
+        .update(counter)
+        .digest();
       return String((mac.readUInt32BE(mac[mac.length - 1]! & 0xf) & 0x7fffffff) % 1_000_000).padStart(6, '0');
     };
-    const enrolled = await call(twoFactorConfirm.POST, { key: null, headers: { cookie: await sessionCookie(ctx.database, someone.id), ...ORIGIN }, body: { code: totp(step.json.secret) } });
+    const enrolled = await call(twoFactorConfirm.POST, {
+      key: null,
+      headers: { cookie: await sessionCookie(ctx.database, someone.id), ...ORIGIN },
+      body: { code: totp(step.json.secret) },
+    });
     expect(enrolled.status, enrolled.text).toBe(200);
     const before = await total();
     expect(await signIn(someone.email, password)).toBe('TwoFactorRequired');
     expect(await total()).toBe(before);
     expect(await signIn(someone.email, password, 'not-a-code')).toBe('TwoFactorInvalid');
-    const second = await ctx.database.prisma.auditEvent.findMany({ where: { action: 'sign_in.failed', actorUserId: someone.id, details: JSON.stringify({ reason: 'second_factor' }) } });
+    const second = await ctx.database.prisma.auditEvent.findMany({
+      where: { action: 'sign_in.failed', actorUserId: someone.id, details: JSON.stringify({ reason: 'second_factor' }) },
+    });
     expect(second.map((r) => r.orgId).sort()).toEqual([org, someone.id].sort());
     expect(await signIn(someone.email, password, enrolled.json.recovery_codes[0])).toBeNull();
     expect(await ctx.database.prisma.auditEvent.count({ where: { action: 'sign_in.succeeded', actorUserId: someone.id } })).toBe(4);
@@ -337,7 +468,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     expect(await rows('sign_in.failed', null)).toMatchObject([{ actorUserId: null, actorEmail: unknown, clientAddress: FROM, method: 'password' }]);
   });
 
-  it('GET /v1/audit: the organisation\'s rows newest first, filtered by actor, action and time, in cursor pages, and as CSV', async () => {
+  it("GET /v1/audit: the organisation's rows newest first, filtered by actor, action and time, in cursor pages, and as CSV", async () => {
     const admin = await session(people.admin);
     const everything = await ctx.database.prisma.auditEvent.findMany({ where: { orgId: org }, orderBy: [{ at: 'desc' }, { id: 'desc' }] });
     expect(everything.length).toBeGreaterThan(20);
@@ -357,7 +488,13 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     const first = (await call(audit.GET, { ...admin, path: '/v1/audit?action=key.created' })).json.data;
     expect(first.map((r: any) => r.target.label)).toEqual(['spare', 'CI deploys', 'test']);
     expect(first[2].actor).toEqual({ user_id: null, key_id: null, email: null });
-    expect(first[1]).toMatchObject({ action: 'key.created', actor: { user_id: people.admin.id, key_id: null, email: people.admin.email }, target: { type: 'key', label: 'CI deploys' }, client_address: FROM, method: 'session' });
+    expect(first[1]).toMatchObject({
+      action: 'key.created',
+      actor: { user_id: people.admin.id, key_id: null, email: people.admin.email },
+      target: { type: 'key', label: 'CI deploys' },
+      client_address: FROM,
+      method: 'session',
+    });
     const keyId = (await rows('key.updated'))[0]!.actorKeyId!;
     const byThatKey = (await call(audit.GET, { ...admin, path: `/v1/audit?actor=${keyId}` })).json.data;
     expect(byThatKey.map((r: any) => r.action).sort()).toEqual(['key.created', 'key.revoked', 'key.updated']);
@@ -378,11 +515,16 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     const parsed = Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data;
     expect(parsed.map((r) => r.action)).toEqual(['settings.changed', 'settings.changed', 'settings.changed', 'settings.changed']);
     expect(parsed[0]).toMatchObject({ actor_user_id: people.owner.id, target_label: 'Acme', client_address: FROM });
-    const all = Papa.parse(((await call(audit.GET, { ...admin, path: '/v1/audit?format=csv' })).text), { header: true, skipEmptyLines: true }).data;
+    const all = Papa.parse((await call(audit.GET, { ...admin, path: '/v1/audit?format=csv' })).text, { header: true, skipEmptyLines: true }).data;
     expect(all.length).toBe(everything.length);
 
     // bad filters are a 400 naming the parameter
-    for (const [query, param] of [['action=key.stolen', 'action'], ['from=yesterday', 'from'], ['cursor=abc', 'cursor'], [`from=${middle}&to=2000-01-01T00:00:00Z`, 'from']]) {
+    for (const [query, param] of [
+      ['action=key.stolen', 'action'],
+      ['from=yesterday', 'from'],
+      ['cursor=abc', 'cursor'],
+      [`from=${middle}&to=2000-01-01T00:00:00Z`, 'from'],
+    ]) {
       const bad = await call(audit.GET, { ...admin, path: `/v1/audit?${query}` });
       expect(bad.status, query).toBe(400);
       expect(bad.json.param, query).toBe(param);
@@ -423,10 +565,14 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     // a trap the test sets on the table: inserting a row of an armed action fails, after the action's own writes in the transaction
     if (dialect === 'sqlite') {
       await ctx.database.prisma.$executeRawUnsafe('CREATE TABLE audit_trap (action TEXT)');
-      await ctx.database.prisma.$executeRawUnsafe(`CREATE TRIGGER audit_trap BEFORE INSERT ON audit_events WHEN EXISTS (SELECT 1 FROM audit_trap WHERE action = NEW.action) BEGIN SELECT RAISE(ABORT, 'trapped'); END`);
+      await ctx.database.prisma.$executeRawUnsafe(
+        `CREATE TRIGGER audit_trap BEFORE INSERT ON audit_events WHEN EXISTS (SELECT 1 FROM audit_trap WHERE action = NEW.action) BEGIN SELECT RAISE(ABORT, 'trapped'); END`,
+      );
     } else {
       await ctx.database.prisma.$executeRawUnsafe('CREATE TABLE audit_trap (action TEXT)');
-      await ctx.database.prisma.$executeRawUnsafe(`CREATE FUNCTION audit_trap() RETURNS trigger AS $$ BEGIN IF EXISTS (SELECT 1 FROM audit_trap WHERE action = NEW.action) THEN RAISE EXCEPTION 'trapped'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await ctx.database.prisma.$executeRawUnsafe(
+        `CREATE FUNCTION audit_trap() RETURNS trigger AS $$ BEGIN IF EXISTS (SELECT 1 FROM audit_trap WHERE action = NEW.action) THEN RAISE EXCEPTION 'trapped'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
       await ctx.database.prisma.$executeRawUnsafe('CREATE TRIGGER audit_trap BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION audit_trap()');
     }
     const arm = (action: string) => ctx.database.prisma.$executeRawUnsafe(`INSERT INTO audit_trap (action) VALUES ('${action}')`);

@@ -29,7 +29,6 @@ function request(path: string, { method, headers = {}, body, site = SITE }: Sent
   } as RequestInit);
 }
 
-
 /** next-auth's route as Next calls it: the segments after /api/auth as params. */
 async function authCall(path: string, sent: Sent = {}) {
   const segments = path.split('?')[0]!.split('/').slice(3);
@@ -70,7 +69,7 @@ async function signIn(email: string, pass: string, { ip = '203.0.113.1', site = 
 
 /** A body of `[{},{},...]` streamed in 64 KB chunks up to `total` bytes; `pulled()` says how much was read. */
 function hugeArrayBody(total: number) {
-  const chunk = new TextEncoder().encode('{},'.repeat(64 * 1024 / 3));
+  const chunk = new TextEncoder().encode('{},'.repeat((64 * 1024) / 3));
   let sent = 0;
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -90,7 +89,10 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
   const nextIp = () => `198.51.100.${++n}`;
   const newUser = async (ip = nextIp()) => {
     const email = `user${++n}-${dialect}@example.com`;
-    const res = await signupCall({ headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': ip }, body: JSON.stringify({ email, password: 'correct horse' }) });
+    const res = await signupCall({
+      headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': ip },
+      body: JSON.stringify({ email, password: 'correct horse' }),
+    });
     expect(res.status, res.text).toBe(201);
     return email;
   };
@@ -208,21 +210,34 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
         process.env.EV_TRUST_PROXY = 'true';
       }
       // Behind a trusted proxy, the forwarded host and scheme are the site's.
-      const proxied = await signupCall({ headers: { ...base, origin: 'https://public.example', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }, body });
+      const proxied = await signupCall({
+        headers: { ...base, origin: 'https://public.example', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' },
+        body,
+      });
       expect(proxied.status).toBe(201);
     });
 
     it('is throttled per client address: 10 an hour, then 429 with Retry-After', async () => {
       const ip = nextIp();
       const send = (i: number) =>
-        signupCall({ headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': `10.9.9.9, ${ip}` }, body: JSON.stringify({ email: `burst${n}-${i}@example.com`, password: 'long enough' }) });
+        signupCall({
+          headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': `10.9.9.9, ${ip}` },
+          body: JSON.stringify({ email: `burst${n}-${i}@example.com`, password: 'long enough' }),
+        });
       for (let i = 0; i < 10; i++) expect((await send(i)).status).toBe(201);
       const refused = await send(10);
       expect(refused.status).toBe(429);
       expect(refused.json).toMatchObject({ error: 'rate_limit' });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
       // Another address (the last X-Forwarded-For hop is the one the proxy saw) is not held back.
-      expect((await signupCall({ headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': `${ip}, ${nextIp()}` }, body: JSON.stringify({ email: `other${++n}@example.com`, password: 'long enough' }) })).status).toBe(201);
+      expect(
+        (
+          await signupCall({
+            headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': `${ip}, ${nextIp()}` },
+            body: JSON.stringify({ email: `other${++n}@example.com`, password: 'long enough' }),
+          })
+        ).status,
+      ).toBe(201);
     });
 
     it('without a trusted proxy, X-Forwarded-For does not open new buckets: all clients share one', async () => {
@@ -231,7 +246,10 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       try {
         const statuses = [];
         for (let i = 0; i < 3; i++) {
-          const res = await signupCall({ headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': nextIp() }, body: JSON.stringify({ email: `shared${++n}@example.com`, password: 'long enough' }) });
+          const res = await signupCall({
+            headers: { 'content-type': 'application/json', origin: SITE, 'x-forwarded-for': nextIp() },
+            body: JSON.stringify({ email: `shared${++n}@example.com`, password: 'long enough' }),
+          });
           statuses.push(res.status);
         }
         expect(statuses).toEqual([201, 201, 429]);
@@ -387,14 +405,24 @@ describe.each(DIALECTS)('accounts, sign-in and sessions on %s', (dialect) => {
       const a = (await signIn(email, 'correct horse', { ip: nextIp() })).session!;
       const b = (await signIn(email, 'correct horse', { ip: nextIp() })).session!;
       const change = (session: string, body: unknown, headers: Record<string, string> = {}) =>
-        v1(password.POST, '/v1/account/password', { headers: { ...withSession(session), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        v1(password.POST, '/v1/account/password', {
+          headers: { ...withSession(session), 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
       const wrong = await change(a, { current_password: 'not it', new_password: 'battery staple' });
       expect(wrong.status).toBe(400);
       expect(wrong.json).toMatchObject({ error: 'invalid_request', param: 'current_password' });
       const weak = await change(a, { current_password: 'correct horse', new_password: '   ' });
       expect(weak.json).toMatchObject({ error: 'invalid_request', param: 'password' });
       expect((await change(a, { current_password: 'correct horse', new_password: 'battery staple' }, { origin: 'https://evil.example' })).status).toBe(403);
-      expect((await v1(password.POST, '/v1/account/password', { headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ current_password: 'x', new_password: 'battery staple' }) })).status).toBe(403);
+      expect(
+        (
+          await v1(password.POST, '/v1/account/password', {
+            headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ current_password: 'x', new_password: 'battery staple' }),
+          })
+        ).status,
+      ).toBe(403);
 
       const done = await change(a, { current_password: 'correct horse', new_password: 'battery staple' });
       expect(done.status, done.text).toBe(200);

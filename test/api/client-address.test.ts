@@ -28,11 +28,21 @@ describe.each(DIALECTS)('the client address behind a proxy that sets X-Real-IP (
   it('sign-up: a client rotating X-Forwarded-For is still one address', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await answerOf(await signup.POST(new Request('http://app.test/api/signup', {
-        method: 'POST',
-        headers: { host: 'app.test', 'content-type': 'application/json', origin: 'http://app.test', 'x-real-ip': '198.51.100.77', 'x-forwarded-for': `203.0.113.${i + 1}` },
-        body: JSON.stringify({ email: `rotating${i}-${dialect}@example.com`, password: 'long enough' }),
-      })));
+      const res = await answerOf(
+        await signup.POST(
+          new Request('http://app.test/api/signup', {
+            method: 'POST',
+            headers: {
+              host: 'app.test',
+              'content-type': 'application/json',
+              origin: 'http://app.test',
+              'x-real-ip': '198.51.100.77',
+              'x-forwarded-for': `203.0.113.${i + 1}`,
+            },
+            body: JSON.stringify({ email: `rotating${i}-${dialect}@example.com`, password: 'long enough' }),
+          }),
+        ),
+      );
       statuses.push(res.status);
     }
     expect(statuses).toEqual([201, 201, 429]);

@@ -16,7 +16,13 @@ import * as unknownPath from '@/app/v1/[...path]/route';
 export const ROUTE_MODULES: Record<string, Record<string, unknown>> = Object.fromEntries(
   Object.entries(import.meta.glob<Record<string, unknown>>('/app/v1/**/route.ts', { eager: true }))
     .filter(([file]) => !file.includes('[...path]'))
-    .map(([file, module]) => [file.replace(/^\/app/, '').replace(/\/route\.ts$/, '').replace(/\[(\w+)\]/g, '{$1}'), module]),
+    .map(([file, module]) => [
+      file
+        .replace(/^\/app/, '')
+        .replace(/\/route\.ts$/, '')
+        .replace(/\[(\w+)\]/g, '{$1}'),
+      module,
+    ]),
 );
 
 type Doc = ReturnType<typeof buildOpenApi> & {

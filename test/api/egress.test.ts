@@ -15,7 +15,17 @@ import { startPostfix, type PostfixPeer } from '../peers/postfix';
 import { call, setup } from './harness';
 
 // GET /v1/egress against a real Postfix (the probe target) and dnsmasq (PTR, forward record, blocklist zone).
-const ENV = ['EV_EGRESS_PROBE_HOSTS', 'EV_DNS_SERVERS', 'EV_DNSBL_ZONES', 'EV_HELO_NAME', 'EV_MAIL_FROM', 'EV_SMTP_PORT', 'EV_ALLOW_PRIVATE_NETWORKS', 'EV_SMTP_CONNECT_TIMEOUT_MS', 'EV_ALLOW_PLACEHOLDER_IDENTITY'];
+const ENV = [
+  'EV_EGRESS_PROBE_HOSTS',
+  'EV_DNS_SERVERS',
+  'EV_DNSBL_ZONES',
+  'EV_HELO_NAME',
+  'EV_MAIL_FROM',
+  'EV_SMTP_PORT',
+  'EV_ALLOW_PRIVATE_NETWORKS',
+  'EV_SMTP_CONNECT_TIMEOUT_MS',
+  'EV_ALLOW_PLACEHOLDER_IDENTITY',
+];
 
 let ctx: Awaited<ReturnType<typeof setup>>;
 let dns: DnsPeer;
@@ -23,10 +33,19 @@ let postfix: PostfixPeer;
 
 beforeAll(async () => {
   postfix = await startPostfix({ mailboxes: ['alice@example.test'] });
-  dns = await startDnsmasq(['mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1', 'host-record=helo.test,127.0.0.1', 'host-record=out121.test,127.0.0.121'], ['test', 'bl.test', '0.0.127.in-addr.arpa']);
+  dns = await startDnsmasq(
+    ['mx-host=probe.test,mx.probe.test,10', 'address=/mx.probe.test/127.0.0.1', 'host-record=helo.test,127.0.0.1', 'host-record=out121.test,127.0.0.121'],
+    ['test', 'bl.test', '0.0.127.in-addr.arpa'],
+  );
   Object.assign(process.env, {
-    EV_EGRESS_PROBE_HOSTS: 'probe.test', EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: 'bl.test', EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test',
-    EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+    EV_EGRESS_PROBE_HOSTS: 'probe.test',
+    EV_DNS_SERVERS: dns.server,
+    EV_DNSBL_ZONES: 'bl.test',
+    EV_HELO_NAME: 'helo.test',
+    EV_MAIL_FROM: 'check@helo.test',
+    EV_SMTP_PORT: String(postfix.port),
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
   });
   ctx = await setup('sqlite');
 });
@@ -53,7 +72,14 @@ describe('GET /v1/egress', () => {
       success: true,
       data: { status: 'pass', egress_ip: '127.0.0.1', helo_name: 'helo.test', policy: 'warn', production_paused: false },
     });
-    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([['identity', 'pass'], ['port25', 'pass'], ['egress_ip', 'pass'], ['rdns', 'pass'], ['dnsbl', 'pass'], ['resolver', 'pass']]);
+    expect(res.json.data.checks.map((c: any) => [c.name, c.status])).toEqual([
+      ['identity', 'pass'],
+      ['port25', 'pass'],
+      ['egress_ip', 'pass'],
+      ['rdns', 'pass'],
+      ['dnsbl', 'pass'],
+      ['resolver', 'pass'],
+    ]);
     for (const check of res.json.data.checks) expect(Object.keys(check).sort()).toEqual(['message', 'name', 'remedy', 'status']);
     const again = await call(egress.GET, { key: ctx.key, path: '/v1/egress' });
     expect(again.json.data.checked_at).toBe(res.json.data.checked_at);
@@ -84,14 +110,24 @@ describe('GET /v1/egress in a fleet', () => {
     // a worker with EV_SMTP_SOURCE_IP=127.0.0.121 and its own HELO name runs its check and records it
     const worker = new EgressMonitor({
       run: () => checkEgress(egressDepsFromEnv({ ...env(), EV_SMTP_SOURCE_IP: '127.0.0.121', EV_SMTP_SOURCE_HELO: 'out121.test' })),
-      intervalMs: 600_000, record: (report) => saveEgressReport(ctx.database, report),
+      intervalMs: 600_000,
+      record: (report) => saveEgressReport(ctx.database, report),
     });
-    expect(await worker.get()).toMatchObject({ egress: 'ip:127.0.0.121', source_ip: '127.0.0.121', egress_ip: '127.0.0.121', helo_name: 'out121.test', status: 'pass' });
+    expect(await worker.get()).toMatchObject({
+      egress: 'ip:127.0.0.121',
+      source_ip: '127.0.0.121',
+      egress_ip: '127.0.0.121',
+      helo_name: 'out121.test',
+      status: 'pass',
+    });
     const res = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=true' });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ egress: 'default', source_ip: null, egress_ip: '127.0.0.1' });
     const listed = res.json.data.egresses.map((e: any) => [e.egress, e.egress_ip, e.helo_name, e.status]);
-    expect(listed).toEqual([['default', '127.0.0.1', 'helo.test', 'pass'], ['ip:127.0.0.121', '127.0.0.121', 'out121.test', 'pass']]);
+    expect(listed).toEqual([
+      ['default', '127.0.0.1', 'helo.test', 'pass'],
+      ['ip:127.0.0.121', '127.0.0.121', 'out121.test', 'pass'],
+    ]);
     // its reverse DNS was checked against its own address and HELO name
     const rdns = res.json.data.egresses[1].checks.find((c: any) => c.name === 'rdns');
     expect(rdns.message).toContain('127.0.0.121');
@@ -104,7 +140,9 @@ describe('the placeholder sender identity', () => {
     return { data: res.json.data, check: res.json.data.checks.find((c: any) => c.name === 'identity') };
   };
   const reconfigure = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    for (const [name, value] of Object.entries(values))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
   };
 
   it('refuses production probing with verifier.localhost: the check fails, single checks answer 503, jobs wait', async () => {
@@ -112,7 +150,10 @@ describe('the placeholder sender identity', () => {
     try {
       const { data, check } = await identity();
       expect(data).toMatchObject({ status: 'fail', production_paused: true, helo_name: 'verifier.localhost' });
-      expect(check).toMatchObject({ status: 'fail', message: expect.stringContaining('the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost') });
+      expect(check).toMatchObject({
+        status: 'fail',
+        message: expect.stringContaining('the HELO name is verifier.localhost and the MAIL FROM domain is verifier.localhost'),
+      });
       expect(check.remedy).toContain('EV_ALLOW_PLACEHOLDER_IDENTITY');
 
       const before = (await call(account.GET, { key: ctx.key, sandbox: false })).json;
@@ -126,7 +167,11 @@ describe('the placeholder sender identity', () => {
       expect((await call(single.POST, { key: ctx.key, sandbox: true, body: { email: 'valid@x.com' } })).status).toBe(200);
 
       expect(productionPaused()).toBe(true);
-      const job = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: Array.from({ length: 20 }, (_, i) => `u${i}@probe.test`) });
+      const job = await submitQueued(ctx.database, {
+        userId: ctx.account.id,
+        sandbox: false,
+        emails: Array.from({ length: 20 }, (_, i) => `u${i}@probe.test`),
+      });
       const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor, productionPaused });
       worker.start();
       await new Promise((r) => setTimeout(r, 400));

@@ -14,14 +14,15 @@ import { call, setup } from './harness';
  * and limits) cached per process yet seen at once when another process changes it.
  */
 function countStatements(dialect: 'sqlite' | 'postgres') {
-  const spies = dialect === 'sqlite'
-    ? (() => {
-      const probe = new BetterSqlite3(':memory:');
-      const Statement = Object.getPrototypeOf(probe.prepare('SELECT 1'));
-      probe.close();
-      return (['all', 'get', 'run', 'iterate'] as const).map((name) => vi.spyOn(Statement, name));
-    })()
-    : [vi.spyOn(pg.Client.prototype, 'query')];
+  const spies =
+    dialect === 'sqlite'
+      ? (() => {
+          const probe = new BetterSqlite3(':memory:');
+          const Statement = Object.getPrototypeOf(probe.prepare('SELECT 1'));
+          probe.close();
+          return (['all', 'get', 'run', 'iterate'] as const).map((name) => vi.spyOn(Statement, name));
+        })()
+      : [vi.spyOn(pg.Client.prototype, 'query')];
   // a transaction's BEGIN and COMMIT on the direct SQLite connection travel nowhere: not counted
   const control = /^\s*(BEGIN|COMMIT|END|SAVEPOINT|RELEASE|ROLLBACK)\b/i;
   return {
@@ -50,7 +51,12 @@ describe.each(DIALECTS)('the sandbox single check on %s', (dialect) => {
   });
 
   const check = (email: string, options: { key?: string | null; path?: string; headers?: Record<string, string> } = {}) =>
-    call(single.POST, { key: options.key === undefined ? ctx.key : options.key, path: options.path ?? '/v1/verify/single', headers: options.headers, body: { email } });
+    call(single.POST, {
+      key: options.key === undefined ? ctx.key : options.key,
+      path: options.path ?? '/v1/verify/single',
+      headers: options.headers,
+      body: { email },
+    });
 
   it('sends one version read and its share of the history insert per request', async () => {
     expect((await check('valid.warm@example.com')).status).toBe(200);
@@ -103,7 +109,7 @@ describe.each(DIALECTS)('the sandbox single check on %s', (dialect) => {
     expect((await check('valid.ip@example.com', { key })).status).toBe(401);
   });
 
-  it('honours a publishable key\'s limit lowered by another process on the next request', async () => {
+  it("honours a publishable key's limit lowered by another process on the next request", async () => {
     const origin = 'https://shop.example';
     const { key, info } = await createApiKey(ctx.database, ctx.account.id, { type: 'publishable', name: 'form', allowed_origins: [origin] });
     const fromPage = () => check('valid.form@example.com', { key: null, path: `/v1/verify/single?key=${key}`, headers: { origin } });

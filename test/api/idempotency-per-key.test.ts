@@ -17,9 +17,19 @@ const SHOP = 'https://shop.example';
 // an earlier production check of the account, with the mail server's words: served from the cache
 // to the owner with them and to the widget without (the sandbox engine adds no evidence of its own)
 const EVIDENCE = {
-  mx_host: 'mx.shop.test', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: '2.1.5 OK', smtp_failure: null, attempts: 1, tls: false,
-  dns_failure: null, control_code: 550, control_enhanced_code: '5.1.1', control_message: '5.1.1 No such user',
-  postmaster_code: null, postmaster_message: null,
+  mx_host: 'mx.shop.test',
+  smtp_code: 250,
+  smtp_enhanced_code: '2.1.5',
+  smtp_message: '2.1.5 OK',
+  smtp_failure: null,
+  attempts: 1,
+  tls: false,
+  dns_failure: null,
+  control_code: 550,
+  control_enhanced_code: '5.1.1',
+  control_message: '5.1.1 No such user',
+  postmaster_code: null,
+  postmaster_message: null,
 };
 
 describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
@@ -30,16 +40,23 @@ describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
     ctx = await setup(dialect, { EV_TRUST_PROXY: '1', EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '100' });
     await grantCredits(ctx.database, ctx.account.id, 100);
     pub = (await createApiKey(ctx.database, ctx.account.id, { type: 'publishable', name: 'form', allowed_origins: [SHOP] })).key;
-    for (const email of ['alice@shop.test', 'bob@shop.test']) await recordSingle(ctx.database, ctx.account.id, { ...sandboxVerdict(email), evidence: EVIDENCE }, false, false);
+    for (const email of ['alice@shop.test', 'bob@shop.test'])
+      await recordSingle(ctx.database, ctx.account.id, { ...sandboxVerdict(email), evidence: EVIDENCE }, false, false);
   });
   afterAll(() => ctx?.teardown());
 
-  const byOwner = (idem: string, email: string) => call(single.POST, { key: ctx.key, sandbox: false, path: '/v1/verify/single', body: { email }, headers: { 'idempotency-key': idem } });
-  const byWidget = (idem: string, email: string) => call(single.POST, {
-    key: null, sandbox: false, path: `/v1/verify/single?key=${pub}`, body: { email }, headers: { origin: SHOP, 'x-forwarded-for': '198.51.100.4', 'idempotency-key': idem },
-  });
+  const byOwner = (idem: string, email: string) =>
+    call(single.POST, { key: ctx.key, sandbox: false, path: '/v1/verify/single', body: { email }, headers: { 'idempotency-key': idem } });
+  const byWidget = (idem: string, email: string) =>
+    call(single.POST, {
+      key: null,
+      sandbox: false,
+      path: `/v1/verify/single?key=${pub}`,
+      body: { email },
+      headers: { origin: SHOP, 'x-forwarded-for': '198.51.100.4', 'idempotency-key': idem },
+    });
 
-  it('a widget visitor cannot take a key name first: the owner\'s request runs', async () => {
+  it("a widget visitor cannot take a key name first: the owner's request runs", async () => {
     expect((await byWidget('signup-1', 'alice@shop.test')).status).toBe(200);
     const owner = await byOwner('signup-1', 'bob@shop.test');
     expect(owner.status).toBe(200); // was 422 idempotency_key_reused
@@ -47,7 +64,7 @@ describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
     expect(owner.json).toMatchObject({ email: 'bob@shop.test', evidence: EVIDENCE });
   });
 
-  it('the owner\'s answer is never replayed to the widget; each key replays its own', async () => {
+  it("the owner's answer is never replayed to the widget; each key replays its own", async () => {
     const owner = await byOwner('lead-7', 'alice@shop.test');
     expect(owner.json.evidence).toEqual(EVIDENCE);
     const widget = await byWidget('lead-7', 'alice@shop.test');
@@ -67,7 +84,16 @@ describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
     const hash = requestHash(new Request('http://localhost/v1/verify/single', { method: 'POST' }), false, body);
     const stored = (await byOwner('stored-answer', 'alice@shop.test')).json;
     await ctx.database.prisma.idempotencyKey.create({
-      data: { userId: ctx.account.id, caller: '', key: 'old-1', requestHash: hash, state: 'done', responseStatus: 200, responseBody: JSON.stringify(stored), createdAt: BigInt(Date.now()) },
+      data: {
+        userId: ctx.account.id,
+        caller: '',
+        key: 'old-1',
+        requestHash: hash,
+        state: 'done',
+        responseStatus: 200,
+        responseBody: JSON.stringify(stored),
+        createdAt: BigInt(Date.now()),
+      },
     });
     const widget = await byWidget('old-1', 'alice@shop.test');
     expect(widget.headers.get('idempotent-replayed')).toBe('true');
@@ -80,7 +106,16 @@ describe.each(DIALECTS)('Idempotency-Keys per key (%s)', (dialect) => {
     const made = await call(keys.POST, { key: ctx.key, path: '/v1/keys', body: { name: 'full' }, headers: { 'idempotency-key': 'make-1' } });
     const hash = requestHash(new Request('http://localhost/v1/keys', { method: 'POST' }), true, Buffer.from(JSON.stringify({ name: 'full' })));
     await ctx.database.prisma.idempotencyKey.create({
-      data: { userId: ctx.account.id, caller: '', key: 'make-1', requestHash: hash, state: 'done', responseStatus: 201, responseBody: JSON.stringify(made.json), createdAt: BigInt(Date.now()) },
+      data: {
+        userId: ctx.account.id,
+        caller: '',
+        key: 'make-1',
+        requestHash: hash,
+        state: 'done',
+        responseStatus: 201,
+        responseBody: JSON.stringify(made.json),
+        createdAt: BigInt(Date.now()),
+      },
     });
     const narrow = (await createApiKey(ctx.database, ctx.account.id, { name: 'keys only', scopes: ['keys'] })).key;
     const replay = await call(keys.POST, { key: narrow, path: '/v1/keys', body: { name: 'full' }, headers: { 'idempotency-key': 'make-1' } });

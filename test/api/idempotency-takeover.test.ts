@@ -19,7 +19,11 @@ describe.each(DIALECTS)('an Idempotency-Key whose request died (%s)', (dialect) 
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_IDEMPOTENCY_STALE_MS: '1000', EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EMBEDDED_WORKER: 'false', EV_FREE_DAILY: '0',
+      EV_IDEMPOTENCY_STALE_MS: '1000',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_EMBEDDED_WORKER: 'false',
+      EV_FREE_DAILY: '0',
     });
     await grantCredits(ctx.database, ctx.account.id, 100);
   });
@@ -38,7 +42,7 @@ describe.each(DIALECTS)('an Idempotency-Key whose request died (%s)', (dialect) 
     return claim;
   }
 
-  it('answers 409 while the dead request\'s heartbeat is within the bound', async () => {
+  it("answers 409 while the dead request's heartbeat is within the bound", async () => {
     await diedAfterQueueing('fresh-1', Date.now());
     const busy = await post('fresh-1');
     expect(busy.status).toBe(409);

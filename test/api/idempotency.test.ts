@@ -109,7 +109,13 @@ describe.each(DIALECTS)('Idempotency-Key on %s', (dialect) => {
   it('forgets keys after 24 hours', async () => {
     const hash = requestHash(new Request(`http://localhost${BULK}`, { method: 'POST' }), true, Buffer.from('{"emails":["a@x.com"]}'));
     const row = (key: string, ageMs: number) => ({
-      userId: ctx.account.id, key, requestHash: hash, state: 'done', responseStatus: 200, responseBody: '{"old":true}', createdAt: BigInt(Date.now() - ageMs),
+      userId: ctx.account.id,
+      key,
+      requestHash: hash,
+      state: 'done',
+      responseStatus: 200,
+      responseBody: '{"old":true}',
+      createdAt: BigInt(Date.now() - ageMs),
     });
     await ctx.database.prisma.idempotencyKey.createMany({ data: [row('old', IDEMPOTENCY_TTL_MS + 60_000), row('young', IDEMPOTENCY_TTL_MS - 60_000)] });
     // the planted answer is not one the API would give, so it is not checked against the document

@@ -20,14 +20,19 @@ describe.each(DIALECTS)('a retried instant list settles what it reserved (%s)', 
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_IDEMPOTENCY_STALE_MS: '1000', EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EMBEDDED_WORKER: 'false', EV_FREE_DAILY: '0',
+      EV_IDEMPOTENCY_STALE_MS: '1000',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_EMBEDDED_WORKER: 'false',
+      EV_FREE_DAILY: '0',
     });
     await grantCredits(ctx.database, ctx.account.id, 100);
   });
   afterAll(() => ctx.teardown());
 
   const credits = async () => (await ctx.database.prisma.user.findUniqueOrThrow({ where: { id: ctx.account.id } })).credits;
-  const post = (idem: string, emails: string[]) => call(bulk.POST, { key: ctx.key, body: { emails }, path: BULK, sandbox: false, headers: { 'idempotency-key': idem } });
+  const post = (idem: string, emails: string[]) =>
+    call(bulk.POST, { key: ctx.key, body: { emails }, path: BULK, sandbox: false, headers: { 'idempotency-key': idem } });
   const charged = async (cause: string) => {
     const row = await ctx.database.prisma.creditMovement.findFirst({ where: { cause, kind: 'charge' } });
     return row ? row.credits + row.free : null;
@@ -41,7 +46,7 @@ describe.each(DIALECTS)('a retried instant list settles what it reserved (%s)', 
     return claim;
   }
 
-  it('charges the retry\'s chargeable results when a rule now decides some addresses', async () => {
+  it("charges the retry's chargeable results when a rule now decides some addresses", async () => {
     const emails = Array.from({ length: 5 }, (_, i) => `valid${i}@fewer.test`);
     const before = await credits();
     const claim = await diedAfterReserving('fewer-1', emails, 5);

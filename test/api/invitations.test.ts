@@ -20,7 +20,12 @@ import { answerOf, call, sessionCookie, setup } from './harness';
 const ORIGIN = { origin: 'http://localhost', host: 'localhost' };
 const INVALID = 'This invitation link is no longer valid';
 
-interface Received { to: string[]; secure: boolean; user: unknown; raw: string }
+interface Received {
+  to: string[];
+  secure: boolean;
+  user: unknown;
+  raw: string;
+}
 
 /**
  * A local relay with STARTTLS (the fixture certificate for mx.tls.test) that takes mail only from
@@ -29,7 +34,10 @@ interface Received { to: string[]; secure: boolean; user: unknown; raw: string }
 async function startRelay() {
   const received: Received[] = [];
   const server = new SMTPServer({
-    secure: false, ...testCertificate(), logger: false, authMethods: ['PLAIN', 'LOGIN'],
+    secure: false,
+    ...testCertificate(),
+    logger: false,
+    authMethods: ['PLAIN', 'LOGIN'],
     onAuth(auth, _session, done) {
       if (auth.username === 'inviter' && auth.password === 's3cret/pass') done(null, { user: 'inviter' });
       else done(new Error('Invalid username or password'));
@@ -38,7 +46,12 @@ async function startRelay() {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), secure: session.secure, user: session.user, raw: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          secure: session.secure,
+          user: session.user,
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
         done();
       });
     },
@@ -68,19 +81,30 @@ function bodyText(raw: string): string {
 const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 
 function publicCall(route: { POST: (r: Request) => Promise<Response> }, path: string, body: unknown) {
-  return route.POST(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...ORIGIN }, body: JSON.stringify(body) })).then(answerOf);
+  return route
+    .POST(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...ORIGIN }, body: JSON.stringify(body) }))
+    .then(answerOf);
 }
 
 /** The dashboard's sign-in through next-auth's real route (as the join page does): the session cookie. */
 async function signIn(email: string, password: string): Promise<string> {
   const auth = (path: string, init: RequestInit = {}) => {
     const handler = init.method === 'POST' ? nextauth.POST : nextauth.GET;
-    return handler(new Request(`http://localhost${path}`, { ...init, headers: { host: 'localhost', ...(init.headers as Record<string, string>) } }), { params: Promise.resolve({ nextauth: path.split('?')[0]!.split('/').slice(3) }) }).then(answerOf);
+    return handler(new Request(`http://localhost${path}`, { ...init, headers: { host: 'localhost', ...(init.headers as Record<string, string>) } }), {
+      params: Promise.resolve({ nextauth: path.split('?')[0]!.split('/').slice(3) }),
+    }).then(answerOf);
   };
   const csrf = await auth('/api/auth/csrf');
-  const jar = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const jar = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password, callbackUrl: 'http://localhost/lists', json: 'true' });
-  const res = await auth('/api/auth/callback/credentials', { method: 'POST', headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const res = await auth('/api/auth/callback/credentials', {
+    method: 'POST',
+    headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   const cookie = res.headers.getSetCookie().find((c) => c.includes('next-auth.session-token='));
   expect(cookie, `sign-in of ${email}`).toBeTruthy();
   return cookie!.split(';')[0]!;
@@ -193,22 +217,38 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     expect(join409.status).toBe(409);
 
     const someoneElse = await ensureAccount(ctx.database, address('other'));
-    const wrong = await call(accept.POST, { ...(await as(sessionCookie(ctx.database, someoneElse.id))), path: '/v1/invitations/accept', body: { token: tokenOf(link) } });
+    const wrong = await call(accept.POST, {
+      ...(await as(sessionCookie(ctx.database, someoneElse.id))),
+      path: '/v1/invitations/accept',
+      body: { token: tokenOf(link) },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.json).toMatchObject({ error: 'forbidden' });
     expect(wrong.json.message).toContain(invitee.email);
     const { key } = await createApiKey(ctx.database, invitee.id, 'invitee key');
     expect((await call(accept.POST, { key, path: '/v1/invitations/accept', body: { token: tokenOf(link) } })).status).toBe(403);
 
-    const accepted = await call(accept.POST, { ...(await as(sessionCookie(ctx.database, invitee.id))), path: '/v1/invitations/accept', body: { token: tokenOf(link) } });
+    const accepted = await call(accept.POST, {
+      ...(await as(sessionCookie(ctx.database, invitee.id))),
+      path: '/v1/invitations/accept',
+      body: { token: tokenOf(link) },
+    });
     expect(accepted.status).toBe(200);
     expect(accepted.json).toEqual({ success: true, organisation: { id: ctx.account.id, name: 'Acme marketing', role: 'viewer' } });
     const membership = await ctx.database.prisma.membership.findUnique({ where: { orgId_userId: { orgId: ctx.account.id, userId: invitee.id } } });
     expect(membership?.role).toBe('viewer');
-    const acting = await call(organisations.GET, { key: null, path: '/v1/organisations', headers: { cookie: await sessionCookie(ctx.database, invitee.id, ctx.account.id) } });
+    const acting = await call(organisations.GET, {
+      key: null,
+      path: '/v1/organisations',
+      headers: { cookie: await sessionCookie(ctx.database, invitee.id, ctx.account.id) },
+    });
     expect(acting.json.current).toBe(ctx.account.id);
 
-    const reused = await call(accept.POST, { ...(await as(sessionCookie(ctx.database, invitee.id))), path: '/v1/invitations/accept', body: { token: tokenOf(link) } });
+    const reused = await call(accept.POST, {
+      ...(await as(sessionCookie(ctx.database, invitee.id))),
+      path: '/v1/invitations/accept',
+      body: { token: tokenOf(link) },
+    });
     expect(reused.status).toBe(404);
     expect(reused.json.message).toContain(INVALID);
   });
@@ -234,11 +274,21 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     await refused(tokenOf(expired.json.link), expired.json.email);
 
     const revoked = await invite({ email: address('revoked'), role: 'member' });
-    const revoke = await call(invitation.DELETE, { ...(await as(owner())), method: 'DELETE', path: `/v1/invitations/${revoked.json.id}`, params: { id: revoked.json.id } });
+    const revoke = await call(invitation.DELETE, {
+      ...(await as(owner())),
+      method: 'DELETE',
+      path: `/v1/invitations/${revoked.json.id}`,
+      params: { id: revoked.json.id },
+    });
     expect(revoke.status).toBe(200);
     expect(revoke.json).toEqual({ success: true, id: revoked.json.id, revoked: true });
     await refused(tokenOf(revoked.json.link), revoked.json.email);
-    const again = await call(invitation.DELETE, { ...(await as(owner())), method: 'DELETE', path: `/v1/invitations/${revoked.json.id}`, params: { id: revoked.json.id } });
+    const again = await call(invitation.DELETE, {
+      ...(await as(owner())),
+      method: 'DELETE',
+      path: `/v1/invitations/${revoked.json.id}`,
+      params: { id: revoked.json.id },
+    });
     expect(again.status).toBe(404);
 
     await refused('x'.repeat(43), ctx.account.email);
@@ -257,21 +307,36 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     const invitee = await ensureAccount(ctx.database, address('twice'));
     const created = await invite({ email: invitee.email, role: 'member' });
     const cookie = await sessionCookie(ctx.database, invitee.id);
-    const both = await Promise.all([0, 1].map(() => call(accept.POST, { key: null, headers: { cookie, ...ORIGIN }, path: '/v1/invitations/accept', body: { token: tokenOf(created.json.link) } })));
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        call(accept.POST, { key: null, headers: { cookie, ...ORIGIN }, path: '/v1/invitations/accept', body: { token: tokenOf(created.json.link) } }),
+      ),
+    );
     expect(both.map((a) => a.status).sort()).toEqual([200, 404]);
     expect(await ctx.database.prisma.membership.count({ where: { orgId: ctx.account.id, userId: invitee.id } })).toBe(1);
     expect((await ctx.database.prisma.invitation.findUnique({ where: { id: created.json.id } }))!.acceptedBy).toBe(invitee.id);
 
     const email = address('racer');
     const fresh = await invite({ email, role: 'viewer' });
-    const joins = await Promise.all([0, 1].map(() => publicCall(join, '/api/invitations/join', { token: tokenOf(fresh.json.link), password: 'a long password' })));
+    const joins = await Promise.all(
+      [0, 1].map(() => publicCall(join, '/api/invitations/join', { token: tokenOf(fresh.json.link), password: 'a long password' })),
+    );
     expect(joins.map((a) => a.status).filter((s) => s === 201)).toHaveLength(1);
-    expect(joins.map((a) => a.status).filter((s) => s !== 201).every((s) => s === 404 || s === 409)).toBe(true);
+    expect(
+      joins
+        .map((a) => a.status)
+        .filter((s) => s !== 201)
+        .every((s) => s === 404 || s === 409),
+    ).toBe(true);
     const users = await ctx.database.prisma.user.findMany({ where: { email } });
     expect(users).toHaveLength(1);
     // the one account has its own organisation and the invited membership, nothing else
-    expect((await ctx.database.prisma.membership.findMany({ where: { userId: users[0]!.id }, orderBy: { role: 'asc' } })).map((m) => [m.orgId, m.role]))
-      .toEqual([[users[0]!.id, 'owner'], [ctx.account.id, 'viewer']]);
+    expect(
+      (await ctx.database.prisma.membership.findMany({ where: { userId: users[0]!.id }, orderBy: { role: 'asc' } })).map((m) => [m.orgId, m.role]),
+    ).toEqual([
+      [users[0]!.id, 'owner'],
+      [ctx.account.id, 'viewer'],
+    ]);
   });
 
   it('lets admins invite members and viewers only, and refuses members, pending addresses and bad input', async () => {
@@ -282,7 +347,12 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     const byOwner = await invite({ email: address('real-admin'), role: 'admin' });
     expect(byOwner.status).toBe(201);
     // an admin cannot revoke an owner's invitation of an admin either
-    const revoke = await call(invitation.DELETE, { ...(await as(admin.cookie())), method: 'DELETE', path: `/v1/invitations/${byOwner.json.id}`, params: { id: byOwner.json.id } });
+    const revoke = await call(invitation.DELETE, {
+      ...(await as(admin.cookie())),
+      method: 'DELETE',
+      path: `/v1/invitations/${byOwner.json.id}`,
+      params: { id: byOwner.json.id },
+    });
     expect(revoke.json).toMatchObject({ error: 'insufficient_role', role: 'owner' });
 
     const ok = await invite({ email: address('by-admin'), role: 'viewer' }, admin.cookie());
@@ -324,17 +394,22 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     const tlsOnly = { secure: true, ...testCertificate(), logger: false, authOptional: true };
     const plainOnly = { secure: false, disabledCommands: ['STARTTLS'], logger: false, authOptional: true };
     const got: { to: string; secure: boolean }[] = [];
-    const servers = [tlsOnly, plainOnly].map((options) => new SMTPServer({
-      ...options,
-      onData(stream, session, done) {
-        stream.resume();
-        stream.on('end', () => {
-          got.push({ to: session.envelope.rcptTo[0]!.address, secure: session.secure });
-          done();
-        });
-      },
-    }));
-    const ports = await Promise.all(servers.map((server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port)))));
+    const servers = [tlsOnly, plainOnly].map(
+      (options) =>
+        new SMTPServer({
+          ...options,
+          onData(stream, session, done) {
+            stream.resume();
+            stream.on('end', () => {
+              got.push({ to: session.envelope.rcptTo[0]!.address, secure: session.secure });
+              done();
+            });
+          },
+        }),
+    );
+    const ports = await Promise.all(
+      servers.map((server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port)))),
+    );
     try {
       const ca = `tls.servername=mx.tls.test&tls.ca=${encodeURIComponent(testCertificate().cert.toString())}`;
       process.env.EV_SMTP_URL = `smtps://127.0.0.1:${ports[0]}/?${ca}`;
@@ -354,11 +429,35 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
   });
 
   it('guards the public routes as sign-up is guarded', async () => {
-    const crossSite = await lookup.POST(new Request('http://localhost/api/invitations/lookup', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example', host: 'localhost' }, body: '{"token":"x"}' })).then(answerOf);
+    const crossSite = await lookup
+      .POST(
+        new Request('http://localhost/api/invitations/lookup', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: 'https://evil.example', host: 'localhost' },
+          body: '{"token":"x"}',
+        }),
+      )
+      .then(answerOf);
     expect(crossSite.status).toBe(403);
-    const form = await join.POST(new Request('http://localhost/api/invitations/join', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'localhost' }, body: 'token=x&password=y' })).then(answerOf);
+    const form = await join
+      .POST(
+        new Request('http://localhost/api/invitations/join', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'localhost' },
+          body: 'token=x&password=y',
+        }),
+      )
+      .then(answerOf);
     expect(form.status).toBe(400);
-    const big = await join.POST(new Request('http://localhost/api/invitations/join', { method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost' }, body: JSON.stringify({ token: 'x', password: 'p'.repeat(20_000) }) })).then(answerOf);
+    const big = await join
+      .POST(
+        new Request('http://localhost/api/invitations/join', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', host: 'localhost' },
+          body: JSON.stringify({ token: 'x', password: 'p'.repeat(20_000) }),
+        }),
+      )
+      .then(answerOf);
     expect(big.status).toBe(413);
     expect((await answerOf(await lookup.GET(new Request('http://localhost/api/invitations/lookup')))).status).toBe(405);
 
@@ -366,9 +465,16 @@ describe.each(DIALECTS)('invitations (%s)', (dialect) => {
     Object.assign(process.env, { EV_TRUST_PROXY: '1', EV_LOGIN_MAX_FAILURES_PER_IP: '2' });
     try {
       const good = await invite({ email: address('throttled'), role: 'viewer' });
-      const from = (ip: string, token: string) => lookup.POST(new Request('http://localhost/api/invitations/lookup', {
-        method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost', 'x-forwarded-for': ip }, body: JSON.stringify({ token }),
-      })).then(answerOf);
+      const from = (ip: string, token: string) =>
+        lookup
+          .POST(
+            new Request('http://localhost/api/invitations/lookup', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', host: 'localhost', 'x-forwarded-for': ip },
+              body: JSON.stringify({ token }),
+            }),
+          )
+          .then(answerOf);
       const ip = `198.51.100.${n}`;
       for (let i = 0; i < 3; i++) expect((await from(ip, tokenOf(good.json.link))).status).toBe(200);
       expect((await from(ip, 'made-up-1')).status).toBe(404);

@@ -96,7 +96,10 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
       await call(webhookTest.POST, { key, method: 'POST', params }),
       await call(replay.POST, { key, method: 'POST', params: { ...params, deliveryId: tests[0]!.json.delivery_id } }),
     ];
-    expect(refused.map((r) => [r.status, r.json.error])).toEqual([[429, 'rate_limit'], [429, 'rate_limit']]);
+    expect(refused.map((r) => [r.status, r.json.error])).toEqual([
+      [429, 'rate_limit'],
+      [429, 'rate_limit'],
+    ]);
     expect(await ctx.database.prisma.webhookDelivery.count({ where: { webhookId: params.id } })).toBe(5);
   });
 
@@ -165,7 +168,9 @@ describe.each(DIALECTS)('abuse limits per account on %s', (dialect) => {
       const rows = await ctx.database.prisma.rateWindow.findMany({ where: { subject: `create:${userId}` } });
       expect(rows.map((r) => [r.count, Number(r.expiresAt - r.windowStart)])).toEqual([[1, 60_000]]);
       const now = Date.now();
-      await ctx.database.prisma.rateWindow.create({ data: { subject: 'ended', windowStart: BigInt(now - 120_000), count: 5, expiresAt: BigInt(now - 60_000) } });
+      await ctx.database.prisma.rateWindow.create({
+        data: { subject: 'ended', windowStart: BigInt(now - 120_000), count: 5, expiresAt: BigInt(now - 60_000) },
+      });
       // earlier tests' windows may have ended by now too (a slow run): all ended ones go, no live one
       const live = await ctx.database.prisma.rateWindow.count({ where: { expiresAt: { gte: BigInt(now) } } });
       expect(await pruneRateWindows(ctx.database, now)).toBeGreaterThanOrEqual(1);
@@ -248,14 +253,12 @@ describe.each(CLUSTERS)('two server instances on $dialect, rate store $store', (
     await ctx.teardown();
   });
 
-  it('counts one key\'s requests across both: the headers are true and the 11th is refused on either', async () => {
+  it("counts one key's requests across both: the headers are true and the 11th is refused on either", async () => {
     await freshMinute();
     const { key } = await newAccountKey();
     const remaining = [];
     for (let n = 0; n < 10; n++) {
-      const answer = n % 2 === 0
-        ? await call(account.GET, { key, sandbox: false })
-        : await httpCall(other.port, '/v1/account', { key, sandbox: false });
+      const answer = n % 2 === 0 ? await call(account.GET, { key, sandbox: false }) : await httpCall(other.port, '/v1/account', { key, sandbox: false });
       expect(answer.status).toBe(200);
       expect(answer.headers.get('x-ratelimit-limit')).toBe('10');
       remaining.push(Number(answer.headers.get('x-ratelimit-remaining')));
@@ -272,22 +275,24 @@ describe.each(CLUSTERS)('two server instances on $dialect, rate store $store', (
   it('hands concurrent requests on both each their own place in the window', async () => {
     await freshMinute();
     const { key } = await newAccountKey();
-    const answers = await Promise.all(Array.from({ length: 14 }, (_, n) =>
-      n % 2 === 0 ? call(account.GET, { key, sandbox: false }) : httpCall(other.port, '/v1/account', { key, sandbox: false })));
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, n) =>
+        n % 2 === 0 ? call(account.GET, { key, sandbox: false }) : httpCall(other.port, '/v1/account', { key, sandbox: false }),
+      ),
+    );
     const served = answers.filter((a) => a.status === 200);
     expect(served).toHaveLength(10);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(4);
     expect(served.map((a) => Number(a.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
-  it('counts an account\'s sandbox creations across both', async () => {
+  it("counts an account's sandbox creations across both", async () => {
     await freshMinute();
     const { key } = await newAccountKey();
     const statuses = [];
     for (let n = 0; n < 4; n++) {
-      const answer = n % 2 === 0
-        ? await httpCall(other.port, '/v1/keys', { key, body: { name: `k${n}` } })
-        : await call(keys.POST, { key, body: { name: `k${n}` } });
+      const answer =
+        n % 2 === 0 ? await httpCall(other.port, '/v1/keys', { key, body: { name: `k${n}` } }) : await call(keys.POST, { key, body: { name: `k${n}` } });
       statuses.push(answer.status);
     }
     expect(statuses).toEqual([201, 201, 201, 201]);

@@ -14,9 +14,18 @@ import { call, setup, until } from './harness';
 
 /** What a marketer's list looks like: the same people typed twice, with other capitals. */
 const TWELVE_ROWS_NINE_PEOPLE = [
-  'valid.anna@shop.de', 'valid.ben@shop.de', 'Valid.Anna@Shop.DE', 'valid.cem@mail.com', 'valid.dora@mail.com',
-  'VALID.BEN@SHOP.DE', 'valid.eva@mail.com', 'valid.fritz@mail.com', 'valid.gül@mail.com', 'valid.anna@SHOP.de',
-  'valid.hans@mail.com', 'valid.ida@mail.com',
+  'valid.anna@shop.de',
+  'valid.ben@shop.de',
+  'Valid.Anna@Shop.DE',
+  'valid.cem@mail.com',
+  'valid.dora@mail.com',
+  'VALID.BEN@SHOP.DE',
+  'valid.eva@mail.com',
+  'valid.fritz@mail.com',
+  'valid.gül@mail.com',
+  'valid.anna@SHOP.de',
+  'valid.hans@mail.com',
+  'valid.ida@mail.com',
 ];
 
 describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
@@ -34,10 +43,15 @@ describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
   });
 
   const statusOf = (jobId: string) => call(status.GET, { key: ctx.key, params: { jobId } });
-  const listed = async (jobId: string) => (await call(bulk.GET, { key: ctx.key, path: '/v1/verify/bulk?limit=100' })).json.data.find((j: any) => j.job_id === jobId);
-  const completed = (jobId: string) => until(() => statusOf(jobId), (r) => r.json.status === 'completed');
+  const listed = async (jobId: string) =>
+    (await call(bulk.GET, { key: ctx.key, path: '/v1/verify/bulk?limit=100' })).json.data.find((j: any) => j.job_id === jobId);
+  const completed = (jobId: string) =>
+    until(
+      () => statusOf(jobId),
+      (r) => r.json.status === 'completed',
+    );
 
-  it('counts an instant job as processed everywhere, and keeps a TXT upload\'s file name', async () => {
+  it("counts an instant job as processed everywhere, and keeps a TXT upload's file name", async () => {
     const emails = ['valid1@a.com', 'invalid1@a.com', 'risky@a.com', 'bad address', 'someone5@example.com', 'valid2@a.com'];
     const res = await call(bulk.POST, { key: ctx.key, body: { emails, filename: 'newsletter.txt' } });
     expect(res.json).toMatchObject({ instant: true, status: 'completed', total_emails: 6, duplicate_emails: 0 });
@@ -68,7 +82,10 @@ describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
 
   it('verifies each mailbox once, keeps every row in order and marks the later ones', async () => {
     const rows = TWELVE_ROWS_NINE_PEOPLE.map((email, i) => [`Person ${i + 1}`, email]);
-    const res = await call(bulk.POST, { key: ctx.key, body: { rows: rows.map((r) => [...r]), columns: ['Name', 'E-Mail'], email_column: 1, filename: 'kunden.csv' } });
+    const res = await call(bulk.POST, {
+      key: ctx.key,
+      body: { rows: rows.map((r) => [...r]), columns: ['Name', 'E-Mail'], email_column: 1, filename: 'kunden.csv' },
+    });
     expect(res.json).toMatchObject({ status: 'queued', total_emails: 12, valid_emails: 12, duplicate_emails: 3 });
     const jobId = res.json.job_id;
     const done = await completed(jobId);
@@ -117,7 +134,10 @@ describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
     expect(res.json).toMatchObject({ status: 'queued', duplicate_emails: 3 });
     expect((await usage()).used_today - before.used_today).toBe(9); // reserved up front: 9, not 12
     worker.start();
-    const done = await until(() => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId: res.json.job_id } }), (r) => r.json.status === 'completed');
+    const done = await until(
+      () => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId: res.json.job_id } }),
+      (r) => r.json.status === 'completed',
+    );
     expect(done.json.data.summary).toMatchObject({ total: 12, duplicates: 3, deliverable: 9 });
     expect((await usage()).used_today - before.used_today).toBe(9); // all nine charged, nothing refunded twice
   });
@@ -142,11 +162,22 @@ describe.each(DIALECTS)('lists as marketers send them, on %s', (dialect) => {
     const answered = emails.filter((email) => verified.has(mailboxKey(email)));
     expect(answered).toHaveLength(14);
     expect(running.json).toMatchObject({ processed_emails: 14, progress: 58 });
-    const partial = await call(download.GET, { key: ctx.key, sandbox: false, path: `/v1/verify/bulk/download/${res.json.job_id}?partial=true`, params: { jobId: res.json.job_id } });
+    const partial = await call(download.GET, {
+      key: ctx.key,
+      sandbox: false,
+      path: `/v1/verify/bulk/download/${res.json.job_id}?partial=true`,
+      params: { jobId: res.json.job_id },
+    });
     expect(partial.status).toBe(200);
     expect(partial.headers.get('x-ev-partial')).toBe('true');
     expect(partial.headers.get('content-disposition')).toContain('-partial.csv');
-    expect(partial.text.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual(answered);
+    expect(
+      partial.text
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(answered);
     const refused = await call(download.GET, { key: ctx.key, sandbox: false, params: { jobId: res.json.job_id } });
     expect(refused.status).toBe(409);
     const { DELETE } = await import('@/app/v1/verify/bulk/[jobId]/route');
@@ -183,25 +214,35 @@ describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (diale
   const submit = async (extra: Record<string, unknown>) => {
     const res = await call(bulk.POST, { key: ctx.key, body: { rows: people, columns, email_column: 2, filename: 'kunden.csv', ...extra } });
     expect(res.status).toBe(200);
-    await until(() => call(status.GET, { key: ctx.key, params: { jobId: res.json.job_id } }), (r) => r.json.status === 'completed');
+    await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId: res.json.job_id } }),
+      (r) => r.json.status === 'completed',
+    );
     return res.json.job_id as string;
   };
   const get = (jobId: string, query = '') => call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}${query}`, params: { jobId } });
   const getBytes = async (jobId: string, query = '') => {
-    const response = await download.GET(new Request(`http://localhost/v1/verify/bulk/download/${jobId}${query}`, {
-      headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
-    }), { params: Promise.resolve({ jobId }) });
+    const response = await download.GET(
+      new Request(`http://localhost/v1/verify/bulk/download/${jobId}${query}`, {
+        headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
+      }),
+      { params: Promise.resolve({ jobId }) },
+    );
     return { response, bytes: Buffer.from(await response.arrayBuffer()) };
   };
 
-  it('writes the download with the upload\'s delimiter, BOM and line ends', async () => {
+  it("writes the download with the upload's delimiter, BOM and line ends", async () => {
     const jobId = await submit({ delimiter: ';', bom: true, newline: '\r\n' });
     const { bytes } = await getBytes(jobId);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.toString('utf8').slice(1);
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('Vorname;Straße;E-Mail;email;valid;deliverable;risk_level;reason;status;score;provider;disposable;role;free;catch_all;did_you_mean;cached;sub_reason;mailbox_provider;duplicate_of');
-    expect(lines[1]).toMatch(/^Jürgen;Königstraße 1, Hinterhaus;valid\.juergen@beispiel\.de;valid\.juergen@beispiel\.de;true;true;low;accepted_email;deliverable;95;/);
+    expect(lines[0]).toBe(
+      'Vorname;Straße;E-Mail;email;valid;deliverable;risk_level;reason;status;score;provider;disposable;role;free;catch_all;did_you_mean;cached;sub_reason;mailbox_provider;duplicate_of',
+    );
+    expect(lines[1]).toMatch(
+      /^Jürgen;Königstraße 1, Hinterhaus;valid\.juergen@beispiel\.de;valid\.juergen@beispiel\.de;true;true;low;accepted_email;deliverable;95;/,
+    );
     const parsed = Papa.parse<string[]>(text.trim(), { delimiter: ';', newline: '\r\n' }).data;
     expect(parsed.slice(1).map((r) => r.slice(0, 3))).toEqual(people.map((p, i) => (i === 3 ? [p[0], "'=Formel", p[2]] : p)));
     expect(parsed[5]![1]).toBe('Gasse; 3'); // a cell holding the delimiter is quoted
@@ -212,7 +253,11 @@ describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (diale
     expect(plain.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.csv"`);
 
     const lf = await getBytes(await submit({ delimiter: '\t', newline: '\n' }));
-    expect(lf.bytes.toString('utf8').split('\n')[0]).toBe(['Vorname', 'Straße', 'E-Mail', 'email'].join('\t') + '\t' + 'valid\tdeliverable\trisk_level\treason\tstatus\tscore\tprovider\tdisposable\trole\tfree\tcatch_all\tdid_you_mean\tcached\tsub_reason\tmailbox_provider\tduplicate_of');
+    expect(lf.bytes.toString('utf8').split('\n')[0]).toBe(
+      ['Vorname', 'Straße', 'E-Mail', 'email'].join('\t') +
+        '\t' +
+        'valid\tdeliverable\trisk_level\treason\tstatus\tscore\tprovider\tdisposable\trole\tfree\tcatch_all\tdid_you_mean\tcached\tsub_reason\tmailbox_provider\tduplicate_of',
+    );
     expect(lf.bytes.includes('\r')).toBe(false);
   });
 
@@ -225,7 +270,26 @@ describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (diale
     const sheets = await readExcelFile(bytes, { trim: false });
     expect(sheets.map((s) => s.sheet)).toEqual(['Kunden 2026']);
     const data = sheets[0]!.data;
-    expect(data[0]).toEqual([...columns, 'email', 'valid', 'deliverable', 'risk_level', 'reason', 'status', 'score', 'provider', 'disposable', 'role', 'free', 'catch_all', 'did_you_mean', 'cached', 'sub_reason', 'mailbox_provider', 'duplicate_of']);
+    expect(data[0]).toEqual([
+      ...columns,
+      'email',
+      'valid',
+      'deliverable',
+      'risk_level',
+      'reason',
+      'status',
+      'score',
+      'provider',
+      'disposable',
+      'role',
+      'free',
+      'catch_all',
+      'did_you_mean',
+      'cached',
+      'sub_reason',
+      'mailbox_provider',
+      'duplicate_of',
+    ]);
     expect(data.slice(1).map((r) => r.slice(0, 3))).toEqual(people); // no formula guard needed: cells are text
     expect(data[1]![9]).toBe(95);
     expect(data.slice(1).map((r) => r[19] ?? null)).toEqual([null, null, 3, null, null, null]);
@@ -235,13 +299,22 @@ describe.each(DIALECTS)('downloads as marketers keep their files, on %s', (diale
 
   it('offers the safe-to-send rows, with the catch-all ones when asked', async () => {
     const jobId = await submit({});
-    const emailsOf = (text: string) => Papa.parse<string[]>(text.trim(), { newline: '\r\n' }).data.slice(1).map((r) => r[2]);
+    const emailsOf = (text: string) =>
+      Papa.parse<string[]>(text.trim(), { newline: '\r\n' })
+        .data.slice(1)
+        .map((r) => r[2]);
     expect(emailsOf((await get(jobId, '?filter=safe')).text)).toEqual(['valid.juergen@beispiel.de', 'valid.zoe@beispiel.de']);
     expect(emailsOf((await get(jobId, '?filter=safe&catch_all=true')).text)).toEqual([
-      'valid.juergen@beispiel.de', 'catchall.anna@beispiel.de', 'CATCHALL.ANNA@beispiel.de', 'valid.zoe@beispiel.de',
+      'valid.juergen@beispiel.de',
+      'catchall.anna@beispiel.de',
+      'CATCHALL.ANNA@beispiel.de',
+      'valid.zoe@beispiel.de',
     ]);
     expect((await get(jobId, '?format=pdf')).json).toMatchObject({ error: 'invalid_request', param: 'format' });
-    expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], delimiter: 'x' } })).json).toMatchObject({ error: 'invalid_request', param: 'delimiter' });
+    expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], delimiter: 'x' } })).json).toMatchObject({
+      error: 'invalid_request',
+      param: 'delimiter',
+    });
     expect((await call(bulk.POST, { key: ctx.key, body: { emails: ['a@b.com'], bom: 'yes' } })).json).toMatchObject({ error: 'invalid_request', param: 'bom' });
   });
 });
@@ -262,14 +335,30 @@ describe.each(DIALECTS)('a job that waits for greylisting servers says so, on %s
         return email.endsWith('@grey.test') ? { ...outcome, retryAfterMs: 300_000 } : outcome;
       },
     };
-    const emails = ['valid1@gmail.com', 'valid2@grey.test', 'valid3@hotmail.de', 'valid4@grey.test', 'valid5@yahoo.co.jp', 'valid6@firma.de',
-      'valid7@outlook.com', 'valid8@googlemail.com', 'VALID1@gmail.com', 'valid9@live.com', 'valid10@aol.com', 'valid11@example.com', 'not an address'];
+    const emails = [
+      'valid1@gmail.com',
+      'valid2@grey.test',
+      'valid3@hotmail.de',
+      'valid4@grey.test',
+      'valid5@yahoo.co.jp',
+      'valid6@firma.de',
+      'valid7@outlook.com',
+      'valid8@googlemail.com',
+      'VALID1@gmail.com',
+      'valid9@live.com',
+      'valid10@aol.com',
+      'valid11@example.com',
+      'not an address',
+    ];
     const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
     const jobId = res.json.job_id;
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => greylisting });
     worker.start();
     const before = Date.now();
-    const waiting = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.processed_emails === 11);
+    const waiting = await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.processed_emails === 11,
+    );
     await worker.stop();
     expect(waiting.json).toMatchObject({ status: 'processing', processed_emails: 11, progress: 84 });
     expect(waiting.json.waiting.addresses).toBe(2);
@@ -279,15 +368,27 @@ describe.each(DIALECTS)('a job that waits for greylisting servers says so, on %s
 
     const partial = await call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}?partial=true`, params: { jobId } });
     expect(partial.headers.get('x-ev-partial')).toBe('true');
-    expect(partial.text.trim().split('\r\n').slice(1).map((l) => l.split(',')[0])).toEqual(emails.filter((e) => !e.endsWith('@grey.test')));
+    expect(
+      partial.text
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((l) => l.split(',')[0]),
+    ).toEqual(emails.filter((e) => !e.endsWith('@grey.test')));
 
     // the servers accept the next try: the job completes and nothing waits any more
     await ctx.database.prisma.$executeRawUnsafe(`UPDATE job_chunks SET not_before = 0`);
     // on PostgreSQL the chunks' pg-boss jobs are due at the retry time too (lib/jobs/queue-pgboss.ts)
-    await byDialect(dialect, { postgres: () => ctx.database.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET start_after = now() WHERE state = 'created'`), sqlite: async () => 0 })();
+    await byDialect(dialect, {
+      postgres: () => ctx.database.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET start_after = now() WHERE state = 'created'`),
+      sqlite: async () => 0,
+    })();
     const done = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     done.start();
-    const completed = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const completed = await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     await done.stop();
     expect(completed.json).not.toHaveProperty('waiting');
     // 11 mailboxes (VALID1@gmail.com is valid1's duplicate; what is not an address has no provider)

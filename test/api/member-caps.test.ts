@@ -41,13 +41,21 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
 
   /** The owner caps a person through PATCH /v1/members/{userId}, as the dashboard does. */
   async function cap(userId: string, caps: { checks_per_day?: number | null; checks_per_month?: number | null }) {
-    const answer = await call(member.PATCH, { method: 'PATCH', key: null, path: `/v1/members/${userId}`, params: { userId }, headers: { cookie: ownerCookie, ...ORIGIN }, body: caps });
+    const answer = await call(member.PATCH, {
+      method: 'PATCH',
+      key: null,
+      path: `/v1/members/${userId}`,
+      params: { userId },
+      headers: { cookie: ownerCookie, ...ORIGIN },
+      body: caps,
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json).toMatchObject(caps);
   }
 
   const checkWithKey = (key: string, email: string, sandbox = false) => call(single.POST, { key, sandbox, path: '/v1/verify/single', body: { email } });
-  const checkWithSession = (cookie: string, email: string) => call(single.POST, { key: null, sandbox: false, path: '/v1/verify/single', headers: { cookie, ...ORIGIN }, body: { email } });
+  const checkWithSession = (cookie: string, email: string) =>
+    call(single.POST, { key: null, sandbox: false, path: '/v1/verify/single', headers: { cookie, ...ORIGIN }, body: { email } });
   const counted = async (userId: string) =>
     (await ctx.database.prisma.memberUsageDay.findMany({ where: { orgId: ctx.account.id, userId } })).reduce((sum, row) => sum + row.used, 0);
   const problems = async () => (await auditCredits(ctx.database)).problems.flatMap((p) => p.problems);
@@ -55,8 +63,13 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_EMBEDDED_WORKER: 'false', EV_FREE_DAILY: '3',
-      EV_RATE_LIMIT_PER_MINUTE: '100000', EV_CREATE_RATE_PER_MINUTE: '100000', EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: '1000',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_EMBEDDED_WORKER: 'false',
+      EV_FREE_DAILY: '3',
+      EV_RATE_LIMIT_PER_MINUTE: '100000',
+      EV_CREATE_RATE_PER_MINUTE: '100000',
+      EV_MAX_ACTIVE_KEYS_PER_ACCOUNT: '1000',
     });
     ownerCookie = await sessionCookie(ctx.database, ctx.account.id);
     await grantCredits(ctx.database, ctx.account.id, 10_000);
@@ -66,7 +79,7 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
   });
   afterAll(() => ctx?.teardown());
 
-  it('never lets concurrent requests of a capped member pass the day\'s cap, while the owner\'s at the same time are answered', async () => {
+  it("never lets concurrent requests of a capped member pass the day's cap, while the owner's at the same time are answered", async () => {
     const capped = await person();
     await cap(capped.id, { checks_per_day: 5 });
     const mine = Array.from({ length: 20 }, (_, i) => (i % 2 ? checkWithKey(capped.key, charged('c', i)) : checkWithSession(capped.cookie, charged('c', i))));
@@ -120,13 +133,23 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
 
     // a queued list of 11 would pass (10 + 11 > 12); of 2 it fits, and cancelling it gives both back
     expect((await call(bulk.POST, { key: lister.key, sandbox: false, body: { emails: list('q', 11) } })).status).toBe(402);
-    const queued = await call(bulk.POST, { key: lister.key, sandbox: false, body: { emails: [...list('q', 2), ...list('dup', 9).map(() => charged('q', 0))] } });
+    const queued = await call(bulk.POST, {
+      key: lister.key,
+      sandbox: false,
+      body: { emails: [...list('q', 2), ...list('dup', 9).map(() => charged('q', 0))] },
+    });
     expect(queued.status).toBe(200);
     expect(queued.json.status).toBe('queued');
     expect(await counted(lister.id)).toBe(12);
     expect((await checkWithKey(lister.key, charged('after', 0))).status).toBe(402);
     // the owner cancels it: the give-back is the member's, whoever cancels
-    const cancelled = await call(job.DELETE, { method: 'DELETE', key: ctx.key, sandbox: false, path: `/v1/verify/bulk/${queued.json.job_id}`, params: { jobId: queued.json.job_id } });
+    const cancelled = await call(job.DELETE, {
+      method: 'DELETE',
+      key: ctx.key,
+      sandbox: false,
+      path: `/v1/verify/bulk/${queued.json.job_id}`,
+      params: { jobId: queued.json.job_id },
+    });
     expect(cancelled.status).toBe(200);
     expect(await counted(lister.id)).toBe(10);
     expect((await checkWithKey(lister.key, charged('after', 1))).status).toBe(200);
@@ -150,9 +173,16 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
     vi.setSystemTime(new Date('2027-01-01T00:30:00Z'));
     expect((await checkWithKey(monthly.key, charged('m', 4))).status).toBe(200);
     const rows = await ctx.database.prisma.memberUsageDay.findMany({ where: { orgId: ctx.account.id, userId: monthly.id }, orderBy: { day: 'asc' } });
-    expect(rows.map((r) => [r.day, r.used])).toEqual([['2026-12-10', 2], ['2026-12-31', 1], ['2027-01-01', 1]]);
+    expect(rows.map((r) => [r.day, r.used])).toEqual([
+      ['2026-12-10', 2],
+      ['2026-12-31', 1],
+      ['2027-01-01', 1],
+    ]);
     const months = await ctx.database.prisma.memberUsageMonth.findMany({ where: { orgId: ctx.account.id, userId: monthly.id }, orderBy: { month: 'asc' } });
-    expect(months.map((r) => [r.month, r.used])).toEqual([['2026-12', 3], ['2027-01', 1]]);
+    expect(months.map((r) => [r.month, r.used])).toEqual([
+      ['2026-12', 3],
+      ['2027-01', 1],
+    ]);
     vi.useRealTimers();
     expect(await problems()).toEqual([]);
   });
@@ -161,7 +191,16 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
     const today = new Date().toISOString().slice(0, 10);
     const report = await call(usage.GET, { key: ctx.key, sandbox: false, path: `/v1/usage?from=${today}&to=${today}&by=member` });
     expect(report.status).toBe(200);
-    const members = report.json.members as { user_id: string; email: string; role: string | null; charged_today: number; charged_this_month: number; charged: number; checks_per_day: number | null; days: { day: string; charged: number }[] }[];
+    const members = report.json.members as {
+      user_id: string;
+      email: string;
+      role: string | null;
+      charged_today: number;
+      charged_this_month: number;
+      charged: number;
+      checks_per_day: number | null;
+      days: { day: string; charged: number }[];
+    }[];
     // everything of today is settled: the split adds up to the production row's charges
     const production = report.json.data.find((row: { mode: string }) => row.mode === 'production');
     expect(members.reduce((sum, m) => sum + m.charged, 0)).toBe(production.charged);
@@ -170,7 +209,9 @@ describe.each(DIALECTS)('member caps on %s', (dialect) => {
     expect(owner).toMatchObject({ role: 'owner', charged_today: 10, charged: 10, checks_per_day: null, days: [{ day: today, charged: 10 }] });
     // each person's count is their charges in the ledger: reserved by them, less what was given back
     for (const m of members) {
-      const reserves = await ctx.database.prisma.creditMovement.findMany({ where: { userId: ctx.account.id, actorId: m.user_id, kind: 'reserve', day: today } });
+      const reserves = await ctx.database.prisma.creditMovement.findMany({
+        where: { userId: ctx.account.id, actorId: m.user_id, kind: 'reserve', day: today },
+      });
       const refunds = await ctx.database.prisma.creditMovement.findMany({ where: { cause: { in: reserves.map((r) => r.cause) }, kind: 'refund' } });
       const net = reserves.reduce((s, r) => s + r.credits + r.free, 0) - refunds.reduce((s, r) => s + r.credits + r.free, 0);
       expect(m.charged_today, m.email).toBe(net);

@@ -15,8 +15,9 @@ const scrape = (token?: string) => call(metricsRoute.GET, { path: '/metrics', ke
 
 /** The value of one sample line (`name{labels} value`), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-    ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+  const line = text
+    .split('\n')
+    .find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `) ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -61,7 +62,10 @@ describe.each(DIALECTS)('GET /metrics on %s', (dialect) => {
     const submitted = await call(bulk.POST, { key: ctx.key, body: { emails } });
     expect(submitted.status).toBe(200);
     const jobId = submitted.json.job_id as string;
-    await until(() => ctx.database.prisma.job.findUnique({ where: { id: jobId } }), (job) => job?.status === 'completed');
+    await until(
+      () => ctx.database.prisma.job.findUnique({ where: { id: jobId } }),
+      (job) => job?.status === 'completed',
+    );
     const before = sample((await scrape('metrics-secret')).text, 'ev_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0;
     expect(await dispatchDueDeliveries(ctx.database)).toBe(1); // bulk.completed
     await new Promise((r) => setTimeout(r, 1100)); // the database gauges are shared for a second
@@ -90,11 +94,14 @@ describe.each(DIALECTS)('GET /metrics on %s', (dialect) => {
     expect(sample(text, 'ev_job_chunks', { state: 'pending' })).toBe(3);
     expect(sample(text, 'ev_queue_age_seconds')).toBeGreaterThanOrEqual(1);
     worker.start();
-    await until(() => ctx.database.prisma.job.findUnique({ where: { id: submitted.json.job_id } }), (job) => job?.status === 'completed');
+    await until(
+      () => ctx.database.prisma.job.findUnique({ where: { id: submitted.json.job_id } }),
+      (job) => job?.status === 'completed',
+    );
   });
 });
 
-describe('a worker\'s metrics port', () => {
+describe("a worker's metrics port", () => {
   it('answers the same as the web server: 404 off, 401 without the token, the text with it', async () => {
     const server = await serveMetrics(0, '127.0.0.1');
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;

@@ -20,7 +20,10 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_CHUNK_SIZE: '4', EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_CHUNK_SIZE: '4',
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
       EV_EMBEDDED_WORKER: 'false',
     });
   });
@@ -31,7 +34,10 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     const productionJob = (await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: ['valid@x.com'] } })).json.job_id;
     expect(sandboxJob).toMatch(/^job_/);
     expect(productionJob).toMatch(/^job_/);
-    for (const [jobId, sandbox] of [[sandboxJob, false], [productionJob, true]] as const) {
+    for (const [jobId, sandbox] of [
+      [sandboxJob, false],
+      [productionJob, true],
+    ] as const) {
       for (const handler of [status.GET, download.GET]) {
         const res = await call(handler, { key: ctx.key, sandbox, params: { jobId } });
         expect(res.status).toBe(404);
@@ -43,13 +49,23 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     }
     // a download link cannot send X-EV-Sandbox: a production caller names the sandbox mode in the query
     // (as the dashboard's links do); a sandbox caller cannot name its way out of sandbox
-    const viaLink = await call(download.GET, { key: ctx.key, sandbox: false, path: `/v1/verify/bulk/download/${sandboxJob}?sandbox=true`, params: { jobId: sandboxJob } });
+    const viaLink = await call(download.GET, {
+      key: ctx.key,
+      sandbox: false,
+      path: `/v1/verify/bulk/download/${sandboxJob}?sandbox=true`,
+      params: { jobId: sandboxJob },
+    });
     expect(viaLink.status).toBe(200);
-    const outOfSandbox = await call(download.GET, { key: ctx.key, sandbox: true, path: `/v1/verify/bulk/download/${productionJob}?sandbox=false`, params: { jobId: productionJob } });
+    const outOfSandbox = await call(download.GET, {
+      key: ctx.key,
+      sandbox: true,
+      path: `/v1/verify/bulk/download/${productionJob}?sandbox=false`,
+      params: { jobId: productionJob },
+    });
     expect(outOfSandbox.status).toBe(404);
   });
 
-  it('lists and replays only the deliveries of the caller\'s mode', async () => {
+  it("lists and replays only the deliveries of the caller's mode", async () => {
     const hook = (await call(webhooks.POST, { key: ctx.key, body: { url: 'http://127.0.0.1:59999/hook' } })).json;
     await call(webhookTest.POST, { key: ctx.key, sandbox: true, params: { id: hook.id } });
     await call(webhookTest.POST, { key: ctx.key, sandbox: false, params: { id: hook.id } });
@@ -65,9 +81,21 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
   it('trims a header no row fills, so a download stays the size of its upload', async () => {
     const columns = Array.from({ length: 1000 }, (_, i) => `c${i}`);
     const bare = await call(bulk.POST, { key: ctx.key, body: { emails: ['valid1@x.com', 'valid2@x.com'], columns } });
-    const narrow = await call(bulk.POST, { key: ctx.key, body: { rows: [['Ann', 'valid3@x.com'], ['Bob', 'valid4@x.com', 'extra']], columns, email_column: 1 } });
+    const narrow = await call(bulk.POST, {
+      key: ctx.key,
+      body: {
+        rows: [
+          ['Ann', 'valid3@x.com'],
+          ['Bob', 'valid4@x.com', 'extra'],
+        ],
+        columns,
+        email_column: 1,
+      },
+    });
     const header = async (jobId: string) => (await call(download.GET, { key: ctx.key, params: { jobId } })).text.split('\r\n')[0];
-    expect(await header(bare.json.job_id)).toBe('email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
+    expect(await header(bare.json.job_id)).toBe(
+      'email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider',
+    );
     const lines = (await call(download.GET, { key: ctx.key, params: { jobId: narrow.json.job_id } })).text.split('\r\n');
     expect(lines[0]).toMatch(/^c0,c1,c2,email,/);
     expect(lines[1]).toMatch(/^Ann,valid3@x.com,,valid3@x.com,/);
@@ -91,14 +119,17 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     const poll = async () => (await call(status.GET, { key: ctx.key, params: { jobId } })).json;
     expect((await poll()).processed_emails).toBe(0);
     // results of rows 0-3 as a worker stores them; their 8 later copies count with them
-    const row = (idx: number) => verificationRow(fakeVerdict(firsts[idx]!),
-      { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+    const row = (idx: number) =>
+      verificationRow(fakeVerdict(firsts[idx]!), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
     await saveResults(ctx.database, [0, 1, 2, 3].map(row));
     expect((await poll()).processed_emails).toBe(12);
     await saveResults(ctx.database, [2, 3, 4].map(row));
     expect((await poll()).processed_emails).toBe(15);
-    const [direct] = await selectRows<{ n: number | bigint }>(ctx.database,
-      `SELECT COUNT(*) AS n FROM job_items i WHERE i.job_id = ? AND EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx))`, [jobId]);
+    const [direct] = await selectRows<{ n: number | bigint }>(
+      ctx.database,
+      `SELECT COUNT(*) AS n FROM job_items i WHERE i.job_id = ? AND EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = COALESCE(i.duplicate_of, i.idx))`,
+      [jobId],
+    );
     expect(Number(direct!.n)).toBe(15);
 
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
@@ -119,8 +150,24 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
 
 function fakeVerdict(email: string) {
   return {
-    email, normalized_email: email, valid: true, deliverable: true, status: 'deliverable', risk_level: 'low', reason: 'accepted_email',
-    sub_reason: null, score: 95, confidence: 90, provider: 'example.com', mailbox_provider: null, disposable: false, role: false,
-    free: false, catch_all: false, did_you_mean: null, details: {}, evidence: [],
+    email,
+    normalized_email: email,
+    valid: true,
+    deliverable: true,
+    status: 'deliverable',
+    risk_level: 'low',
+    reason: 'accepted_email',
+    sub_reason: null,
+    score: 95,
+    confidence: 90,
+    provider: 'example.com',
+    mailbox_provider: null,
+    disposable: false,
+    role: false,
+    free: false,
+    catch_all: false,
+    did_you_mean: null,
+    details: {},
+    evidence: [],
   } as unknown as Parameters<typeof verificationRow>[0];
 }

@@ -17,7 +17,8 @@ import { call, setup } from './harness';
 const ZONE = [
   ...['example', 'catchall', 'grey'].flatMap((d) => [`mx-host=${d}.test,mx.${d}.test,10`, `host-record=mx.${d}.test,127.0.0.1`]),
   'mx-host=nullmx.test,.,0',
-  'mx-host=silent.test,mx.silent.test,10', 'host-record=mx.silent.test,127.0.0.2',
+  'mx-host=silent.test,mx.silent.test,10',
+  'host-record=mx.silent.test,127.0.0.2',
 ];
 
 let dns: DnsPeer;
@@ -27,16 +28,28 @@ let ctx: Awaited<ReturnType<typeof setup>>;
 
 function configure(extra: Record<string, string> = {}) {
   Object.assign(process.env, {
-    EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(postfix.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
-    EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_GREYLIST_RETRY_MS: '300',
-    EV_FREE_DAILY: '4', EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5',
+    EV_DNS_SERVERS: dns.server,
+    EV_SMTP_PORT: String(postfix.port),
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+    EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+    EV_SMTP_COMMAND_TIMEOUT_MS: '1000',
+    EV_GREYLIST_RETRY_MS: '300',
+    EV_FREE_DAILY: '4',
+    EV_RATE_LIMIT_PER_MINUTE: '1000',
+    EV_VERIFY_DEADLINE_MS: '5000',
+    EV_CHUNK_SIZE: '5',
     ...extra,
   });
 }
 
 beforeAll(async () => {
   dns = await startDnsmasq(ZONE);
-  postfix = await startPostfix({ mailboxes: ['alice@example.test', 'bob@grey.test', 'carl@grey.test'], catchAllDomains: ['catchall.test'], greylistDomains: ['grey.test'] });
+  postfix = await startPostfix({
+    mailboxes: ['alice@example.test', 'bob@grey.test', 'carl@grey.test'],
+    catchAllDomains: ['catchall.test'],
+    greylistDomains: ['grey.test'],
+  });
   silent = await startTcpPeer('silent', '127.0.0.2', postfix.port);
   configure();
   ctx = await setup('sqlite');
@@ -55,7 +68,15 @@ describe('production mode against real DNS and SMTP', () => {
   it('verifies a mailbox with evidence, then serves it from cache without charging again', async () => {
     const first = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'alice@example.test' } });
     expect(first.status).toBe(200);
-    expect(first.json).toMatchObject({ valid: true, deliverable: true, reason: 'accepted_email', risk_level: 'low', cached: false, sandbox: false, provider: 'example.test' });
+    expect(first.json).toMatchObject({
+      valid: true,
+      deliverable: true,
+      reason: 'accepted_email',
+      risk_level: 'low',
+      cached: false,
+      sandbox: false,
+      provider: 'example.test',
+    });
     expect(first.json.evidence).toMatchObject({ mx_host: 'mx.example.test', smtp_code: 250 });
     expect(Number(first.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
     expect(await free()).toMatchObject({ free_remaining_today: 3, used_today: 1 });
@@ -67,12 +88,21 @@ describe('production mode against real DNS and SMTP', () => {
     expect(otherCase.json).toMatchObject({ email: 'Alice@Example.TEST', normalized_email: 'Alice@example.test', deliverable: true, cached: true });
     expect(await free()).toMatchObject({ free_remaining_today: 3 });
     const records = await call(history.GET, { key: ctx.key, sandbox: false, path: '/v1/history?email=alice@example.test' });
-    expect(records.json.data.map((r: any) => [r.email, r.sandbox])).toEqual([['Alice@Example.TEST', false], ['alice@example.test', false], ['alice@example.test', false]]);
+    expect(records.json.data.map((r: any) => [r.email, r.sandbox])).toEqual([
+      ['Alice@Example.TEST', false],
+      ['alice@example.test', false],
+      ['alice@example.test', false],
+    ]);
   });
 
   it('calls an unknown mailbox undeliverable and does not charge bad syntax or unknown answers', async () => {
     const nobody = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'nobody@example.test' } });
-    expect(nobody.json).toMatchObject({ valid: false, deliverable: false, reason: 'rejected_email', evidence: { smtp_code: 550, smtp_enhanced_code: '5.1.1' } });
+    expect(nobody.json).toMatchObject({
+      valid: false,
+      deliverable: false,
+      reason: 'rejected_email',
+      evidence: { smtp_code: 550, smtp_enhanced_code: '5.1.1' },
+    });
     expect(await free()).toMatchObject({ free_remaining_today: 2 });
     const syntax = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'no at sign' } });
     expect(syntax.json.reason).toBe('invalid_email');
@@ -102,8 +132,20 @@ describe('production mode against real DNS and SMTP', () => {
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
     try {
-      const emails = ['alice@example.test', 'nobody@example.test', 'bob@grey.test', 'carl@grey.test', 'a@catchall.test', 'b@catchall.test',
-        'x@nullmx.test', 'y@silent.test', 'bad address', 'z@nxdomain.test', 'alice@example.test', 'info@example.test'];
+      const emails = [
+        'alice@example.test',
+        'nobody@example.test',
+        'bob@grey.test',
+        'carl@grey.test',
+        'a@catchall.test',
+        'b@catchall.test',
+        'x@nullmx.test',
+        'y@silent.test',
+        'bad address',
+        'z@nxdomain.test',
+        'alice@example.test',
+        'info@example.test',
+      ];
       const res = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails } });
       expect(res.json).toMatchObject({ status: 'queued', total_emails: 12, valid_emails: 11, invalid_format_emails: 1, duplicate_emails: 1 });
       // alice is listed twice: verified and reserved once
@@ -174,11 +216,17 @@ describe('production mode against real DNS and SMTP', () => {
     configure();
   });
 
-  it('answers a publishable key\'s page without the SMTP evidence, and charges it', async () => {
+  it("answers a publishable key's page without the SMTP evidence, and charges it", async () => {
     const { key } = await createApiKey(ctx.database, ctx.account.id, { type: 'publishable', allowed_origins: ['https://shop.example'] });
     await grantCredits(ctx.database, ctx.account.id, 2);
     const before = (await free()).credits;
-    const fromPage = await call(single.POST, { key: null, sandbox: false, path: `/v1/verify/single?key=${key}`, headers: { origin: 'https://shop.example' }, body: { email: 'nobody9@example.test' } });
+    const fromPage = await call(single.POST, {
+      key: null,
+      sandbox: false,
+      path: `/v1/verify/single?key=${key}`,
+      headers: { origin: 'https://shop.example' },
+      body: { email: 'nobody9@example.test' },
+    });
     expect(fromPage.json).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: null });
     expect((await free()).credits).toBe(before - 1);
     // the same verdict to the secret key (from the cache, free) still shows what the server said

@@ -34,12 +34,16 @@ async function receiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
 }
 
-describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
+describe.each(DIALECTS)("publishable keys' budgets (%s)", (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   let n = 0;
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_TRUST_PROXY: '1', EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '0', EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_TRUST_PROXY: '1',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_FREE_DAILY: '0',
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
       EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE: '1000',
     });
     await grantCredits(ctx.database, ctx.account.id, 1000);
@@ -47,7 +51,11 @@ describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
   afterAll(() => ctx?.teardown());
 
   const makeKey = async (rateLimits?: Record<string, number>) => {
-    const made = await call(keys.POST, { key: ctx.key, path: '/v1/keys', body: { type: 'publishable', name: `form ${++n}`, allowed_origins: [SHOP], ...(rateLimits && { rate_limits: rateLimits }) } });
+    const made = await call(keys.POST, {
+      key: ctx.key,
+      path: '/v1/keys',
+      body: { type: 'publishable', name: `form ${++n}`, allowed_origins: [SHOP], ...(rateLimits && { rate_limits: rateLimits }) },
+    });
     expect(made.status).toBe(201);
     return made.json as { key: string; id: string; rate_limits: Record<string, number> };
   };
@@ -55,27 +63,45 @@ describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
     call(single.POST, { key: null, sandbox: false, path: `/v1/verify/single?key=${pub}`, headers: { origin: SHOP, 'x-forwarded-for': ip }, body: { email } });
   const listed = async (id: string) => (await call(keys.GET, { key: ctx.key, path: '/v1/keys' })).json.data.find((k: any) => k.id === id);
 
-  it('has a modest default cap, listed with today\'s charged checks, and a cap set per key through the API', async () => {
+  it("has a modest default cap, listed with today's charged checks, and a cap set per key through the API", async () => {
     const pub = await makeKey({ per_visitor_per_minute: 7 });
     expect(pub.rate_limits).toEqual({ per_visitor_per_minute: 7, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
-    const patched = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: { checks_per_day: 3 } } });
+    const patched = await call(keyById.PATCH, {
+      key: ctx.key,
+      method: 'PATCH',
+      path: `/v1/keys/${pub.id}`,
+      params: { id: pub.id },
+      body: { rate_limits: { checks_per_day: 3 } },
+    });
     expect(patched.status).toBe(200);
     // only the limits sent change (the dashboard sends the cap alone)
     expect(patched.json.rate_limits).toEqual({ per_visitor_per_minute: 7, per_key_per_minute: 600, checks_per_day: 3, checks_today: 0 });
     const reset = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: null } });
     expect(reset.json.rate_limits).toEqual({ per_visitor_per_minute: 1000, per_key_per_minute: 600, checks_per_day: 1000, checks_today: 0 });
-    const bad = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: { rate_limits: { checks_per_day: 0 } } });
+    const bad = await call(keyById.PATCH, {
+      key: ctx.key,
+      method: 'PATCH',
+      path: `/v1/keys/${pub.id}`,
+      params: { id: pub.id },
+      body: { rate_limits: { checks_per_day: 0 } },
+    });
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'rate_limits.checks_per_day' });
   });
 
-  it('the dashboard\'s edit sends the daily cap only when changed, and an emptied cap follows the installation\'s default again', async () => {
+  it("the dashboard's edit sends the daily cap only when changed, and an emptied cap follows the installation's default again", async () => {
     const pub = await makeKey({ per_visitor_per_minute: 7 });
     const edit = async (change: (draft: ReturnType<typeof draftOf>) => void) => {
       const key = await listed(pub.id);
       const before = draftOf(key);
       const draft = { ...before };
       change(draft);
-      const saved = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${pub.id}`, params: { id: pub.id }, body: changesOf(draft, true, before) });
+      const saved = await call(keyById.PATCH, {
+        key: ctx.key,
+        method: 'PATCH',
+        path: `/v1/keys/${pub.id}`,
+        params: { id: pub.id },
+        body: changesOf(draft, true, before),
+      });
       expect(saved.status).toBe(200);
       return (await ctx.database.prisma.apiKey.findUniqueOrThrow({ where: { id: pub.id } })).checksPerDay;
     };
@@ -147,7 +173,10 @@ describe.each(DIALECTS)('publishable keys\' budgets (%s)', (dialect) => {
       await dispatchDueDeliveries(ctx.database);
       const events = peer.received.map(({ headers, body }) => new Webhook(hook.json.secret).verify(body, headers) as { type: string; data: any });
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ type: 'quota.warning', data: { publishable_key: { id: pub.id, name: `form ${n}`, checks_today: 4, checks_per_day: 5 }, credits: expect.any(Number) } });
+      expect(events[0]).toMatchObject({
+        type: 'quota.warning',
+        data: { publishable_key: { id: pub.id, name: `form ${n}`, checks_today: 4, checks_per_day: 5 }, credits: expect.any(Number) },
+      });
     } finally {
       await peer.close();
     }

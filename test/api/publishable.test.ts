@@ -19,10 +19,16 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
   beforeAll(async () => {
     // the sandbox engine under production accounting: charged like any production check, no SMTP
     ctx = await setup(dialect, { EV_TRUST_PROXY: 'true', EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '100' });
-    const created = await call(keys.POST, { key: ctx.key, path: '/v1/keys', body: { type: 'publishable', name: 'Sign-up form', allowed_origins: [`${SHOP}/`, 'http://localhost:8080'] } });
+    const created = await call(keys.POST, {
+      key: ctx.key,
+      path: '/v1/keys',
+      body: { type: 'publishable', name: 'Sign-up form', allowed_origins: [`${SHOP}/`, 'http://localhost:8080'] },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({
-      type: 'publishable', scopes: ['verify'], allowed_origins: [SHOP, 'http://localhost:8080'],
+      type: 'publishable',
+      scopes: ['verify'],
+      allowed_origins: [SHOP, 'http://localhost:8080'],
       rate_limits: { per_visitor_per_minute: 20, per_key_per_minute: 600 },
     });
     expect(created.json.key).toMatch(/^ev_pub_/);
@@ -32,7 +38,8 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
 
   const fromPage = (origin: string | null, extra: { path?: string; email?: string; ip?: string; sandbox?: boolean } = {}) =>
     call(single.POST, {
-      key: null, sandbox: extra.sandbox ?? false,
+      key: null,
+      sandbox: extra.sandbox ?? false,
       path: extra.path ?? `/v1/verify/single?key=${pub.key}`,
       headers: { ...(origin ? { origin } : {}), 'x-forwarded-for': extra.ip ?? '198.51.100.1', cookie: 'next-auth.session-token=ignored' },
       body: { email: extra.email ?? 'valid@example.com' },
@@ -63,7 +70,13 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
     const after = (await call(account.GET, { key: ctx.key, sandbox: false })).json.used_today;
     expect(after).toBe(before + 1);
 
-    const sdkShape = await call(verify.POST, { key: null, sandbox: false, path: `/v1/verify?key=${pub.key}`, headers: { origin: 'http://localhost:8080' }, body: { email: 'valid@gmial.com' } });
+    const sdkShape = await call(verify.POST, {
+      key: null,
+      sandbox: false,
+      path: `/v1/verify?key=${pub.key}`,
+      headers: { origin: 'http://localhost:8080' },
+      body: { email: 'valid@gmial.com' },
+    });
     expect(sdkShape.status).toBe(200);
     expect(sdkShape.json).toMatchObject({ did_you_mean: 'valid@gmail.com', evidence: null });
   });
@@ -79,14 +92,24 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
 
   it('answers the preflight for listed origins only', async () => {
     const preflight = (origin: string, path = `/v1/verify/single?key=${pub.key}`) =>
-      call(single.OPTIONS as never, { key: null, method: 'OPTIONS', path, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-ev-sandbox' }, contract: false });
+      call(single.OPTIONS as never, {
+        key: null,
+        method: 'OPTIONS',
+        path,
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-ev-sandbox' },
+        contract: false,
+      });
     const granted = await preflight(SHOP);
     expect(granted.status).toBe(204);
     expect(granted.headers.get('access-control-allow-origin')).toBe(SHOP);
     expect(granted.headers.get('access-control-allow-methods')).toBe('POST');
     expect(granted.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-ev-sandbox');
     expect(granted.headers.get('access-control-allow-credentials')).toBeNull();
-    for (const refused of [await preflight('https://evil.example'), await preflight(SHOP, '/v1/verify/single'), await preflight(SHOP, `/v1/verify/single?key=${ctx.key}`)]) {
+    for (const refused of [
+      await preflight('https://evil.example'),
+      await preflight(SHOP, '/v1/verify/single'),
+      await preflight(SHOP, `/v1/verify/single?key=${ctx.key}`),
+    ]) {
       expect(refused.status).toBe(403);
       expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     }
@@ -118,7 +141,11 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
   });
 
   it('limits requests per visitor address and per key, as the key sets them, in both modes', async () => {
-    const created = await call(keys.POST, { key: ctx.key, path: '/v1/keys', body: { type: 'publishable', allowed_origins: [SHOP], rate_limits: { per_visitor_per_minute: 2, per_key_per_minute: 3 } } });
+    const created = await call(keys.POST, {
+      key: ctx.key,
+      path: '/v1/keys',
+      body: { type: 'publishable', allowed_origins: [SHOP], rate_limits: { per_visitor_per_minute: 2, per_key_per_minute: 3 } },
+    });
     const path = `/v1/verify/single?key=${created.json.key}`;
     // the windows are fixed minutes: start this sequence well inside one
     if (Date.now() % 60_000 > 55_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
@@ -136,10 +163,26 @@ describe.each(DIALECTS)('publishable keys (%s)', (dialect) => {
     expect(limited.headers.get('access-control-allow-origin')).toBe(SHOP); // the page can read why
 
     // and the owner changes them, or puts the defaults back
-    const patched = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${created.json.id}`, params: { id: created.json.id }, body: { rate_limits: { per_visitor_per_minute: 5 } } });
+    const patched = await call(keyById.PATCH, {
+      key: ctx.key,
+      method: 'PATCH',
+      path: `/v1/keys/${created.json.id}`,
+      params: { id: created.json.id },
+      body: { rate_limits: { per_visitor_per_minute: 5 } },
+    });
     // only the limits sent change
     expect(patched.json.rate_limits).toMatchObject({ per_visitor_per_minute: 5, per_key_per_minute: 3, checks_per_day: 1000 });
-    const reset = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${created.json.id}`, params: { id: created.json.id }, body: { rate_limits: null, allowed_origins: ['https://other.example'] } });
-    expect(reset.json).toMatchObject({ rate_limits: { per_visitor_per_minute: 20, per_key_per_minute: 600 }, allowed_origins: ['https://other.example'], scopes: ['verify'] });
+    const reset = await call(keyById.PATCH, {
+      key: ctx.key,
+      method: 'PATCH',
+      path: `/v1/keys/${created.json.id}`,
+      params: { id: created.json.id },
+      body: { rate_limits: null, allowed_origins: ['https://other.example'] },
+    });
+    expect(reset.json).toMatchObject({
+      rate_limits: { per_visitor_per_minute: 20, per_key_per_minute: 600 },
+      allowed_origins: ['https://other.example'],
+      scopes: ['verify'],
+    });
   });
 });

@@ -35,7 +35,13 @@ describe.each(DIALECTS)('quota events on %s', (dialect) => {
 
   beforeAll(async () => {
     // production checks through the sandbox engine: the real quota path without DNS or SMTP
-    ctx = await setup(dialect, { EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '3', EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_RATE_LIMIT_PER_MINUTE: '1000' });
+    ctx = await setup(dialect, {
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_FREE_DAILY: '3',
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+    });
     peer = await receiver();
     const hook = await call(webhooks.POST, { key: ctx.key, body: { url: peer.url, events: ['quota.warning', 'quota.exceeded'] } });
     secret = hook.json.secret;
@@ -50,7 +56,9 @@ describe.each(DIALECTS)('quota events on %s', (dialect) => {
   async function eventsFrom(from: number) {
     await dispatchDueDeliveries(ctx.database);
     const verifier = new Webhook(secret);
-    return peer.received.slice(from).map(({ headers, body }) => verifier.verify(body, headers) as { id: string; type: string; sandbox: boolean; data: Record<string, unknown> });
+    return peer.received
+      .slice(from)
+      .map(({ headers, body }) => verifier.verify(body, headers) as { id: string; type: string; sandbox: boolean; data: Record<string, unknown> });
   }
 
   it('uses the documented default until the account sets its own threshold', async () => {

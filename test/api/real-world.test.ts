@@ -19,9 +19,18 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
 
   function configure(extra: Record<string, string> = {}) {
     Object.assign(process.env, {
-      EV_DNS_SERVERS: peers.dns.server, EV_DNS_CANARIES: 'canary.test', EV_SMTP_PORT: String(peers.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
-      EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '2000', EV_GREYLIST_RETRY_MS: '300',
-      EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5', EV_EMBEDDED_WORKER: 'false',
+      EV_DNS_SERVERS: peers.dns.server,
+      EV_DNS_CANARIES: 'canary.test',
+      EV_SMTP_PORT: String(peers.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+      EV_SMTP_COMMAND_TIMEOUT_MS: '2000',
+      EV_GREYLIST_RETRY_MS: '300',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_VERIFY_DEADLINE_MS: '5000',
+      EV_CHUNK_SIZE: '5',
+      EV_EMBEDDED_WORKER: 'false',
       ...extra,
     });
   }
@@ -42,11 +51,23 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
 
   it('answers single checks with the mailbox provider and sub_reason, and keeps both in the cache', async () => {
     expect((await check('nobody@YAHOO.test')).json).toMatchObject({
-      email: 'nobody@YAHOO.test', normalized_email: 'nobody@yahoo.test', status: 'undeliverable', reason: 'rejected_email', sub_reason: null, provider: 'yahoo.test', mailbox_provider: 'yahoo',
+      email: 'nobody@YAHOO.test',
+      normalized_email: 'nobody@yahoo.test',
+      status: 'undeliverable',
+      reason: 'rejected_email',
+      sub_reason: null,
+      provider: 'yahoo.test',
+      mailbox_provider: 'yahoo',
     });
     const full = await check('full@gmail.test');
     expect(full.json).toMatchObject({ status: 'risky', sub_reason: 'mailbox_full', mailbox_provider: 'google', cached: false });
-    expect((await check('full@gmail.test')).json).toMatchObject({ status: 'risky', sub_reason: 'mailbox_full', mailbox_provider: 'google', normalized_email: 'full@gmail.test', cached: true });
+    expect((await check('full@gmail.test')).json).toMatchObject({
+      status: 'risky',
+      sub_reason: 'mailbox_full',
+      mailbox_provider: 'google',
+      normalized_email: 'full@gmail.test',
+      cached: true,
+    });
     expect((await check('anyone@mimecast.test')).json).toMatchObject({ status: 'unknown', sub_reason: 'provider_unverifiable', mailbox_provider: 'mimecast' });
     expect((await check('alice@tls.test')).json).toMatchObject({ status: 'deliverable', evidence: { tls: true } });
   });
@@ -68,12 +89,27 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
     try {
       const askedNobody = () => peers.servers.yahoo!.commands.filter((c) => c.line === 'RCPT TO:<nobody@yahoo.test>').length;
       const before = askedNobody();
-      const emails = ['alice@postscreen.test', 'bob@postscreen.test', 'nobody@yahoo.test', 'nobody@YAHOO.TEST', 'alice@yahoo.test', 'x@mimecast.test',
-        'x@dangling.test', 'alice@onercpt.test', 'full@gmail.test', 'alice@spamhaus.test', 'alice@badtls.test', 'nobody@microsoft.test'];
+      const emails = [
+        'alice@postscreen.test',
+        'bob@postscreen.test',
+        'nobody@yahoo.test',
+        'nobody@YAHOO.TEST',
+        'alice@yahoo.test',
+        'x@mimecast.test',
+        'x@dangling.test',
+        'alice@onercpt.test',
+        'full@gmail.test',
+        'alice@spamhaus.test',
+        'alice@badtls.test',
+        'nobody@microsoft.test',
+      ];
       const res = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails } });
       expect(res.json.status).toBe('queued');
       const jobId = res.json.job_id;
-      const done = await until(() => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId } }), (r) => r.json.status === 'completed');
+      const done = await until(
+        () => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId } }),
+        (r) => r.json.status === 'completed',
+      );
       const byEmail = Object.fromEntries(done.json.data.results.map((r: any) => [r.email, r]));
       expect(byEmail['alice@postscreen.test']).toMatchObject({ status: 'deliverable' });
       expect(byEmail['bob@postscreen.test']).toMatchObject({ status: 'undeliverable', reason: 'rejected_email' });

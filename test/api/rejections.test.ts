@@ -17,8 +17,15 @@ import { call, setup, until } from './harness';
 // rate is handed back and asked again within a job (as greylisting is), a sender rejection stays
 // unknown/sender_rejected in results and CSV, and both replies (the address's and the made-up
 // address's) reach the API's evidence. Replies are real ones from test/fixtures/rejections.
-const GMAIL_RATE = ['550-5.2.1 The user you are trying to contact is receiving mail at a rate that', '550-5.2.1 prevents additional messages from being delivered. For more', '550 5.2.1 information, visit https://support.google.com/mail/?p=ReceivingRate - gsmtp'];
-const GMAIL_UNKNOWN = ['550-5.1.1 The email account that you tried to reach does not exist. Please try', '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp'];
+const GMAIL_RATE = [
+  '550-5.2.1 The user you are trying to contact is receiving mail at a rate that',
+  '550-5.2.1 prevents additional messages from being delivered. For more',
+  '550 5.2.1 information, visit https://support.google.com/mail/?p=ReceivingRate - gsmtp',
+];
+const GMAIL_UNKNOWN = [
+  '550-5.1.1 The email account that you tried to reach does not exist. Please try',
+  '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp',
+];
 // Postfix's smtpd test expectations (smtpd_check.ref): the sender's table says "unknown" about the sender
 const SENDER_UNKNOWN = '550 5.1.0 <check@verifier.test>: Sender address rejected: User unknown in local recipient table';
 
@@ -42,11 +49,27 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     });
     // the fillers of the job each have an MX host of their own: conversations with one host are paced
     const fillers = FILLERS.flatMap((_, i) => [`mx-host=fill${i}.test,mx${i}.fill.test,10`, `host-record=mx${i}.fill.test,${smtp.host}`]);
-    dns = await startDnsmasq([`host-record=mx.reject.test,${smtp.host}`, 'mx-host=rate.test,mx.reject.test,10', 'mx-host=sender.test,mx.reject.test,10', 'mx-host=refuses-us.test,mx.reject.test,10', 'host-record=canary.test,127.0.0.1', ...fillers]);
+    dns = await startDnsmasq([
+      `host-record=mx.reject.test,${smtp.host}`,
+      'mx-host=rate.test,mx.reject.test,10',
+      'mx-host=sender.test,mx.reject.test,10',
+      'mx-host=refuses-us.test,mx.reject.test,10',
+      'host-record=canary.test,127.0.0.1',
+      ...fillers,
+    ]);
     Object.assign(process.env, {
-      EV_DNS_SERVERS: dns.server, EV_DNS_CANARIES: 'canary.test', EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
-      EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '2000', EV_GREYLIST_RETRY_MS: '300',
-      EV_RATE_LIMIT_PER_MINUTE: '1000', EV_VERIFY_DEADLINE_MS: '5000', EV_CHUNK_SIZE: '5', EV_EMBEDDED_WORKER: 'false',
+      EV_DNS_SERVERS: dns.server,
+      EV_DNS_CANARIES: 'canary.test',
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+      EV_SMTP_COMMAND_TIMEOUT_MS: '2000',
+      EV_GREYLIST_RETRY_MS: '300',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_VERIFY_DEADLINE_MS: '5000',
+      EV_CHUNK_SIZE: '5',
+      EV_EMBEDDED_WORKER: 'false',
     });
     ctx = await setup(dialect);
     await grantCredits(ctx.database, ctx.account.id, 100);
@@ -65,7 +88,11 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     expect(res.json.evidence.control_message).toMatch(/Sender address rejected/);
     // a missing mailbox still is undeliverable, and the made-up address's identical refusal is in its evidence
     const gone = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'nobody@rate.test' } });
-    expect(gone.json).toMatchObject({ status: 'undeliverable', reason: 'rejected_email', evidence: { smtp_enhanced_code: '5.1.1', control_enhanced_code: '5.1.1' } });
+    expect(gone.json).toMatchObject({
+      status: 'undeliverable',
+      reason: 'rejected_email',
+      evidence: { smtp_enhanced_code: '5.1.1', control_enhanced_code: '5.1.1' },
+    });
   });
 
   it('asks a mailbox over its rate again within a job instead of calling it undeliverable', async () => {
@@ -73,10 +100,17 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     worker.start();
     try {
       // more than ten addresses: a queued job, verified by the worker (ten or fewer are answered at once)
-      const res = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: ['busy@rate.test', 'carol@sender.test', 'ghost@rate.test', ...FILLERS] } });
+      const res = await call(bulk.POST, {
+        key: ctx.key,
+        sandbox: false,
+        body: { emails: ['busy@rate.test', 'carol@sender.test', 'ghost@rate.test', ...FILLERS] },
+      });
       expect(res.json.status).toBe('queued');
       const jobId = res.json.job_id;
-      const done = await until(() => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId } }), (r) => r.json.status === 'completed');
+      const done = await until(
+        () => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId } }),
+        (r) => r.json.status === 'completed',
+      );
       const byEmail = Object.fromEntries(done.json.data.results.map((r: { email: string }) => [r.email, r]));
       expect(busyAsked).toBe(2);
       expect(byEmail['busy@rate.test']).toMatchObject({ status: 'deliverable' });
@@ -93,14 +127,24 @@ describe.each(DIALECTS)('rejections not about the recipient on %s', (dialect) =>
     const before = (await metrics().smtpReplies.get()).values.filter((v) => v.labels.class === 'postmaster_refused').reduce((sum, v) => sum + v.value, 0);
     const res = await call(single.POST, { key: ctx.key, sandbox: false, body: { email: 'bob@refuses-us.test' } });
     expect(res.json).toMatchObject({ status: 'unknown', reason: 'unavailable_smtp', sub_reason: 'postmaster_refused', valid: true });
-    expect(res.json.evidence).toMatchObject({ smtp_code: 550, smtp_message: 'Rejected', control_code: 550, control_message: 'Rejected', postmaster_code: 550, postmaster_message: 'Rejected' });
+    expect(res.json.evidence).toMatchObject({
+      smtp_code: 550,
+      smtp_message: 'Rejected',
+      control_code: 550,
+      control_message: 'Rejected',
+      postmaster_code: 550,
+      postmaster_message: 'Rejected',
+    });
     expect(smtp.commands.filter((c) => c.line === 'RCPT TO:<postmaster@refuses-us.test>')).toHaveLength(1);
     // the metrics count it apart, and GET /v1/egress warns about this egress, naming the server
     const after = (await metrics().smtpReplies.get()).values.filter((v) => v.labels.class === 'postmaster_refused').reduce((sum, v) => sum + v.value, 0);
     expect(after - before).toBe(1);
     const report = await call(egress.GET, { key: ctx.key, sandbox: false, path: '/v1/egress' });
     const refusals = report.json.data.checks.find((c: { name: string }) => c.name === 'refusals');
-    expect(refusals).toMatchObject({ status: 'warn', message: expect.stringMatching(/^\d+ refusals? in the last hour that postmaster@ got too \(mx:mx\.reject\.test\)/) });
+    expect(refusals).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^\d+ refusals? in the last hour that postmaster@ got too \(mx:mx\.reject\.test\)/),
+    });
     expect(report.json.data.status).not.toBe('pass');
   });
 });

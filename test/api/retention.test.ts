@@ -37,11 +37,14 @@ import { call, setup, until } from './harness';
 /** The tables (every schema on PostgreSQL: pg-boss's too) whose rows hold `needle`, ignoring case. */
 async function tablesHolding(database: Database, needle: string): Promise<string[]> {
   const { prisma, dialect } = database;
-  const tables = dialect === 'sqlite'
-    ? (await prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table'`)).map((t) => `"${t.name}"`)
-    : (await prisma.$queryRawUnsafe<{ s: string; t: string }[]>(
-      `SELECT table_schema AS s, table_name AS t FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
-    )).map((t) => `"${t.s}"."${t.t}"`);
+  const tables =
+    dialect === 'sqlite'
+      ? (await prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table'`)).map((t) => `"${t.name}"`)
+      : (
+          await prisma.$queryRawUnsafe<{ s: string; t: string }[]>(
+            `SELECT table_schema AS s, table_name AS t FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+          )
+        ).map((t) => `"${t.s}"."${t.t}"`);
   expect(tables.length).toBeGreaterThan(20);
   const holding: string[] = [];
   for (const table of tables) {
@@ -60,8 +63,15 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_FREE_DAILY: '3', EV_CHUNK_SIZE: '5', EV_RATE_LIMIT_PER_MINUTE: '10000',
-      EV_CREATE_RATE_PER_MINUTE: '10000', EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_RETENTION_DAYS: '30', EV_RETENTION_BATCH: '7',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_FREE_DAILY: '3',
+      EV_CHUNK_SIZE: '5',
+      EV_RATE_LIMIT_PER_MINUTE: '10000',
+      EV_CREATE_RATE_PER_MINUTE: '10000',
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_RETENTION_DAYS: '30',
+      EV_RETENTION_BATCH: '7',
     });
     // the worker verifies; retention passes are run by the tests on their own clock
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier, retention: false });
@@ -85,7 +95,10 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const submitted = await call(bulk.POST, { key, sandbox: false, body: { columns: ['email', 'note'], rows: all, email_column: 0, filename: 'people.csv' } });
     expect(submitted.status).toBe(200);
     const jobId = submitted.json.job_id as string;
-    const done = await until(() => call(status.GET, { key, sandbox: false, params: { jobId } }), (r) => r.json.status === 'completed');
+    const done = await until(
+      () => call(status.GET, { key, sandbox: false, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     expect(done.json.status).toBe('completed');
     return jobId;
   }
@@ -95,8 +108,24 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     return report.json.data.map((row: any) => ({ mode: row.mode, checks: row.checks, deliverable: row.deliverable, charged: row.charged }));
   };
   const count = async (table: string, where = '1 = 1', ...params: unknown[]) =>
-    Number((await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-      `SELECT COUNT(*) AS n FROM ${table} WHERE ${dialect === 'postgres' ? where.replace(/\?/g, (() => { let i = 0; return () => `$${++i}`; })()) : where}`, ...params))[0]!.n);
+    Number(
+      (
+        await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
+          `SELECT COUNT(*) AS n FROM ${table} WHERE ${
+            dialect === 'postgres'
+              ? where.replace(
+                  /\?/g,
+                  (() => {
+                    let i = 0;
+                    return () => `$${++i}`;
+                  })(),
+                )
+              : where
+          }`,
+          ...params,
+        )
+      )[0]!.n,
+    );
 
   it('warns 7 and 1 days before, then deletes lists, results, history, idempotent answers and deliveries past the window; keeps usage and the books', async () => {
     const gone = `valid.gone.${dialect}@example.com`;
@@ -114,7 +143,10 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect((await call(retention.GET, { key: b.key })).json).toMatchObject({ retention_days: 30, account_days: null });
 
     const t0 = Date.now();
-    const queued = await list(a.key, 30, [[gone, 'first'], ['valid.other@example.com', `forwarded from ${gone}`]]);
+    const queued = await list(a.key, 30, [
+      [gone, 'first'],
+      ['valid.other@example.com', `forwarded from ${gone}`],
+    ]);
     const instant = await call(bulk.POST, { key: a.key, sandbox: false, body: { emails: [gone, 'valid.two@example.com'] } });
     expect(instant.json.status).toBe('completed');
     expect((await call(single.POST, { key: a.key, sandbox: false, body: { email: gone } })).status).toBe(200);
@@ -209,13 +241,22 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const usageBefore = await usageChecks(d.key);
     const now = Date.now() + 2 * DAY_MS;
     // a process that dies at the 4th batch, as a crash or an OOM kill would (lib/failpoints)
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       import { openDatabase } from './lib/db/client.ts';
       import { retentionPass } from './lib/retention/sweep.ts';
       const database = await openDatabase(process.env.DATABASE_URL);
       await retentionPass(database, { now: ${now}, batch: 7, pace: false });
       console.log('finished');
-    `], { env: { ...process.env, EV_TEST_FAILPOINTS: 'retention.list-batch=4*exit' }, encoding: 'utf8' });
+    `,
+      ],
+      { env: { ...process.env, EV_TEST_FAILPOINTS: 'retention.list-batch=4*exit' }, encoding: 'utf8' },
+    );
     expect(child.signal).toBe('SIGKILL');
     expect(child.stdout).not.toContain('finished');
     // three batches of 7 gone, each counted in usage and the charges; the 4th was committed before the kill
@@ -244,7 +285,11 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const sweepers = [1, 2].map(() => new JobWorker(ctx.database, { concurrency: 1, leaseMs: 5000, pollMs: 50, verifierFor: () => sandboxVerifier }));
     try {
       for (const w of sweepers) w.start();
-      const left = await until(() => count('jobs', 'id = ?', jobId), (n) => n === 0, 30_000);
+      const left = await until(
+        () => count('jobs', 'id = ?', jobId),
+        (n) => n === 0,
+        30_000,
+      );
       expect(left).toBe(0);
     } finally {
       await Promise.all(sweepers.map((w) => w.stop()));
@@ -266,7 +311,10 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const f = await account();
     const hook = await call(webhooks.POST, { key: e.key, body: { url: 'http://127.0.0.1:9999/hook', events: ['bulk.completed'] } });
     expect(hook.status).toBe(201);
-    const jobId = await list(e.key, 12, [[gone, 'x'], ['valid.friend@example.com', `cc ${gone.toUpperCase()}`]]);
+    const jobId = await list(e.key, 12, [
+      [gone, 'x'],
+      ['valid.friend@example.com', `cc ${gone.toUpperCase()}`],
+    ]);
     await call(bulk.POST, { key: e.key, sandbox: false, body: { emails: [gone, 'valid.z@example.com'] } });
     await call(single.POST, { key: e.key, sandbox: false, body: { email: gone }, headers: { 'idempotency-key': 'erase-1' } });
     expect((await call(rules.POST, { key: e.key, body: { action: 'allow', match: 'email', value: gone } })).status).toBe(201);
@@ -282,7 +330,8 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const erased = await call(addresses.DELETE, { key: e.key, method: 'DELETE', params: { email: gone.toUpperCase() } });
     expect(erased.status).toBe(200);
     expect(erased.json).toEqual({
-      success: true, email: gone.toUpperCase(),
+      success: true,
+      email: gone.toUpperCase(),
       removed: { results: 3, list_rows: 3, rules: 1, idempotency_answers: 1, webhook_deliveries: 1 },
     });
     expect(await count('verifications', 'user_id = ? AND lower(email) = ?', e.id, gone)).toBe(0);
@@ -293,8 +342,13 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(csv.text.trim().split('\n')).toHaveLength(1 + 12);
     expect(await usageChecks(e.key)).toEqual(usageBefore);
     expect(await auditCredits(ctx.database)).toMatchObject({ problems: [] });
-    expect((await call(addresses.DELETE, { key: e.key, method: 'DELETE', params: { email: gone } })).json.removed)
-      .toEqual({ results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 });
+    expect((await call(addresses.DELETE, { key: e.key, method: 'DELETE', params: { email: gone } })).json.removed).toEqual({
+      results: 0,
+      list_rows: 0,
+      rules: 0,
+      idempotency_answers: 0,
+      webhook_deliveries: 0,
+    });
 
     const script = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/erase.ts', '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
     expect(script.status).toBe(0);
@@ -314,15 +368,28 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     await call(single.POST, { key: g.key, sandbox: true, body: { email: 'valid.single@example.com' } });
     await call(rules.POST, { key: g.key, body: { action: 'block', match: 'domain', value: 'spam.test' } });
     const hook = await call(webhooks.POST, { key: g.key, body: { url: 'http://127.0.0.1:9999/hook' } });
-    const answer = await exported.GET(new Request('http://localhost/v1/export', { headers: { authorization: `Bearer ${g.key}` } }), { params: Promise.resolve({}) });
+    const answer = await exported.GET(new Request('http://localhost/v1/export', { headers: { authorization: `Bearer ${g.key}` } }), {
+      params: Promise.resolve({}),
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/zip');
     expect(answer.headers.get('content-disposition')).toMatch(/^attachment; filename="export-\d{4}-\d\d-\d\d\.zip"$/);
     const files = unzipSync(new Uint8Array(await answer.arrayBuffer()));
-    expect(Object.keys(files).sort()).toEqual(['account.json', 'keys.json', 'list-rows.csv', 'lists.csv', 'lists.json', 'results.csv', 'rules.csv', 'webhooks.json']);
+    expect(Object.keys(files).sort()).toEqual([
+      'account.json',
+      'keys.json',
+      'list-rows.csv',
+      'lists.csv',
+      'lists.json',
+      'results.csv',
+      'rules.csv',
+      'webhooks.json',
+    ]);
     const text = (name: string) => strFromU8(files[name]!);
     expect(JSON.parse(text('account.json'))).toMatchObject({ id: g.id, retention_days: 30 });
-    expect(JSON.parse(text('lists.json'))).toMatchObject([{ job_id: jobId, status: 'completed', total_emails: 11, filename: 'people.csv', columns: ['email', 'note'] }]);
+    expect(JSON.parse(text('lists.json'))).toMatchObject([
+      { job_id: jobId, status: 'completed', total_emails: 11, filename: 'people.csv', columns: ['email', 'note'] },
+    ]);
     const results = Papa.parse<Record<string, string>>(text('results.csv'), { header: true, skipEmptyLines: true }).data;
     expect(results).toHaveLength(13);
     expect(results.filter((r) => r.job_id === jobId)).toHaveLength(11);
@@ -333,9 +400,14 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     expect(results.find((r) => r.email === again && r.job_id === jobId)).toMatchObject({ cached: 'true', reused_at: checked.created_at });
     expect(checked.created_at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
     // every column of the table as the database has it, but the owner and the verdict's JSON
-    const table = dialect === 'sqlite'
-      ? (await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM pragma_table_info('verifications')`)).map((c) => c.name)
-      : (await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'verifications'`)).map((c) => c.name);
+    const table =
+      dialect === 'sqlite'
+        ? (await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM pragma_table_info('verifications')`)).map((c) => c.name)
+        : (
+            await ctx.database.prisma.$queryRawUnsafe<{ name: string }[]>(
+              `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'verifications'`,
+            )
+          ).map((c) => c.name);
     expect(Object.keys(results[0]!).sort()).toEqual(table.filter((c) => c !== 'user_id' && c !== 'details').sort());
     expect(Papa.parse(text('list-rows.csv'), { header: true, skipEmptyLines: true }).data).toHaveLength(11);
     expect(text('rules.csv')).toContain('block,domain,spam.test');

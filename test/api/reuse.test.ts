@@ -22,7 +22,12 @@ describe.each(DIALECTS)('reuse of fresh results (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   let worker: JobWorker;
   beforeAll(async () => {
-    ctx = await setup(dialect, { EV_FREE_DAILY: '0', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_RATE_LIMIT_PER_MINUTE: '1000', EV_CREATE_RATE_PER_MINUTE: '1000' });
+    ctx = await setup(dialect, {
+      EV_FREE_DAILY: '0',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_CREATE_RATE_PER_MINUTE: '1000',
+    });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     worker.start();
     await grantCredits(ctx.database, ctx.account.id, 1000);
@@ -36,13 +41,18 @@ describe.each(DIALECTS)('reuse of fresh results (%s)', (dialect) => {
     const answer = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails } });
     expect(answer.status).toBe(200);
     const jobId = answer.json.job_id as string;
-    const job = await until(() => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } }), (j) => j.status === 'completed');
+    const job = await until(
+      () => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } }),
+      (j) => j.status === 'completed',
+    );
     expect(job.status).toBe('completed');
     return { jobId, reused: answer.json.reused_emails as number, reserved: job.reservedCredits + job.reservedFree };
   };
   const charged = async (jobId: string) => {
     const [row] = await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint | null }[]>(
-      q(dialect, `SELECT SUM(credits + free) AS n FROM credit_ledger WHERE cause = ? AND kind = 'charge'`), jobId);
+      q(dialect, `SELECT SUM(credits + free) AS n FROM credit_ledger WHERE cause = ? AND kind = 'charge'`),
+      jobId,
+    );
     return Number(row?.n ?? 0);
   };
   const credits = async () => (await ctx.database.prisma.user.findUniqueOrThrow({ where: { id: ctx.account.id } })).credits;
@@ -69,13 +79,17 @@ describe.each(DIALECTS)('reuse of fresh results (%s)', (dialect) => {
     const before = await credits();
     const b = await submit([...known, ...fresh]);
     const reusable = await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-      q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx < 15 AND status <> 'unknown'`), again.jobId);
+      q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx < 15 AND status <> 'unknown'`),
+      again.jobId,
+    );
     expect(b.reused).toBe(Number(reusable[0]!.n));
     expect(b.reused).toBeGreaterThanOrEqual(10);
     expect(b.reserved).toBe(25 - b.reused);
     // charged only for what was verified now
     const newlyChargeable = await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-      q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND reused_at IS NULL AND status <> 'unknown'`), b.jobId);
+      q(dialect, `SELECT COUNT(*) AS n FROM verifications WHERE job_id = ? AND reused_at IS NULL AND status <> 'unknown'`),
+      b.jobId,
+    );
     expect(await charged(b.jobId)).toBe(Number(newlyChargeable[0]!.n));
     expect(before - (await credits())).toBe(Number(newlyChargeable[0]!.n));
 
@@ -108,14 +122,23 @@ describe.each(DIALECTS)('reuse of fresh results (%s)', (dialect) => {
     expect(await ctx.database.prisma.verification.count({ where: { jobId: small.json.job_id } })).toBe(4);
 
     // outside the window: verified again
-    await ctx.database.prisma.$executeRawUnsafe(q(dialect, 'UPDATE verifications SET created_at = created_at - ? WHERE user_id = ?'), 8 * DAY_MS, ctx.account.id);
+    await ctx.database.prisma.$executeRawUnsafe(
+      q(dialect, 'UPDATE verifications SET created_at = created_at - ? WHERE user_id = ?'),
+      8 * DAY_MS,
+      ctx.account.id,
+    );
     const late = await submit(first.slice(0, 12));
     expect(late.reused).toBe(0);
 
     // a monitor's run never reuses
-    await ctx.database.prisma.monitor.create({ data: { id: newId('mon'), userId: ctx.account.id, listId: late.jobId, intervalDays: 30, nextRunAt: BigInt(Date.now()) } });
+    await ctx.database.prisma.monitor.create({
+      data: { id: newId('mon'), userId: ctx.account.id, listId: late.jobId, intervalDays: 30, nextRunAt: BigInt(Date.now()) },
+    });
     expect((await runDueMonitors(ctx.database)).started).toBe(1);
-    const run = await until(() => ctx.database.prisma.job.findFirstOrThrow({ where: { previousJobId: late.jobId } }), (j) => j.status === 'completed');
+    const run = await until(
+      () => ctx.database.prisma.job.findFirstOrThrow({ where: { previousJobId: late.jobId } }),
+      (j) => j.status === 'completed',
+    );
     expect(run.reservedCredits + run.reservedFree).toBe(12);
     expect(await ctx.database.prisma.verification.count({ where: { jobId: run.id, NOT: { reusedAt: null } } })).toBe(0);
 

@@ -36,7 +36,12 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
     const user = await ensureAccount(ctx.database, `${role}-${dialect}-${n++}-${Date.now()}@example.com`);
     if (role !== 'owner') await ctx.database.prisma.membership.create({ data: { orgId: ctx.account.id, userId: user.id, role } });
     const id = role === 'owner' ? ctx.account.id : user.id;
-    return { id, get cookie() { return sessionCookie(ctx.database, id, ctx.account.id); } };
+    return {
+      id,
+      get cookie() {
+        return sessionCookie(ctx.database, id, ctx.account.id);
+      },
+    };
   };
 
   beforeAll(async () => {
@@ -56,25 +61,32 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
     }
   });
 
-  it.each(GUARDED.map((g) => [g.name, g] as const))('%s: refuses every role below its own, session or key, and admits the rest', async (_name, { op, params, path, handler }) => {
-    for (const role of ROLES) {
-      const body = op.method === 'post' || op.method === 'patch' ? {} : undefined;
-      for (const via of ['session', 'key'] as const) {
-        const credentials = via === 'session' ? { key: null, headers: { cookie: await people[role].cookie, ...ORIGIN } } : { key: people[role].key };
-        const answer = await call(handler, { ...credentials, method: op.method.toUpperCase(), path, params, body });
-        // DELETE /v1/members/me succeeds for all but the owner: the person joins again for the next call
-        const { id } = people[role];
-        await ctx.database.prisma.membership.upsert({ where: { orgId_userId: { orgId: ctx.account.id, userId: id } }, create: { orgId: ctx.account.id, userId: id, role }, update: {} });
-        if (roleAtLeast(role, op.role)) {
-          expect(answer.json?.error ?? null, `${role} by ${via}`).not.toBe('insufficient_role');
-        } else {
-          expect(answer.status, `${role} by ${via}`).toBe(403);
-          expect(answer.json, `${role} by ${via}`).toMatchObject({ error: 'insufficient_role', role: op.role });
-          expect(answer.json.message).toContain(op.role);
+  it.each(GUARDED.map((g) => [g.name, g] as const))(
+    '%s: refuses every role below its own, session or key, and admits the rest',
+    async (_name, { op, params, path, handler }) => {
+      for (const role of ROLES) {
+        const body = op.method === 'post' || op.method === 'patch' ? {} : undefined;
+        for (const via of ['session', 'key'] as const) {
+          const credentials = via === 'session' ? { key: null, headers: { cookie: await people[role].cookie, ...ORIGIN } } : { key: people[role].key };
+          const answer = await call(handler, { ...credentials, method: op.method.toUpperCase(), path, params, body });
+          // DELETE /v1/members/me succeeds for all but the owner: the person joins again for the next call
+          const { id } = people[role];
+          await ctx.database.prisma.membership.upsert({
+            where: { orgId_userId: { orgId: ctx.account.id, userId: id } },
+            create: { orgId: ctx.account.id, userId: id, role },
+            update: {},
+          });
+          if (roleAtLeast(role, op.role)) {
+            expect(answer.json?.error ?? null, `${role} by ${via}`).not.toBe('insufficient_role');
+          } else {
+            expect(answer.status, `${role} by ${via}`).toBe(403);
+            expect(answer.json, `${role} by ${via}`).toMatchObject({ error: 'insufficient_role', role: op.role });
+            expect(answer.json.message).toContain(op.role);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('lists the members and the organisations of a person', async () => {
     const listed = await call(members.GET, { key: null, path: '/v1/members', headers: { cookie: await people.viewer.cookie } });
@@ -83,7 +95,12 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
     const orgs = await call(organisations.GET, { key: null, path: '/v1/organisations', headers: { cookie: await people.viewer.cookie } });
     expect(orgs.json.current).toBe(ctx.account.id);
     // the viewer's own organisation (of one) and the one they were added to
-    expect(orgs.json.data.map((o: any) => [o.id, o.role])).toEqual(expect.arrayContaining([[people.viewer.id, 'owner'], [ctx.account.id, 'viewer']]));
+    expect(orgs.json.data.map((o: any) => [o.id, o.role])).toEqual(
+      expect.arrayContaining([
+        [people.viewer.id, 'owner'],
+        [ctx.account.id, 'viewer'],
+      ]),
+    );
     const own = await call(history.GET, { key: null, path: '/v1/history', headers: { cookie: await sessionCookie(ctx.database, people.viewer.id) } });
     expect(own.status).toBe(200);
   });
@@ -91,34 +108,83 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
   it('lets an admin manage members and viewers only, and give at most the member role', async () => {
     const target = await person('viewer');
     const admin = () => as(people.admin);
-    const up = await call(member.PATCH, { ...(await admin()), method: 'PATCH', path: `/v1/members/${target.id}`, params: { userId: target.id }, body: { role: 'member', checks_per_day: 10 } });
+    const up = await call(member.PATCH, {
+      ...(await admin()),
+      method: 'PATCH',
+      path: `/v1/members/${target.id}`,
+      params: { userId: target.id },
+      body: { role: 'member', checks_per_day: 10 },
+    });
     expect(up.status).toBe(200);
     expect(up.json).toMatchObject({ user_id: target.id, role: 'member', checks_per_day: 10, checks_per_month: null });
-    const toAdmin = await call(member.PATCH, { ...(await admin()), method: 'PATCH', path: `/v1/members/${target.id}`, params: { userId: target.id }, body: { role: 'admin' } });
+    const toAdmin = await call(member.PATCH, {
+      ...(await admin()),
+      method: 'PATCH',
+      path: `/v1/members/${target.id}`,
+      params: { userId: target.id },
+      body: { role: 'admin' },
+    });
     expect(toAdmin.json).toMatchObject({ error: 'insufficient_role', role: 'owner' });
-    const owner = await call(member.PATCH, { ...(await admin()), method: 'PATCH', path: `/v1/members/${people.owner.id}`, params: { userId: people.owner.id }, body: { checks_per_day: 1 } });
+    const owner = await call(member.PATCH, {
+      ...(await admin()),
+      method: 'PATCH',
+      path: `/v1/members/${people.owner.id}`,
+      params: { userId: people.owner.id },
+      body: { checks_per_day: 1 },
+    });
     expect(owner.json).toMatchObject({ error: 'insufficient_role' });
-    const missing = await call(member.PATCH, { ...(await admin()), method: 'PATCH', path: '/v1/members/usr_none', params: { userId: 'usr_none' }, body: { role: 'viewer' } });
+    const missing = await call(member.PATCH, {
+      ...(await admin()),
+      method: 'PATCH',
+      path: '/v1/members/usr_none',
+      params: { userId: 'usr_none' },
+      body: { role: 'viewer' },
+    });
     expect(missing.status).toBe(404);
   });
 
   it('keeps at least one owner, and hands ownership over', async () => {
     const owner = () => as(people.owner);
-    const lastOwner = await call(member.PATCH, { ...(await owner()), method: 'PATCH', path: `/v1/members/${people.owner.id}`, params: { userId: people.owner.id }, body: { role: 'admin' } });
+    const lastOwner = await call(member.PATCH, {
+      ...(await owner()),
+      method: 'PATCH',
+      path: `/v1/members/${people.owner.id}`,
+      params: { userId: people.owner.id },
+      body: { role: 'admin' },
+    });
     expect(lastOwner.status).toBe(409);
     const cannotLeave = await call(leave.DELETE, { ...(await owner()), method: 'DELETE', path: '/v1/members/me' });
     expect(cannotLeave.status).toBe(409);
     const heir = await person('admin');
-    expect((await call(member.PATCH, { ...(await owner()), method: 'PATCH', path: `/v1/members/${heir.id}`, params: { userId: heir.id }, body: { role: 'owner' } })).json.role).toBe('owner');
+    expect(
+      (await call(member.PATCH, { ...(await owner()), method: 'PATCH', path: `/v1/members/${heir.id}`, params: { userId: heir.id }, body: { role: 'owner' } }))
+        .json.role,
+    ).toBe('owner');
     const heirSession = () => as(heir);
-    const stepDown = await call(member.PATCH, { ...(await owner()), method: 'PATCH', path: `/v1/members/${people.owner.id}`, params: { userId: people.owner.id }, body: { role: 'admin' } });
+    const stepDown = await call(member.PATCH, {
+      ...(await owner()),
+      method: 'PATCH',
+      path: `/v1/members/${people.owner.id}`,
+      params: { userId: people.owner.id },
+      body: { role: 'admin' },
+    });
     expect(stepDown.json.role).toBe('admin');
     // and back, so the other tests keep their owner
-    expect((await call(member.PATCH, { ...(await heirSession()), method: 'PATCH', path: `/v1/members/${people.owner.id}`, params: { userId: people.owner.id }, body: { role: 'owner' } })).json.role).toBe('owner');
+    expect(
+      (
+        await call(member.PATCH, {
+          ...(await heirSession()),
+          method: 'PATCH',
+          path: `/v1/members/${people.owner.id}`,
+          params: { userId: people.owner.id },
+          body: { role: 'owner' },
+        })
+      ).json.role,
+    ).toBe('owner');
     expect((await call(member.DELETE, { ...(await owner()), method: 'DELETE', path: `/v1/members/${heir.id}`, params: { userId: heir.id } })).status).toBe(200);
   });
 
-  it('refuses a removed member\'s session at its next request; the keys they made stay and show who made them', async () => {
+  it("refuses a removed member's session at its next request; the keys they made stay and show who made them", async () => {
     const leaving = await person('admin');
     const session = () => as(leaving);
     const made = await call(keys.POST, { ...(await session()), path: '/v1/keys', body: { name: 'made by the leaver' } });
@@ -127,7 +193,9 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
     expect((await call(history.GET, { ...(await session()), path: '/v1/history' })).status).toBe(200);
 
     const owner = () => as(people.owner);
-    expect((await call(member.DELETE, { ...(await owner()), method: 'DELETE', path: `/v1/members/${leaving.id}`, params: { userId: leaving.id } })).status).toBe(200);
+    expect(
+      (await call(member.DELETE, { ...(await owner()), method: 'DELETE', path: `/v1/members/${leaving.id}`, params: { userId: leaving.id } })).status,
+    ).toBe(200);
     const refused = await call(history.GET, { ...(await session()), path: '/v1/history' });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ error: 'not_a_member' });
@@ -137,7 +205,7 @@ describe.each(DIALECTS)('roles (%s)', (dialect) => {
     expect(listed.json.data.find((k: any) => k.id === made.json.id)).toMatchObject({ created_by: { user_id: leaving.id, member: false } });
   });
 
-  it('makes keys up to the maker\'s role, and lowers a member\'s keys with their role', async () => {
+  it("makes keys up to the maker's role, and lowers a member's keys with their role", async () => {
     const admin = await person('admin');
     const session = () => as(admin);
     const tooHigh = await call(keys.POST, { ...(await session()), path: '/v1/keys', body: { role: 'owner' } });

@@ -17,9 +17,12 @@ import { call, setup, until } from './harness';
 // Rules decide before any probe, in both modes, through single checks, instant lists and the
 // worker's chunks: real DNS (dnsmasq) and a scripted mail server that records every RCPT.
 const ZONE = [
-  'mx-host=gated.test,mx1.gateway.test,10', 'host-record=mx1.gateway.test,127.0.0.1',
-  'mx-host=open.test,mx.open.test,10', 'host-record=mx.open.test,127.0.0.1',
-  'mx-host=blocked.test,mx.blocked.test,10', 'host-record=mx.blocked.test,127.0.0.1',
+  'mx-host=gated.test,mx1.gateway.test,10',
+  'host-record=mx1.gateway.test,127.0.0.1',
+  'mx-host=open.test,mx.open.test,10',
+  'host-record=mx.open.test,127.0.0.1',
+  'mx-host=blocked.test,mx.blocked.test,10',
+  'host-record=mx.blocked.test,127.0.0.1',
 ];
 
 let dns: DnsPeer;
@@ -44,9 +47,17 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
-      EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '5', EV_MAX_RULES_PER_ACCOUNT: '8',
-      EV_RATE_LIMIT_PER_MINUTE: '1000', EV_CREATE_RATE_PER_MINUTE: '1000',
+      EV_DNS_SERVERS: dns.server,
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+      EV_SMTP_COMMAND_TIMEOUT_MS: '1000',
+      EV_FREE_DAILY: '0',
+      EV_CHUNK_SIZE: '5',
+      EV_MAX_RULES_PER_ACCOUNT: '8',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_CREATE_RATE_PER_MINUTE: '1000',
     });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
@@ -70,18 +81,25 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
     expect(bad.json).toMatchObject({ error: 'invalid_request', param: 'value' });
     const imported = await call(ruleImport.POST, {
       key: ctx.key,
-      body: { rules: [
-        { action: 'block', match: 'domain', value: 'blocked.test' }, { action: 'block', match: 'tld', value: '.ZZ' },
-        { action: 'allow', match: 'tld', value: 'zz' }, { action: 'allow', match: 'mx', value: 'gateway.test' },
-        { action: 'block', match: 'email', value: 'ok.spam@open.test' },
-      ] },
+      body: {
+        rules: [
+          { action: 'block', match: 'domain', value: 'blocked.test' },
+          { action: 'block', match: 'tld', value: '.ZZ' },
+          { action: 'allow', match: 'tld', value: 'zz' },
+          { action: 'allow', match: 'mx', value: 'gateway.test' },
+          { action: 'block', match: 'email', value: 'ok.spam@open.test' },
+        ],
+      },
     });
     expect(imported.status).toBe(200);
     expect(imported.json.created).toBe(5);
     expect(imported.json.data.map((r: any) => r.value)).toEqual(['blocked.test', 'zz', 'zz', 'gateway.test', 'ok.spam@open.test']);
     for (const rule of [vip.json, ...imported.json.data]) ids[`${rule.action} ${rule.match} ${rule.value}`] = rule.id;
     // 6 held, cap 8: three more would pass it, and none of them is added
-    const over = await call(ruleImport.POST, { key: ctx.key, body: { rules: ['a.test', 'b.test', 'c.test'].map((value) => ({ action: 'block', match: 'domain', value })) } });
+    const over = await call(ruleImport.POST, {
+      key: ctx.key,
+      body: { rules: ['a.test', 'b.test', 'c.test'].map((value) => ({ action: 'block', match: 'domain', value })) },
+    });
     expect(over.status).toBe(409);
     expect(over.json).toMatchObject({ error: 'limit_reached', limit: 8 });
     const extra = await add('block', 'domain', 'gone.test');
@@ -94,7 +112,14 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
     const before = { credits: await credits(), asked: asked().length };
     // no credits and no free checks: only a rule can answer without a 402
     const blocked = await check('valid.someone@Blocked.test', sandbox);
-    expect(blocked.json).toMatchObject({ status: 'undeliverable', deliverable: false, reason: 'blocklisted', rule_id: ids['block domain blocked.test'], evidence: null, sandbox });
+    expect(blocked.json).toMatchObject({
+      status: 'undeliverable',
+      deliverable: false,
+      reason: 'blocklisted',
+      rule_id: ids['block domain blocked.test'],
+      evidence: null,
+      sandbox,
+    });
     // the address is more specific than its domain
     const vip = await check('Vip@blocked.test', sandbox);
     expect(vip.json).toMatchObject({ status: 'deliverable', deliverable: true, reason: 'allowlisted', rule_id: ids['allow email vip@blocked.test'] });
@@ -122,23 +147,48 @@ describe.each(DIALECTS)('allow and block rules on %s', (dialect) => {
     const res = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: ['a@blocked.test', 'vip@blocked.test', 'b@c.zz'] } });
     expect(res.status).toBe(200);
     expect(res.json.results.map((r: any) => [r.reason, r.rule_id])).toEqual([
-      ['blocklisted', ids['block domain blocked.test']], ['allowlisted', ids['allow email vip@blocked.test']], ['blocklisted', ids['block tld zz']],
+      ['blocklisted', ids['block domain blocked.test']],
+      ['allowlisted', ids['allow email vip@blocked.test']],
+      ['blocklisted', ids['block tld zz']],
     ]);
     expect(res.json.summary).toMatchObject({ deliverable: 1, undeliverable: 2 });
   });
 
   it.each([true, false])('rules a queued list in the worker, charging only the probed addresses (sandbox: %s)', async (sandbox) => {
     // the sandbox takes gateway.test's MX host to be mx.gateway.test; DNS names mx1.gateway.test for gated.test
-    const ruled = ['x1@blocked.test', 'x2@blocked.test', 'vip@blocked.test', 'x3@shop.zz', sandbox ? 'x4@gateway.test' : 'x4@gated.test', 'ok.spam@open.test', 'x5@blocked.test', 'x6@blocked.test', 'x7@blocked.test', 'x8@blocked.test'];
+    const ruled = [
+      'x1@blocked.test',
+      'x2@blocked.test',
+      'vip@blocked.test',
+      'x3@shop.zz',
+      sandbox ? 'x4@gateway.test' : 'x4@gated.test',
+      'ok.spam@open.test',
+      'x5@blocked.test',
+      'x6@blocked.test',
+      'x7@blocked.test',
+      'x8@blocked.test',
+    ];
     const probed = ['ok.one@open.test', 'nobody@open.test'];
     if (!sandbox) await grantCredits(ctx.database, ctx.account.id, 12); // reserved up front, the ruled part given back at the end
     const res = await call(bulk.POST, { key: ctx.key, sandbox, body: { emails: [...ruled, ...probed] } });
     expect(res.json.status).toBe('queued');
-    const done = await until(() => call(status.GET, { key: ctx.key, sandbox, params: { jobId: res.json.job_id } }), (r) => r.json.status === 'completed');
-    const results = done.json.data.results as any[];
-    expect(results.slice(0, ruled.length).map((r) => r.reason)).toEqual(
-      ['blocklisted', 'blocklisted', 'allowlisted', 'blocklisted', 'allowlisted', 'blocklisted', 'blocklisted', 'blocklisted', 'blocklisted', 'blocklisted'],
+    const done = await until(
+      () => call(status.GET, { key: ctx.key, sandbox, params: { jobId: res.json.job_id } }),
+      (r) => r.json.status === 'completed',
     );
+    const results = done.json.data.results as any[];
+    expect(results.slice(0, ruled.length).map((r) => r.reason)).toEqual([
+      'blocklisted',
+      'blocklisted',
+      'allowlisted',
+      'blocklisted',
+      'allowlisted',
+      'blocklisted',
+      'blocklisted',
+      'blocklisted',
+      'blocklisted',
+      'blocklisted',
+    ]);
     expect(results[4].rule_id).toBe(ids['allow mx gateway.test']);
     expect(results.slice(ruled.length).map((r) => r.rule_id)).toEqual([null, null]);
     if (sandbox) return;

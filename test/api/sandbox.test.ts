@@ -58,7 +58,16 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
   it.each(PREFIX_TABLE)('single: prefix %s gives the documented verdict', async (prefix, valid, deliverable, risk, reason, confidence) => {
     const res = await call(single.POST, { key: ctx.key, body: { email: `${prefix}.user@Example.org` } });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ email: `${prefix}.user@Example.org`, valid, deliverable, risk_level: risk, reason, confidence, cached: false, provider: 'example.org' });
+    expect(res.json).toMatchObject({
+      email: `${prefix}.user@Example.org`,
+      valid,
+      deliverable,
+      risk_level: risk,
+      reason,
+      confidence,
+      cached: false,
+      provider: 'example.org',
+    });
     expect(typeof res.json.response_time).toBe('number');
     expect(Object.keys(res.json.details).sort()).toEqual(['domain_exists', 'mx_record', 'smtp_valid', 'syntax_valid']);
     expect(res.json.details.syntax_valid).toBe(true);
@@ -141,7 +150,18 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
 
   it('bulk of 10 or fewer answers instantly and still records a job', async () => {
     // someone5@example.com: the sandbox's stable hash answers it `unknown`
-    const emails = ['valid1@a.com', 'invalid1@a.com', 'risky@a.com', 'catchall@b.com', 'disposable@c.com', 'role@d.com', 'bad address', 'someone5@example.com', 'valid2@a.com', 'invalid2@a.com'];
+    const emails = [
+      'valid1@a.com',
+      'invalid1@a.com',
+      'risky@a.com',
+      'catchall@b.com',
+      'disposable@c.com',
+      'role@d.com',
+      'bad address',
+      'someone5@example.com',
+      'valid2@a.com',
+      'invalid2@a.com',
+    ];
     const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ success: true, instant: true, status: 'completed', total_emails: 10, valid_emails: 9, invalid_format_emails: 1 });
@@ -175,7 +195,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(res.json.estimated_time).toMatch(/second|minute|hour/);
     expect(res.json.message).toContain('/v1/verify/bulk/status/');
     const jobId = res.json.job_id;
-    const done = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const done = await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     expect(done.json).toMatchObject({ success: true, status: 'completed', progress: 100, processed_emails: 25 });
     expect(done.json.data.results).toHaveLength(25);
     expect(done.json.data.summary).toMatchObject({ total: 25, failed: 0 });
@@ -190,7 +213,9 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="${jobId}.csv"`);
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
+    expect(lines[0]).toBe(
+      'email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider',
+    );
     expect(lines).toHaveLength(26);
     expect(lines[1]).toMatch(/^valid0@example.com,true,true,low,accepted_email,deliverable,95,example.com,false,false,false,false,,false,,$/);
     const onlyDeliverable = await call(download.GET, { key: ctx.key, path: `/v1/verify/bulk/download/${jobId}?filter=deliverable`, params: { jobId } });
@@ -204,10 +229,15 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     const rows = emails.map((e, i) => [i === 0 ? '=HYPERLINK("http://evil")' : `Name ${i}`, e, '-5']);
     const res = await call(bulk.POST, { key: ctx.key, body: { emails, rows, columns: ['name', 'Email', 'balance'], filename: 'list.csv' } });
     const jobId = res.json.job_id;
-    await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('name,Email,balance,email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider');
+    expect(lines[0]).toBe(
+      'name,Email,balance,email,valid,deliverable,risk_level,reason,status,score,provider,disposable,role,free,catch_all,did_you_mean,cached,sub_reason,mailbox_provider',
+    );
     expect(lines[1]!.startsWith(`"'=HYPERLINK(""http://evil"")",valid0@shop.com,"'-5",valid0@shop.com,true`)).toBe(true);
     expect(lines).toHaveLength(13);
   });
@@ -217,7 +247,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     const res = await call(bulk.POST, { key: ctx.key, body: { rows, columns: ['name', 'mail'], email_column: 1, filename: 'crm.csv' } });
     expect(res.json).toMatchObject({ status: 'queued', total_emails: 11, valid_emails: 11 });
     const jobId = res.json.job_id;
-    const done = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const done = await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     expect(done.json.filename).toBe('crm.csv');
     expect(done.json.data.results[0]).toMatchObject({ email: 'valid0@col.com', deliverable: true });
     const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
@@ -276,7 +309,9 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(all.json.success).toBe(true);
     expect(all.json.data).toHaveLength(5);
     expect(all.json.data[0]).toMatchObject({ email: 'history-probe@h.com', source: 'single', sandbox: true, job_id: null });
-    expect(Object.keys(all.json.data[0]).sort()).toEqual(['created_at', 'deliverable', 'email', 'id', 'job_id', 'reason', 'risk_level', 'sandbox', 'score', 'source', 'status', 'valid'].sort());
+    expect(Object.keys(all.json.data[0]).sort()).toEqual(
+      ['created_at', 'deliverable', 'email', 'id', 'job_id', 'reason', 'risk_level', 'sandbox', 'score', 'source', 'status', 'valid'].sort(),
+    );
     const next = await call(history.GET, { key: ctx.key, path: `/v1/history?limit=5&cursor=${all.json.next_cursor}` });
     expect(next.json.data[0].id).not.toBe(all.json.data[0].id);
     const byEmail = await call(history.GET, { key: ctx.key, path: '/v1/history?email=valid0@shop.com' });
@@ -322,8 +357,18 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
       expect(big.status).toBe(413);
       expect(big.json.error).toBe('payload_too_large');
       // Without Content-Length the limit applies while streaming.
-      const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('{"emails":["' + 'z'.repeat(5000) + '"]}')); c.close(); } });
-      const request = new Request('http://localhost/v1/verify/bulk', { method: 'POST', body: stream, duplex: 'half', headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' } } as RequestInit);
+      const stream = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"emails":["' + 'z'.repeat(5000) + '"]}'));
+          c.close();
+        },
+      });
+      const request = new Request('http://localhost/v1/verify/bulk', {
+        method: 'POST',
+        body: stream,
+        duplex: 'half',
+        headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
+      } as RequestInit);
       const streamed = await bulk.POST(request, { params: Promise.resolve({}) });
       expect(streamed.status).toBe(413);
     } finally {
@@ -339,7 +384,11 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     expect(badCursor.status).toBe(400);
     // No refused request left a job (or half of one) behind.
     expect(await ctx.database.prisma.job.count()).toBe(jobsBefore);
-    expect(await ctx.database.prisma.jobItem.count({ where: { jobId: { notIn: (await ctx.database.prisma.job.findMany({ select: { id: true } })).map((j) => j.id) } } })).toBe(0);
+    expect(
+      await ctx.database.prisma.jobItem.count({
+        where: { jobId: { notIn: (await ctx.database.prisma.job.findMany({ select: { id: true } })).map((j) => j.id) } },
+      }),
+    ).toBe(0);
   });
 
   it('delivers signed webhooks: bulk.completed with sandbox true, test events, retries and 410', async () => {
@@ -374,7 +423,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
       const hook = new Webhook(created.json.secret);
 
       const job = await call(bulk.POST, { key: ctx.key, body: { emails: ['valid@a.com', 'invalid@b.com'] } });
-      await until(() => dispatchDueDeliveries(ctx.database).then(() => received.length), (n) => n >= 1);
+      await until(
+        () => dispatchDueDeliveries(ctx.database).then(() => received.length),
+        (n) => n >= 1,
+      );
       expect(received).toHaveLength(1); // first attempt answered 500
       const list1 = await call(deliveries.GET, { key: ctx.key, params: { id: created.json.id } });
       expect(list1.json.data[0]).toMatchObject({ event_type: 'bulk.completed', state: 'pending', attempts: 1, last_status: 500 });
@@ -393,7 +445,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
 
       const test = await call(webhookTest.POST, { key: ctx.key, params: { id: created.json.id } });
       expect(test.json).toMatchObject({ success: true, state: 'succeeded', last_status: 200 });
-      expect((hook.verify(received[2]!.body, received[2]!.headers) as any)).toMatchObject({ type: 'webhook.test', sandbox: true });
+      expect(hook.verify(received[2]!.body, received[2]!.headers) as any).toMatchObject({ type: 'webhook.test', sandbox: true });
       expect((await call(webhookTest.POST, { key: otherKey, params: { id: created.json.id } })).status).toBe(404);
 
       answer = 410;
@@ -442,7 +494,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     const emails = [...PREFIX_TABLE.flatMap(([prefix]) => [`${prefix}1@f.com`, `${prefix}2@f.com`]), 'someone5@example.com', 'not an address'];
     const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
     const jobId = res.json.job_id;
-    const done = await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    const done = await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     const { summary } = done.json.data;
     const seen: string[] = [];
     for (const filter of ['deliverable', 'undeliverable', 'risky', 'unknown'] as const) {
@@ -464,7 +519,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
     const rows = emails.map((e) => [...cells, e]);
     const res = await call(bulk.POST, { key: ctx.key, body: { emails, rows, columns: [...cells.map((_, i) => `c${i}`), 'email'] } });
     const jobId = res.json.job_id;
-    await until(() => call(status.GET, { key: ctx.key, params: { jobId } }), (r) => r.json.status === 'completed');
+    await until(
+      () => call(status.GET, { key: ctx.key, params: { jobId } }),
+      (r) => r.json.status === 'completed',
+    );
     const csv = await call(download.GET, { key: ctx.key, params: { jobId } });
     const [, first] = Papa.parse<string[]>(csv.text.trim()).data;
     expect(first!.slice(0, cells.length)).toEqual([...cells.slice(0, 6).map((c) => `'${c}`), 'plain']);
@@ -483,7 +541,10 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
 
   it('pages history 50 at a time by default and lets production ask for sandbox records', async () => {
     await call(bulk.POST, { key: ctx.key, body: { emails: Array.from({ length: 60 }, (_, i) => `valid${i}@many.com`) } });
-    await until(() => call(history.GET, { key: ctx.key, path: '/v1/history?email=valid59@many.com' }), (r) => r.json.data.length === 1);
+    await until(
+      () => call(history.GET, { key: ctx.key, path: '/v1/history?email=valid59@many.com' }),
+      (r) => r.json.data.length === 1,
+    );
     const page = await call(history.GET, { key: ctx.key, path: '/v1/history' });
     expect(page.json.data).toHaveLength(50);
     expect(page.json.next_cursor).toEqual(expect.any(String));

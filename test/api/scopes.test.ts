@@ -39,17 +39,32 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     }
   });
 
-  it.each(SCOPED.map((s) => [`${s.op.method.toUpperCase()} ${s.op.path}`, s] as const))('%s refuses a key without its scope and admits one with it', async (_name, { op, scope, params, path, handler }) => {
-    const without = await keyOf({ name: 'without', scopes: SCOPES.filter((s) => s !== scope) });
-    const refused = await call(handler, { key: without, method: op.method.toUpperCase(), path, params, body: op.method === 'post' || op.method === 'patch' ? {} : undefined });
-    expect(refused.status).toBe(403);
-    expect(refused.json).toMatchObject({ error: 'insufficient_scope', scope });
-    expect(refused.json.message).toContain(scope);
+  it.each(SCOPED.map((s) => [`${s.op.method.toUpperCase()} ${s.op.path}`, s] as const))(
+    '%s refuses a key without its scope and admits one with it',
+    async (_name, { op, scope, params, path, handler }) => {
+      const without = await keyOf({ name: 'without', scopes: SCOPES.filter((s) => s !== scope) });
+      const refused = await call(handler, {
+        key: without,
+        method: op.method.toUpperCase(),
+        path,
+        params,
+        body: op.method === 'post' || op.method === 'patch' ? {} : undefined,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.json).toMatchObject({ error: 'insufficient_scope', scope });
+      expect(refused.json.message).toContain(scope);
 
-    const only = await keyOf({ name: 'only', scopes: [scope] });
-    const admitted = await call(handler, { key: only, method: op.method.toUpperCase(), path, params, body: op.method === 'post' || op.method === 'patch' ? {} : undefined });
-    expect(admitted.json?.error ?? null).not.toBe('insufficient_scope');
-  });
+      const only = await keyOf({ name: 'only', scopes: [scope] });
+      const admitted = await call(handler, {
+        key: only,
+        method: op.method.toUpperCase(),
+        path,
+        params,
+        body: op.method === 'post' || op.method === 'patch' ? {} : undefined,
+      });
+      expect(admitted.json?.error ?? null).not.toBe('insufficient_scope');
+    },
+  );
 
   it('lets a key made without scopes call everything, and lists it with every scope', async () => {
     const listed = await call(keys.GET, { key: ctx.key, path: '/v1/keys' });
@@ -75,15 +90,27 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
   it('creates, lists and edits scopes, restrictions and expiry through the API', async () => {
     const expires = new Date(Date.now() + 86_400_000).toISOString();
     const created = await call(keys.POST, {
-      key: ctx.key, path: '/v1/keys',
+      key: ctx.key,
+      path: '/v1/keys',
       body: { name: 'CRM', scopes: ['verify', 'jobs'], allowed_ips: ['203.0.113.0/24', '2001:DB8::/32', '198.51.100.7'], expires_at: expires },
     });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ name: 'CRM', scopes: ['verify', 'jobs'], allowed_ips: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7'], expires_at: expires });
+    expect(created.json).toMatchObject({
+      name: 'CRM',
+      scopes: ['verify', 'jobs'],
+      allowed_ips: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7'],
+      expires_at: expires,
+    });
     expect(created.json.key).toMatch(/^ev_live_/);
 
     const id = created.json.id;
-    const patched = await call(keyById.PATCH, { key: ctx.key, method: 'PATCH', path: `/v1/keys/${id}`, params: { id }, body: { scopes: ['verify'], allowed_ips: null, expires_at: null } });
+    const patched = await call(keyById.PATCH, {
+      key: ctx.key,
+      method: 'PATCH',
+      path: `/v1/keys/${id}`,
+      params: { id },
+      body: { scopes: ['verify'], allowed_ips: null, expires_at: null },
+    });
     expect(patched.status).toBe(200);
     expect(patched.json).toMatchObject({ id, name: 'CRM', scopes: ['verify'], allowed_ips: null, expires_at: null });
     const jobs = await call(ROUTE_MODULES['/v1/verify/bulk']!.GET as Handler, { key: created.json.key, path: '/v1/verify/bulk' });
@@ -111,10 +138,11 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     }
   });
 
-  it('holds a key to its allowed IPv4 and IPv6 addresses, from the trusted proxy\'s last hop', async () => {
+  it("holds a key to its allowed IPv4 and IPv6 addresses, from the trusted proxy's last hop", async () => {
     const key = await keyOf({ allowed_ips: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7'] });
     const from = (ip: string) => call(history.GET, { key, path: '/v1/history', headers: { 'x-forwarded-for': `192.0.2.1, ${ip}` } });
-    for (const ip of ['203.0.113.9', '2001:db8::5', '198.51.100.7', '::ffff:203.0.113.200', '203.0.113.9:51234', '[2001:DB8::5]:443']) expect((await from(ip)).status, ip).toBe(200);
+    for (const ip of ['203.0.113.9', '2001:db8::5', '198.51.100.7', '::ffff:203.0.113.200', '203.0.113.9:51234', '[2001:DB8::5]:443'])
+      expect((await from(ip)).status, ip).toBe(200);
     for (const ip of ['203.0.114.1', '2001:db9::1', '198.51.100.8']) {
       const refused = await from(ip);
       expect(refused.status, ip).toBe(403);
@@ -151,7 +179,7 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     }
   });
 
-  it('does not count an expired key among the account\'s active keys', async () => {
+  it("does not count an expired key among the account's active keys", async () => {
     const owner = await ensureAccount(ctx.database, `cap-${dialect}-${Date.now()}@example.com`);
     process.env.EV_MAX_ACTIVE_KEYS_PER_ACCOUNT = '2';
     try {

@@ -6,15 +6,17 @@ import { ROUTE_MODULES } from './contract';
 
 type RouteHandler = (request: Request, segment: { params: Promise<Record<string, unknown>> }) => Promise<Response> | Response;
 
-const routes = Object.entries(ROUTE_MODULES).map(([template, module]) => {
-  const names: string[] = [];
-  const source = template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  // static segments before parameters, as Next.js matches them
-  return { pattern: new RegExp(`^${source.replaceAll('.', '\\.')}$`), names, module, weight: names.length };
-}).sort((a, b) => a.weight - b.weight);
+const routes = Object.entries(ROUTE_MODULES)
+  .map(([template, module]) => {
+    const names: string[] = [];
+    const source = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    // static segments before parameters, as Next.js matches them
+    return { pattern: new RegExp(`^${source.replaceAll('.', '\\.')}$`), names, module, weight: names.length };
+  })
+  .sort((a, b) => a.weight - b.weight);
 
 function route(method: string, pathname: string): { handler: RouteHandler; params: Record<string, unknown> } {
   for (const { pattern, names, module } of routes) {
@@ -62,9 +64,10 @@ export async function startApiServer(): Promise<{ url: string; close: () => Prom
   return {
     server,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -53,9 +53,14 @@ describe.each(DIALECTS)('the teams upgrade (%s)', (dialect) => {
     const balances = await old.prisma.user.findMany({ select: { id: true, email: true, credits: true }, orderBy: { email: 'asc' } });
     const keyRows = await old.prisma.apiKey.findMany({ select: { id: true, userId: true, hash: true }, orderBy: { id: 'asc' } });
     for (const statement of [
-      'DROP TABLE memberships', 'DROP TABLE invitations', 'DROP TABLE member_usage_days',
-      'ALTER TABLE api_keys DROP COLUMN created_by', 'ALTER TABLE api_keys DROP COLUMN role', 'ALTER TABLE users DROP COLUMN org_name',
-    ]) await old.prisma.$executeRawUnsafe(statement);
+      'DROP TABLE memberships',
+      'DROP TABLE invitations',
+      'DROP TABLE member_usage_days',
+      'ALTER TABLE api_keys DROP COLUMN created_by',
+      'ALTER TABLE api_keys DROP COLUMN role',
+      'ALTER TABLE users DROP COLUMN org_name',
+    ])
+      await old.prisma.$executeRawUnsafe(statement);
     expect(await old.prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM _prisma_migrations WHERE migration_name = ?'), MIGRATION)).toBe(1);
     await old.prisma.$disconnect();
 
@@ -66,8 +71,12 @@ describe.each(DIALECTS)('the teams upgrade (%s)', (dialect) => {
     expect(await prisma.user.findMany({ select: { id: true, email: true, credits: true }, orderBy: { email: 'asc' } })).toEqual(balances);
     expect(await prisma.apiKey.findMany({ select: { id: true, userId: true, hash: true }, orderBy: { id: 'asc' } })).toEqual(keyRows);
     for (const account of accounts) {
-      expect(await prisma.membership.findMany({ where: { orgId: account.id }, select: { userId: true, role: true } })).toEqual([{ userId: account.id, role: 'owner' }]);
-      expect(await prisma.apiKey.findMany({ where: { userId: account.id }, select: { createdBy: true, role: true } })).toEqual([{ createdBy: account.id, role: 'owner' }]);
+      expect(await prisma.membership.findMany({ where: { orgId: account.id }, select: { userId: true, role: true } })).toEqual([
+        { userId: account.id, role: 'owner' },
+      ]);
+      expect(await prisma.apiKey.findMany({ where: { userId: account.id }, select: { createdBy: true, role: true } })).toEqual([
+        { createdBy: account.id, role: 'owner' },
+      ]);
     }
     const after = await auditCredits(database);
     expect(after.problems).toEqual([]);

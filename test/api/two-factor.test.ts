@@ -46,9 +46,22 @@ async function authCall(path: string, sent: { method?: string; headers?: Record<
 async function signIn(email: string, password: string, code: string | undefined, ip: string) {
   const headers = { 'x-forwarded-for': ip };
   const csrf = await authCall('/api/auth/csrf', { headers });
-  const jar = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password, callbackUrl: `${SITE}/lists`, json: 'true', ...(code === undefined ? {} : { code }) });
-  const res = await authCall('/api/auth/callback/credentials', { headers: { ...headers, cookie: jar, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const jar = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const form = new URLSearchParams({
+    csrfToken: csrf.json.csrfToken,
+    email,
+    password,
+    callbackUrl: `${SITE}/lists`,
+    json: 'true',
+    ...(code === undefined ? {} : { code }),
+  });
+  const res = await authCall('/api/auth/callback/credentials', {
+    headers: { ...headers, cookie: jar, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   const session = res.headers.getSetCookie().find((c) => c.includes('next-auth.session-token='));
   return { error: new URL(res.json.url).searchParams.get('error'), session: session ? session.split(';')[0]! : null };
 }
@@ -56,7 +69,7 @@ async function signIn(email: string, password: string, code: string | undefined,
 const ORIGIN = { origin: 'http://localhost', host: 'localhost' };
 
 describe('RFC 6238 as the server computes it', () => {
-  it('matches the RFC\'s SHA-1 test vector and the check written out here, for the previous, current and next step only', () => {
+  it("matches the RFC's SHA-1 test vector and the check written out here, for the previous, current and next step only", () => {
     // RFC 6238 appendix B: the ASCII secret "12345678901234567890" at T = 59 s gives 94287082 (8 digits); its last 6 digits are the 6-digit code
     const secret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
     expect(hotp(base32Decode(secret), 1, 8)).toBe('94287082');
@@ -84,7 +97,12 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
   const enrol = async (who: { cookie: () => Promise<string> }, now = Date.now()) => {
     const started = await call(twoFactor.POST, { key: null, path: '/v1/account/two-factor', headers: { cookie: await who.cookie(), ...ORIGIN }, body: {} });
     expect(started.status, started.text).toBe(200);
-    const done = await call(confirm.POST, { key: null, path: '/v1/account/two-factor/confirm', headers: { cookie: await who.cookie(), ...ORIGIN }, body: { code: codeAt(started.json.secret, now) } });
+    const done = await call(confirm.POST, {
+      key: null,
+      path: '/v1/account/two-factor/confirm',
+      headers: { cookie: await who.cookie(), ...ORIGIN },
+      body: { code: codeAt(started.json.secret, now) },
+    });
     expect(done.status, done.text).toBe(200);
     return { secret: started.json.secret as string, recovery: done.json.recovery_codes as string[] };
   };
@@ -100,7 +118,12 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
   it('enrols through the API: a QR code of the otpauth URI, confirmed by a code, ten recovery codes shown once, the secret never answered again nor stored in clear', async () => {
     const who = await person();
     const as = async () => ({ key: null, headers: { cookie: await who.cookie(), ...ORIGIN } });
-    expect((await call(twoFactor.GET, { ...(await as()), path: '/v1/account/two-factor' })).json).toMatchObject({ enabled: false, pending: false, recovery_codes_left: 0, required_by: [] });
+    expect((await call(twoFactor.GET, { ...(await as()), path: '/v1/account/two-factor' })).json).toMatchObject({
+      enabled: false,
+      pending: false,
+      recovery_codes_left: 0,
+      required_by: [],
+    });
 
     const started = await call(twoFactor.POST, { ...(await as()), path: '/v1/account/two-factor', body: {} });
     expect(started.status).toBe(200);
@@ -117,7 +140,11 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
     // pending: password sign-in is not changed yet
     expect((await signIn(who.email, PASSWORD, undefined, nextIp())).error).toBeNull();
 
-    const wrong = await call(confirm.POST, { ...(await as()), path: '/v1/account/two-factor/confirm', body: { code: codeAt(secret, Date.now() + 5 * STEP_MS) } });
+    const wrong = await call(confirm.POST, {
+      ...(await as()),
+      path: '/v1/account/two-factor/confirm',
+      body: { code: codeAt(secret, Date.now() + 5 * STEP_MS) },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.json).toMatchObject({ error: 'invalid_request', param: 'code' });
     expect((await call(confirm.POST, { ...(await as()), path: '/v1/account/two-factor/confirm', body: {} })).status).toBe(400);
@@ -143,7 +170,11 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
 
     // an API key, even the owner's, cannot touch it
     const { key } = await createApiKey(ctx.database, who.id, 'k');
-    for (const [handler, method] of [[twoFactor.GET, 'GET'], [twoFactor.POST, 'POST'], [twoFactor.DELETE, 'DELETE']] as const) {
+    for (const [handler, method] of [
+      [twoFactor.GET, 'GET'],
+      [twoFactor.POST, 'POST'],
+      [twoFactor.DELETE, 'DELETE'],
+    ] as const) {
       const byKey = await call(handler, { key, method, path: '/v1/account/two-factor', body: method === 'GET' ? undefined : { current_password: PASSWORD } });
       expect(byKey.status, method).toBe(403);
       expect(byKey.json.error).toBe('forbidden');
@@ -232,7 +263,7 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
     }
   });
 
-  it('lets an owner require it: a member\'s session without two-factor is refused but may enrol or switch; with it, admitted; keys unaffected', async () => {
+  it("lets an owner require it: a member's session without two-factor is refused but may enrol or switch; with it, admitted; keys unaffected", async () => {
     const owner = await person();
     const member = await person();
     await ctx.database.prisma.membership.create({ data: { orgId: owner.id, userId: member.id, role: 'member' } });
@@ -244,17 +275,26 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
     expect(early.json.error).toBe('conflict');
     expect((await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: {} })).status).toBe(400);
     const { secret: ownerSecret } = await enrol({ cookie: () => sessionCookie(ctx.database, owner.id) });
-    const required = await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: { require_two_factor: true } });
+    const required = await call(organisation.PATCH, {
+      ...(await ownerSession()),
+      method: 'PATCH',
+      path: '/v1/organisation',
+      body: { require_two_factor: true },
+    });
     expect(required.status).toBe(200);
     expect(required.json).toMatchObject({ id: owner.id, require_two_factor: true });
     // renaming keeps the requirement
-    expect((await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: { name: 'Strict' } })).json).toMatchObject({ name: 'Strict', require_two_factor: true });
+    expect(
+      (await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: { name: 'Strict' } })).json,
+    ).toMatchObject({ name: 'Strict', require_two_factor: true });
 
     const refused = await call(history.GET, { ...(await memberSession()), path: '/v1/history' });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ error: 'two_factor_required' });
     // the same person in their own organisation is not held to it
-    expect((await call(history.GET, { key: null, path: '/v1/history', headers: { cookie: await sessionCookie(ctx.database, member.id, member.id) } })).status).toBe(200);
+    expect(
+      (await call(history.GET, { key: null, path: '/v1/history', headers: { cookie: await sessionCookie(ctx.database, member.id, member.id) } })).status,
+    ).toBe(200);
     // the owner (with two-factor) and a key are admitted
     expect((await call(history.GET, { ...(await ownerSession()), path: '/v1/history' })).status).toBe(200);
     const { key } = await createApiKey(ctx.database, owner.id, 'k');
@@ -275,16 +315,38 @@ describe.each(DIALECTS)('two-factor sign-in (%s)', (dialect) => {
     expect((await call(twoFactor.GET, { ...(await memberSession()), path: '/v1/account/two-factor' })).json.recovery_codes_left).toBe(10);
 
     // the owner lifts the requirement; the member turns it off with a recovery code, the owner with the password
-    expect((await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: { require_two_factor: false } })).json.require_two_factor).toBe(false);
-    const wrongPassword = await call(twoFactor.DELETE, { ...(await ownerSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { current_password: 'nope' } });
+    expect(
+      (await call(organisation.PATCH, { ...(await ownerSession()), method: 'PATCH', path: '/v1/organisation', body: { require_two_factor: false } })).json
+        .require_two_factor,
+    ).toBe(false);
+    const wrongPassword = await call(twoFactor.DELETE, {
+      ...(await ownerSession()),
+      method: 'DELETE',
+      path: '/v1/account/two-factor',
+      body: { current_password: 'nope' },
+    });
     expect(wrongPassword.json).toMatchObject({ error: 'invalid_request', param: 'current_password' });
     expect((await call(twoFactor.DELETE, { ...(await memberSession()), method: 'DELETE', path: '/v1/account/two-factor', body: {} })).status).toBe(400);
-    expect((await call(twoFactor.DELETE, { ...(await memberSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { code: recovery[0] } })).json).toMatchObject({ enabled: false });
-    expect((await call(twoFactor.DELETE, { ...(await ownerSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { current_password: PASSWORD } })).json).toMatchObject({ enabled: false });
+    expect(
+      (await call(twoFactor.DELETE, { ...(await memberSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { code: recovery[0] } })).json,
+    ).toMatchObject({ enabled: false });
+    expect(
+      (await call(twoFactor.DELETE, { ...(await ownerSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { current_password: PASSWORD } }))
+        .json,
+    ).toMatchObject({ enabled: false });
     expect(await ctx.database.prisma.recoveryCode.count({ where: { userId: member.id } })).toBe(0);
     expect((await ctx.database.prisma.user.findUniqueOrThrow({ where: { id: owner.id } })).totpSecret).toBeNull();
     // off again: the password alone signs in, the old code is no factor any more
     expect((await signIn(owner.email, PASSWORD, undefined, nextIp())).session).not.toBeNull();
-    expect((await call(twoFactor.DELETE, { ...(await ownerSession()), method: 'DELETE', path: '/v1/account/two-factor', body: { code: codeAt(ownerSecret, Date.now()) } })).status).toBe(409);
+    expect(
+      (
+        await call(twoFactor.DELETE, {
+          ...(await ownerSession()),
+          method: 'DELETE',
+          path: '/v1/account/two-factor',
+          body: { code: codeAt(ownerSecret, Date.now()) },
+        })
+      ).status,
+    ).toBe(409);
   });
 });

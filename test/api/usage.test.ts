@@ -16,7 +16,9 @@ import { call, setup, until } from './harness';
 
 const today = new Date().toISOString().slice(0, 10);
 /** Two addresses the sandbox engine answers `unknown` (not charged, their reservation given back). */
-const [unknownAddress, otherUnknown] = Array.from({ length: 2000 }, (_, i) => `someone${i}@example.com`).filter((email) => sandboxVerdict(email).status === 'unknown');
+const [unknownAddress, otherUnknown] = Array.from({ length: 2000 }, (_, i) => `someone${i}@example.com`).filter(
+  (email) => sandboxVerdict(email).status === 'unknown',
+);
 
 describe.each(DIALECTS)('usage on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
@@ -24,7 +26,11 @@ describe.each(DIALECTS)('usage on %s', (dialect) => {
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_PRODUCTION_ENGINE: 'sandbox', EV_FREE_DAILY: '5', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_CHUNK_SIZE: '5', EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_PRODUCTION_ENGINE: 'sandbox',
+      EV_FREE_DAILY: '5',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_CHUNK_SIZE: '5',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
     });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     worker.start();
@@ -49,13 +55,32 @@ describe.each(DIALECTS)('usage on %s', (dialect) => {
   it('equals the history it summarises, per mode and verdict bucket, and the quota it moved', async () => {
     await grantCredits(ctx.database, ctx.account.id, 30);
     await call(rules.POST, { key: ctx.key, body: { action: 'block', match: 'domain', value: 'blocked.test' } });
-    const singles = ['valid.a@example.com', 'invalid.b@example.com', 'risky.c@example.com', 'not an address', unknownAddress, 'x@blocked.test', 'valid.a@example.com'];
-    for (const email of singles) for (const sandbox of [true, false]) expect((await call(single.POST, { key: ctx.key, sandbox, body: { email } })).status).toBe(200);
+    const singles = [
+      'valid.a@example.com',
+      'invalid.b@example.com',
+      'risky.c@example.com',
+      'not an address',
+      unknownAddress,
+      'x@blocked.test',
+      'valid.a@example.com',
+    ];
+    for (const email of singles)
+      for (const sandbox of [true, false]) expect((await call(single.POST, { key: ctx.key, sandbox, body: { email } })).status).toBe(200);
     await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: ['valid.i1@x.com', 'catchall.i2@x.com', 'y@blocked.test', otherUnknown!] } });
-    const queued = await call(bulk.POST, { key: ctx.key, sandbox: false, body: { emails: [...Array.from({ length: 11 }, (_, i) => `valid.q${i}@x.com`), 'q@blocked.test', 'Valid.Q0@x.com'] } });
-    await until(() => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId: queued.json.job_id } }), (r) => r.json.status === 'completed');
+    const queued = await call(bulk.POST, {
+      key: ctx.key,
+      sandbox: false,
+      body: { emails: [...Array.from({ length: 11 }, (_, i) => `valid.q${i}@x.com`), 'q@blocked.test', 'Valid.Q0@x.com'] },
+    });
+    await until(
+      () => call(status.GET, { key: ctx.key, sandbox: false, params: { jobId: queued.json.job_id } }),
+      (r) => r.json.status === 'completed',
+    );
     await call(bulk.POST, { key: ctx.key, sandbox: true, body: { emails: Array.from({ length: 12 }, (_, i) => `someone${i}@y.com`) } });
-    await until(() => allHistory(true), (records) => records.length === singles.length + 12);
+    await until(
+      () => allHistory(true),
+      (records) => records.length === singles.length + 12,
+    );
 
     const report = await call(usage.GET, { key: ctx.key, sandbox: false, path: `/v1/usage?from=${today}&to=${today}` });
     expect(report.status).toBe(200);
@@ -65,8 +90,12 @@ describe.each(DIALECTS)('usage on %s', (dialect) => {
       const row = report.json.data.find((r: any) => r.mode === mode);
       const bucketCount = (bucket: string) => records.filter((r) => bucketOf(r.status) === bucket).length;
       expect(row, mode).toMatchObject({
-        day: today, checks: records.length, deliverable: bucketCount('deliverable'), undeliverable: bucketCount('undeliverable'),
-        risky: bucketCount('risky'), unknown: bucketCount('unknown'),
+        day: today,
+        checks: records.length,
+        deliverable: bucketCount('deliverable'),
+        undeliverable: bucketCount('undeliverable'),
+        risky: bucketCount('risky'),
+        unknown: bucketCount('unknown'),
       });
     }
     const production = report.json.data.find((r: any) => r.mode === 'production');
@@ -90,7 +119,9 @@ describe.each(DIALECTS)('usage on %s', (dialect) => {
     expect(csv.headers.get('content-disposition')).toContain(`usage-${json.json.from}-${today}.csv`);
     const parsed = Papa.parse<Record<string, string>>(csv.text.trim(), { header: true });
     expect(parsed.meta.fields).toEqual(['day', 'mode', 'checks', 'deliverable', 'undeliverable', 'risky', 'unknown', 'charged', 'refunded', 'credits_granted']);
-    expect(parsed.data).toEqual(json.json.data.map((r: any) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]))));
+    expect(parsed.data).toEqual(
+      json.json.data.map((r: any) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]))),
+    );
     for (const query of ['from=2026-02-30', `from=${today}&to=2020-01-01`, 'from=2020-01-01&to=2022-01-01', 'to=yesterday']) {
       const refused = await call(usage.GET, { key: ctx.key, path: `/v1/usage?${query}` });
       expect(refused.status, query).toBe(400);

@@ -20,7 +20,7 @@ describe('bench --compare', () => {
     expect(direction('bulk.rows')).toBe(0);
   });
 
-  it('leaves a load run\'s request count and duration out, and arrays', () => {
+  it("leaves a load run's request count and duration out, and arrays", () => {
     expect([...flatten({ single: load(300, 40), sliceRatios: [1, 2] }).keys()]).toEqual(['single.errors', 'single.rps', 'single.p50Ms', 'single.p99Ms']);
   });
 
@@ -31,8 +31,13 @@ describe('bench --compare', () => {
     );
     const marked = Object.fromEntries(rows.map((r) => [r.metric, r.worse]));
     expect(marked).toEqual({
-      'single.errors': false, 'single.rps': true, 'single.p50Ms': true, 'single.p99Ms': true,
-      singleToBareRatio: false, 'bulk.rows': false, 'bulk.seconds': true,
+      'single.errors': false,
+      'single.rps': true,
+      'single.p50Ms': true,
+      'single.p99Ms': true,
+      singleToBareRatio: false,
+      'bulk.rows': false,
+      'bulk.seconds': true,
     });
     expect(rows.find((r) => r.metric === 'single.rps')!.change).toBeCloseTo(265 / 300 - 1);
   });
@@ -54,7 +59,9 @@ describe('bench --compare', () => {
       expect(report).toMatch(/single\.p99Ms\s+\|\s+40\.00 \|\s+40\.00 \|\s+\+0\.0% \| lower\s*\n/);
       expect(report).toContain('1 of 4 metrics more than 10% worse than the baseline: single.rps');
       expect(report).not.toContain('another machine');
-      expect(comparisonReport(readBaseline(file), { single: load(250, 40) }, { ...machine, cpus: 8 })).toContain('the baseline came from another machine (2 × AMD EPYC, 8 GB)');
+      expect(comparisonReport(readBaseline(file), { single: load(250, 40) }, { ...machine, cpus: 8 })).toContain(
+        'the baseline came from another machine (2 × AMD EPYC, 8 GB)',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -76,8 +76,8 @@ const QUERIES: [string, string, number, string | null][] = [
 ];
 
 const SQLISH_IDS = [
-  ["SQL quote", "' OR 1=1 --"],
-  ['SQL union', "x' UNION SELECT * FROM \"User\" --"],
+  ['SQL quote', "' OR 1=1 --"],
+  ['SQL union', 'x\' UNION SELECT * FROM "User" --'],
   ['SQL wildcard', '%'],
   ['10,000-char id', 'job_'.padEnd(10_000, 'a')],
   ['unicode id', 'job_ёжик😀'],
@@ -97,7 +97,10 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     const acct = await ensureAccount(ctx.database, `victim-${dialect}@example.com`);
     const { key, info } = await createApiKey(ctx.database, acct.id, 'victim-key-name');
     const marker = 'secret-victim-marker@victim-corp.example';
-    const job = await call(bulk.POST, { key, body: { emails: [marker, 'valid@victim-corp.example'], rows: [['VICTIM-ROW-1'], ['VICTIM-ROW-2']], columns: ['victim_col'] } });
+    const job = await call(bulk.POST, {
+      key,
+      body: { emails: [marker, 'valid@victim-corp.example'], rows: [['VICTIM-ROW-1'], ['VICTIM-ROW-2']], columns: ['victim_col'] },
+    });
     expect(job.status).toBe(200);
     const hook = await call(webhooks.POST, { key, body: { url: 'http://127.0.0.1:49999/victim-hook', description: 'victim hook' } });
     expect(hook.status).toBe(201);
@@ -145,9 +148,7 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
     ['delete webhook', 'DELETE', webhookById.DELETE, 'id'],
     ['webhook deliveries', 'GET', deliveries.GET, 'id'],
   ];
-  const idCases = ID_ROUTES.flatMap(([route, method, handler, param]) =>
-    SQLISH_IDS.map(([what, id]) => [route, what, method, handler, param, id] as const),
-  );
+  const idCases = ID_ROUTES.flatMap(([route, method, handler, param]) => SQLISH_IDS.map(([what, id]) => [route, what, method, handler, param, id] as const));
   it.each(idCases)('path id: %s with %s → 404 not_found', async (_route, _what, method, handler, param, id) => {
     const res = await bounded(call(handler, { method, key: ctx.key, params: { [param]: id } }));
     expectError(res, 404, 'not_found');
@@ -181,7 +182,13 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
   });
 
   it('cross-account: own lists never show the other account', async () => {
-    for (const [handler, path] of [[history.GET, '/v1/history?sandbox=true'], [bulk.GET, '/v1/verify/bulk'], [webhooks.GET, '/v1/webhooks'], [keys.GET, '/v1/keys'], [account.GET, '/v1/account']] as const) {
+    for (const [handler, path] of [
+      [history.GET, '/v1/history?sandbox=true'],
+      [bulk.GET, '/v1/verify/bulk'],
+      [webhooks.GET, '/v1/webhooks'],
+      [keys.GET, '/v1/keys'],
+      [account.GET, '/v1/account'],
+    ] as const) {
       const res = await bounded(call(handler, { key: ctx.key, path }));
       expectSane(res);
       expect(res.status).toBe(200);
@@ -259,7 +266,13 @@ describe.each(DIALECTS)('hostile access on %s', (dialect) => {
       handler,
       new NextRequest('http://localhost/v1/x', {
         method,
-        headers: { host: 'localhost', cookie: await cookie(ctx.account.id), 'x-ev-sandbox': 'true', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: {
+          host: 'localhost',
+          cookie: await cookie(ctx.account.id),
+          'x-ev-sandbox': 'true',
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     );

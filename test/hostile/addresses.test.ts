@@ -132,7 +132,7 @@ describe.each(DIALECTS)('hostile addresses and CSV cells on %s', (dialect) => {
     return parsed.data;
   }
 
-  it.each(FORMULA_CELLS)('csv: uploaded cell with %s comes back prefixed with \'', async (_what, cell) => {
+  it.each(FORMULA_CELLS)("csv: uploaded cell with %s comes back prefixed with '", async (_what, cell) => {
     const table = await roundTrip([[cell, 'valid@example.com']], ['note', 'email'], ['valid@example.com']);
     expect(table[0]!.slice(0, 2)).toEqual(['note', 'email']);
     expect(table[1]![0]).toBe(`'${cell}`);
@@ -166,7 +166,14 @@ describe.each(DIALECTS)('hostile addresses and CSV cells on %s', (dialect) => {
     ['100 KB cell of quotes, commas and CRLFs', '",\r\n'.repeat(25_000)],
     ['100 KB cell of multi-byte characters', 'ж😀'.repeat(33_000)],
   ])('csv: %s survives the round trip', async (_what, cell) => {
-    const table = await roundTrip([[cell, 'valid@example.com'], ['small', 'x@y.com']], ['note', 'email'], ['valid@example.com', 'x@y.com']);
+    const table = await roundTrip(
+      [
+        [cell, 'valid@example.com'],
+        ['small', 'x@y.com'],
+      ],
+      ['note', 'email'],
+      ['valid@example.com', 'x@y.com'],
+    );
     expect(table).toHaveLength(3);
     const expected = /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
     expect(table[1]![0]!.length).toBe(expected.length);

@@ -98,18 +98,39 @@ FIELDS.push(
   ['bulk', 'rows flat strings', '{"emails": ["valid@example.com"], "rows": ["a"], "columns": ["c"]}', 400, 'invalid_request', 'rows.0'],
   ['bulk', 'row cell a number', '{"emails": ["valid@example.com"], "rows": [[1]], "columns": ["c"]}', 400, 'invalid_request', 'rows.0.0'],
   ['bulk', 'row cell null', '{"emails": ["valid@example.com"], "rows": [[null]], "columns": ["c"]}', 400, 'invalid_request', 'rows.0.0'],
-  ['bulk', 'a row of 1001 cells', JSON.stringify({ emails: ['valid@example.com'], rows: [Array.from({ length: 1001 }, () => 'a')], columns: ['c'] }), 400, 'invalid_request', 'rows.0'],
+  [
+    'bulk',
+    'a row of 1001 cells',
+    JSON.stringify({ emails: ['valid@example.com'], rows: [Array.from({ length: 1001 }, () => 'a')], columns: ['c'] }),
+    400,
+    'invalid_request',
+    'rows.0',
+  ],
   ['bulk', 'rows null', '{"emails": ["valid@example.com"], "rows": null, "columns": ["c"]}', 400, 'invalid_request', 'rows'],
   ['bulk', 'rows without columns', '{"emails": ["valid@example.com"], "rows": [["a"]]}', 400, 'invalid_request', 'columns'],
   ['bulk', 'rows count differs from emails', '{"emails": ["valid@example.com"], "rows": [["a"], ["b"]], "columns": ["c"]}', 400, 'invalid_request', 'rows'],
   ['bulk', 'columns a string', '{"emails": ["valid@example.com"], "columns": "c"}', 400, 'invalid_request', 'columns'],
   ['bulk', 'columns of numbers', '{"emails": ["valid@example.com"], "columns": [1]}', 400, 'invalid_request', 'columns.0'],
   ['bulk', 'columns null', '{"emails": ["valid@example.com"], "columns": null}', 400, 'invalid_request', 'columns'],
-  ['bulk', '1001 columns', JSON.stringify({ emails: ['valid@example.com'], columns: Array.from({ length: 1001 }, (_, i) => `c${i}`) }), 400, 'invalid_request', 'columns'],
+  [
+    'bulk',
+    '1001 columns',
+    JSON.stringify({ emails: ['valid@example.com'], columns: Array.from({ length: 1001 }, (_, i) => `c${i}`) }),
+    400,
+    'invalid_request',
+    'columns',
+  ],
   ['bulk', 'filename a number', '{"emails": ["valid@example.com"], "filename": 1}', 400, 'invalid_request', 'filename'],
   ['bulk', 'filename an array', '{"emails": ["valid@example.com"], "filename": ["a.csv"]}', 400, 'invalid_request', 'filename'],
   ['bulk', 'filename of 256 chars', JSON.stringify({ emails: ['valid@example.com'], filename: long(256) }), 400, 'invalid_request', 'filename'],
-  ['bulk', 'filename with path traversal and CRLF is just data', JSON.stringify({ emails: ['valid@example.com', 'x@y.com'], filename: '../../etc/passwd\r\nX-Injected: 1' }), 200, null, null],
+  [
+    'bulk',
+    'filename with path traversal and CRLF is just data',
+    JSON.stringify({ emails: ['valid@example.com', 'x@y.com'], filename: '../../etc/passwd\r\nX-Injected: 1' }),
+    200,
+    null,
+    null,
+  ],
   ['webhooks', 'url missing', '{}', 400, 'invalid_request', 'url'],
   ['webhooks', 'url a number', '{"url": 1}', 400, 'invalid_request', 'url'],
   ['webhooks', 'url null', '{"url": null}', 400, 'invalid_request', 'url'],
@@ -172,8 +193,7 @@ describe('hostile bodies (sqlite)', () => {
     await ctx.teardown();
   });
 
-  const post = (name: EndpointName, rawBody: string) =>
-    bounded(call(ENDPOINTS[name].handler, { method: 'POST', key: ctx.key, rawBody, path: `/v1/${name}` }));
+  const post = (name: EndpointName, rawBody: string) => bounded(call(ENDPOINTS[name].handler, { method: 'POST', key: ctx.key, rawBody, path: `/v1/${name}` }));
 
   const malformedCases = NAMES.flatMap((name) => MALFORMED.map(([what, body]) => [name, what, body] as const));
   it.each(malformedCases)('%s: malformed JSON (%s) is 400 invalid_request param body', async (name, _what, body) => {
@@ -214,18 +234,104 @@ describe('hostile bodies (sqlite)', () => {
   const SIZES: [string, () => Request, keyof typeof ENDPOINTS, number, string | null][] = [
     ['bulk body just over EV_MAX_BODY_BYTES', () => bulkRequest({ body: big(BODY_LIMIT) }), 'bulk', 413, 'payload_too_large'],
     ['bulk body 1 MB over the limit', () => bulkRequest({ body: big(1_000_000) }), 'bulk', 413, 'payload_too_large'],
-    ['bulk Content-Length over the limit (refused before reading)', () => bulkRequest({ body: big(10), headers: { 'content-length': String(BODY_LIMIT + 1) } }), 'bulk', 413, 'payload_too_large'],
-    ['bulk Content-Length lies small, body large', () => bulkRequest({ body: big(BODY_LIMIT * 4), headers: { 'content-length': '10' } }), 'bulk', 413, 'payload_too_large'],
-    ['bulk Content-Length not a number', () => bulkRequest({ body: '{"emails":["valid@example.com"]}', headers: { 'content-length': 'abc' } }), 'bulk', 200, null],
-    ['bulk streamed without Content-Length, under the limit', () => bulkRequest({ body: streamOf([enc('{"emails":'), enc('["valid@example.com"'), enc(']}')]) }), 'bulk', 200, null],
-    ['bulk streamed without Content-Length, over the limit in 1-byte-ish chunks', () => bulkRequest({ body: streamOf(Array.from({ length: 300 }, () => enc('          '))) }), 'bulk', 413, 'payload_too_large'],
+    [
+      'bulk Content-Length over the limit (refused before reading)',
+      () => bulkRequest({ body: big(10), headers: { 'content-length': String(BODY_LIMIT + 1) } }),
+      'bulk',
+      413,
+      'payload_too_large',
+    ],
+    [
+      'bulk Content-Length lies small, body large',
+      () => bulkRequest({ body: big(BODY_LIMIT * 4), headers: { 'content-length': '10' } }),
+      'bulk',
+      413,
+      'payload_too_large',
+    ],
+    [
+      'bulk Content-Length not a number',
+      () => bulkRequest({ body: '{"emails":["valid@example.com"]}', headers: { 'content-length': 'abc' } }),
+      'bulk',
+      200,
+      null,
+    ],
+    [
+      'bulk streamed without Content-Length, under the limit',
+      () => bulkRequest({ body: streamOf([enc('{"emails":'), enc('["valid@example.com"'), enc(']}')]) }),
+      'bulk',
+      200,
+      null,
+    ],
+    [
+      'bulk streamed without Content-Length, over the limit in 1-byte-ish chunks',
+      () => bulkRequest({ body: streamOf(Array.from({ length: 300 }, () => enc('          '))) }),
+      'bulk',
+      413,
+      'payload_too_large',
+    ],
     ['bulk streamed, one chunk far over the limit', () => bulkRequest({ body: streamOf([enc(big(100_000))]) }), 'bulk', 413, 'payload_too_large'],
     ['bulk streamed, client aborts mid-body', () => bulkRequest({ body: streamOf([enc('{"emails":[')], { failAfter: 1 }) }), 'bulk', 400, 'invalid_request'],
-    ['bulk invalid UTF-8 bytes', () => bulkRequest({ body: new Uint8Array([0x7b, 0x22, 0x65, 0x6d, 0x61, 0x69, 0x6c, 0x73, 0x22, 0x3a, 0x5b, 0x22, 0xff, 0xfe, 0xc3, 0x40, 0x62, 0x2e, 0x63, 0x22, 0x5d, 0x7d]) }), 'bulk', 200, null],
-    ['single body over its 64 KiB limit', () => new Request('http://localhost/v1/verify/single', { method: 'POST', headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' }, body: JSON.stringify({ email: 'x'.repeat(70_000) }) }), 'single', 413, 'payload_too_large'],
-    ['verify body over its 64 KiB limit, streamed', () => new Request('http://localhost/v1/verify', { method: 'POST', headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' }, body: streamOf(Array.from({ length: 100 }, () => enc('x'.repeat(1000)))), duplex: 'half' } as RequestInit), 'verify', 413, 'payload_too_large'],
-    ['webhooks body over its 16 KiB limit', () => new Request('http://localhost/v1/webhooks', { method: 'POST', headers: { authorization: `Bearer ${ctx.key}` }, body: JSON.stringify({ url: 'http://127.0.0.1/', description: 'x'.repeat(20_000) }) }), 'webhooks', 413, 'payload_too_large'],
-    ['keys body over its 4 KiB limit', () => new Request('http://localhost/v1/keys', { method: 'POST', headers: { authorization: `Bearer ${ctx.key}` }, body: JSON.stringify({ name: 'x'.repeat(5000) }) }), 'keys', 413, 'payload_too_large'],
+    [
+      'bulk invalid UTF-8 bytes',
+      () =>
+        bulkRequest({
+          body: new Uint8Array([
+            0x7b, 0x22, 0x65, 0x6d, 0x61, 0x69, 0x6c, 0x73, 0x22, 0x3a, 0x5b, 0x22, 0xff, 0xfe, 0xc3, 0x40, 0x62, 0x2e, 0x63, 0x22, 0x5d, 0x7d,
+          ]),
+        }),
+      'bulk',
+      200,
+      null,
+    ],
+    [
+      'single body over its 64 KiB limit',
+      () =>
+        new Request('http://localhost/v1/verify/single', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
+          body: JSON.stringify({ email: 'x'.repeat(70_000) }),
+        }),
+      'single',
+      413,
+      'payload_too_large',
+    ],
+    [
+      'verify body over its 64 KiB limit, streamed',
+      () =>
+        new Request('http://localhost/v1/verify', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ctx.key}`, 'x-ev-sandbox': 'true' },
+          body: streamOf(Array.from({ length: 100 }, () => enc('x'.repeat(1000)))),
+          duplex: 'half',
+        } as RequestInit),
+      'verify',
+      413,
+      'payload_too_large',
+    ],
+    [
+      'webhooks body over its 16 KiB limit',
+      () =>
+        new Request('http://localhost/v1/webhooks', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ctx.key}` },
+          body: JSON.stringify({ url: 'http://127.0.0.1/', description: 'x'.repeat(20_000) }),
+        }),
+      'webhooks',
+      413,
+      'payload_too_large',
+    ],
+    [
+      'keys body over its 4 KiB limit',
+      () =>
+        new Request('http://localhost/v1/keys', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ctx.key}` },
+          body: JSON.stringify({ name: 'x'.repeat(5000) }),
+        }),
+      'keys',
+      413,
+      'payload_too_large',
+    ],
   ];
   it.each(SIZES)('size: %s', async (_what, build, name, status, error) => {
     process.env.EV_MAX_BODY_BYTES = String(BODY_LIMIT);

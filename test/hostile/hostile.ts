@@ -60,8 +60,19 @@ export function expectError(res: Reply, status: number, error: string, param?: s
 }
 
 export const REASONS = [
-  'accepted_email', 'rejected_email', 'invalid_email', 'invalid_domain', 'no_mx', 'accept_all', 'disposable_email',
-  'role_account', 'low_quality', 'timeout', 'no_connect', 'unavailable_smtp', 'unexpected_error',
+  'accepted_email',
+  'rejected_email',
+  'invalid_email',
+  'invalid_domain',
+  'no_mx',
+  'accept_all',
+  'disposable_email',
+  'role_account',
+  'low_quality',
+  'timeout',
+  'no_connect',
+  'unavailable_smtp',
+  'unexpected_error',
 ];
 
 export const deep = (depth: number, open: string, close: string, inner = '1') => open.repeat(depth) + inner + close.repeat(depth);

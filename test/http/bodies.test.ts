@@ -44,7 +44,14 @@ const ROUTES: [string, (() => Record<string, string>) | null][] = [
 
 describe('bodies over real HTTP', () => {
   it.each(ROUTES)('%s: a 60 MB [{},{},...] body is refused with 413 JSON, declared or chunked', async (path, headers) => {
-    const declared = await send(server.url, path, { headers: headers?.() ?? {}, body: Buffer.from(`[${Array(20 * MB).fill('{}').join(',')}]`) });
+    const declared = await send(server.url, path, {
+      headers: headers?.() ?? {},
+      body: Buffer.from(
+        `[${Array(20 * MB)
+          .fill('{}')
+          .join(',')}]`,
+      ),
+    });
     expectJsonError(declared, 413, 'payload_too_large');
     const chunked = await send(server.url, path, { headers: headers?.() ?? {}, stream: repeated('[', '{}', 20 * MB, ']'), paceFrom: 0 });
     expectJsonError(chunked, 413, 'payload_too_large');
@@ -84,21 +91,28 @@ describe('bodies over real HTTP', () => {
   });
 
   it('bulk: a body over EV_MAX_BODY_BYTES (128 MiB) is refused while it streams in', async () => {
-    const answer = await send(server.url, '/v1/verify/bulk', { headers: auth(), stream: repeated('{"emails":[', '"a@example.com"', 10 * MB, ']}'), paceFrom: 127 * MB, timeoutMs: 60_000 });
+    const answer = await send(server.url, '/v1/verify/bulk', {
+      headers: auth(),
+      stream: repeated('{"emails":[', '"a@example.com"', 10 * MB, ']}'),
+      paceFrom: 127 * MB,
+      timeoutMs: 60_000,
+    });
     expectJsonError(answer, 413, 'payload_too_large');
     await stillServing();
   });
 
   it('an Idempotency-Key never buffers past the route limit: 4 parallel 240 MB bodies to /v1/keys', async () => {
     const big = Buffer.alloc(240 * MB, ' ');
-    const answers = await Promise.all(
-      [0, 1, 2, 3].map((i) => send(server.url, '/v1/keys', { headers: { ...auth(), 'idempotency-key': `k${i}` }, body: big })),
-    );
+    const answers = await Promise.all([0, 1, 2, 3].map((i) => send(server.url, '/v1/keys', { headers: { ...auth(), 'idempotency-key': `k${i}` }, body: big })));
     for (const answer of answers) {
       expectJsonError(answer, 413, 'payload_too_large');
       expect(answer.ms).toBeLessThan(5000);
     }
-    const chunked = await send(server.url, '/v1/keys', { headers: { ...auth(), 'idempotency-key': 'chunked' }, stream: repeated('{"name":"', ' ', 240 * MB, '"}'), paceFrom: 0 });
+    const chunked = await send(server.url, '/v1/keys', {
+      headers: { ...auth(), 'idempotency-key': 'chunked' },
+      stream: repeated('{"name":"', ' ', 240 * MB, '"}'),
+      paceFrom: 0,
+    });
     expectJsonError(chunked, 413, 'payload_too_large');
     await stillServing();
   });
@@ -130,7 +144,9 @@ describe('bodies over real HTTP', () => {
   });
 
   it('a list of 100,000 rows with 5 columns (about 10 MB) is taken as a job', async () => {
-    const rows = Array.from({ length: 100_000 }, (_, i) => JSON.stringify([`First${i}`, `Last${i}`, `user${i}@example${i % 500}.com`, `Company ${i % 97}`, 'DE']));
+    const rows = Array.from({ length: 100_000 }, (_, i) =>
+      JSON.stringify([`First${i}`, `Last${i}`, `user${i}@example${i % 500}.com`, `Company ${i % 97}`, 'DE']),
+    );
     const body = `{"columns":["first","last","email","company","country"],"email_column":2,"filename":"list.csv","rows":[${rows.join(',')}]}`;
     const answer = await send(server.url, '/v1/verify/bulk', { headers: auth(), body, timeoutMs: 60_000 });
     expect(answer.status, answer.text).toBe(200);

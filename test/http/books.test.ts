@@ -68,49 +68,60 @@ describe.each(DIALECTS)('books through crashes of the built server (%s)', (diale
     expect(server.exited(), server.log()).toBe('SIGKILL');
   }
 
-  it('gives back the credits of a single check and an instant bulk whose server died before storing them', async () => {
-    const env = { EV_RESERVATION_TIMEOUT_MS: '2000' };
-    await crashAt('quota.after-reserve', '/v1/verify/single', { email: 'valid-lost@example.com' }, undefined, env);
-    expect(await credits()).toBe(99); // reserved, and the process that held it is gone
-    const crashedAt = Date.now();
-    await crashAt('instant.mid-bulk', '/v1/verify/bulk', { emails: ['valid-1@example.com', 'valid-2@example.com', 'risky-3@example.com'] }, undefined, env);
-    const instant = await database.prisma.creditMovement.findFirstOrThrow({ where: { userId, kind: 'reserve', cause: { startsWith: 'job_' } } });
-    expect(instant.credits).toBe(3);
-    await start(env);
-    for (let i = 0; i < 300 && (await credits()) !== 100; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await credits()).toBe(100);
-    expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(1000); // not before its bound
-    expect(await database.prisma.verification.count({ where: { userId } })).toBe(0);
-    expect(await database.prisma.job.count({ where: { userId } })).toBe(0);
-    expect((await auditCredits(database)).problems).toEqual([]);
-  }, SERVER_STARTS_MS);
+  it(
+    'gives back the credits of a single check and an instant bulk whose server died before storing them',
+    async () => {
+      const env = { EV_RESERVATION_TIMEOUT_MS: '2000' };
+      await crashAt('quota.after-reserve', '/v1/verify/single', { email: 'valid-lost@example.com' }, undefined, env);
+      expect(await credits()).toBe(99); // reserved, and the process that held it is gone
+      const crashedAt = Date.now();
+      await crashAt('instant.mid-bulk', '/v1/verify/bulk', { emails: ['valid-1@example.com', 'valid-2@example.com', 'risky-3@example.com'] }, undefined, env);
+      const instant = await database.prisma.creditMovement.findFirstOrThrow({ where: { userId, kind: 'reserve', cause: { startsWith: 'job_' } } });
+      expect(instant.credits).toBe(3);
+      await start(env);
+      for (let i = 0; i < 300 && (await credits()) !== 100; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await credits()).toBe(100);
+      expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(1000); // not before its bound
+      expect(await database.prisma.verification.count({ where: { userId } })).toBe(0);
+      expect(await database.prisma.job.count({ where: { userId } })).toBe(0);
+      expect((await auditCredits(database)).problems).toEqual([]);
+    },
+    SERVER_STARTS_MS,
+  );
 
-  it('lets a retry take over an Idempotency-Key whose request died, charged once', async () => {
-    const env = { EV_IDEMPOTENCY_STALE_MS: '1000', EV_RESERVATION_TIMEOUT_MS: '600000' };
-    const before = await credits();
-    const reserves = () => database.prisma.creditMovement.count({ where: { userId, kind: 'reserve' } });
-    const reservesBefore = await reserves();
-    // died holding its reservation, and died before doing anything
-    await crashAt('quota.after-reserve', '/v1/verify/single', { email: 'valid-k1@example.com' }, 'k1', env);
-    await crashAt('idempotency.mid-request', '/v1/verify/single', { email: 'valid-k2@example.com' }, 'k2', env);
-    expect(await credits()).toBe(before - 1);
-    const server = await start(env);
-    for (const [key, email] of [['k1', 'valid-k1@example.com'], ['k2', 'valid-k2@example.com']]) {
-      let answer = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
-      // within the bound the key is still the dead request's
-      for (let i = 0; i < 50 && answer.status === 409; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        answer = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
+  it(
+    'lets a retry take over an Idempotency-Key whose request died, charged once',
+    async () => {
+      const env = { EV_IDEMPOTENCY_STALE_MS: '1000', EV_RESERVATION_TIMEOUT_MS: '600000' };
+      const before = await credits();
+      const reserves = () => database.prisma.creditMovement.count({ where: { userId, kind: 'reserve' } });
+      const reservesBefore = await reserves();
+      // died holding its reservation, and died before doing anything
+      await crashAt('quota.after-reserve', '/v1/verify/single', { email: 'valid-k1@example.com' }, 'k1', env);
+      await crashAt('idempotency.mid-request', '/v1/verify/single', { email: 'valid-k2@example.com' }, 'k2', env);
+      expect(await credits()).toBe(before - 1);
+      const server = await start(env);
+      for (const [key, email] of [
+        ['k1', 'valid-k1@example.com'],
+        ['k2', 'valid-k2@example.com'],
+      ]) {
+        let answer = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
+        // within the bound the key is still the dead request's
+        for (let i = 0; i < 50 && answer.status === 409; i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          answer = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
+        }
+        expect(answer.status, answer.text).toBe(200);
+        expect(answer.json.status).toBe('deliverable');
+        const replay = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
+        expect(replay.headers['idempotent-replayed']).toBe('true');
       }
-      expect(answer.status, answer.text).toBe(200);
-      expect(answer.json.status).toBe('deliverable');
-      const replay = await send(server.url, '/v1/verify/single', { headers: auth(server, key), body: JSON.stringify({ email }) });
-      expect(replay.headers['idempotent-replayed']).toBe('true');
-    }
-    // two checks, each charged once: k1's retry took over the reservation its first attempt made
-    expect(await credits()).toBe(before - 2);
-    expect(await reserves()).toBe(reservesBefore + 2);
-    expect(await database.prisma.verification.count({ where: { userId, email: { in: ['valid-k1@example.com', 'valid-k2@example.com'] } } })).toBe(2);
-    expect((await auditCredits(database)).problems).toEqual([]);
-  }, SERVER_STARTS_MS);
+      // two checks, each charged once: k1's retry took over the reservation its first attempt made
+      expect(await credits()).toBe(before - 2);
+      expect(await reserves()).toBe(reservesBefore + 2);
+      expect(await database.prisma.verification.count({ where: { userId, email: { in: ['valid-k1@example.com', 'valid-k2@example.com'] } } })).toBe(2);
+      expect((await auditCredits(database)).problems).toEqual([]);
+    },
+    SERVER_STARTS_MS,
+  );
 });

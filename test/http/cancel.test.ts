@@ -32,10 +32,17 @@ describe.each(DIALECTS)('DELETE of a running production job on the built server 
   beforeAll(async () => {
     const fresh = await freshDatabaseUrl(dialect);
     drop = fresh.drop;
-    server = await startServer({
-      DATABASE_URL: fresh.url, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_WORKER_CONCURRENCY: '3',
-      EV_CHUNK_SIZE: String(COUNT), EV_FREE_DAILY: '0',
-    }, 1);
+    server = await startServer(
+      {
+        DATABASE_URL: fresh.url,
+        EV_DNS_SERVERS: dns.server,
+        EV_SMTP_PORT: String(smtp.port),
+        EV_WORKER_CONCURRENCY: '3',
+        EV_CHUNK_SIZE: String(COUNT),
+        EV_FREE_DAILY: '0',
+      },
+      1,
+    );
     process.env.DATABASE_URL = fresh.url;
     database = await useDatabase(fresh.url);
   }, 120_000);
@@ -55,7 +62,12 @@ describe.each(DIALECTS)('DELETE of a running production job on the built server 
     expect(submitted.status).toBeLessThan(300);
     const jobId = submitted.json.job_id ?? submitted.json.data?.job_id;
     const opened = () => smtp.connections.filter((c) => c.openedAt >= since);
-    await waitFor(async () => opened().length, (n) => n >= 6, 60_000, 'connections opened');
+    await waitFor(
+      async () => opened().length,
+      (n) => n >= 6,
+      60_000,
+      'connections opened',
+    );
     const cancelled = await send(server.url, `/v1/verify/bulk/${jobId}`, { method: 'DELETE', headers });
     expect(cancelled.status).toBe(200);
     const cancelledAt = performance.now();

@@ -17,7 +17,8 @@ describe('GET /metrics on next start', () => {
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.keys[0]}` } })).status).toBe(401);
 
     const checked = await fetch(`${server.url}/v1/verify/single`, {
-      method: 'POST', headers: { authorization: `Bearer ${server.keys[0]}`, 'x-ev-sandbox': 'true', 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.keys[0]}`, 'x-ev-sandbox': 'true', 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'valid@x.com' }),
     });
     expect(checked.status).toBe(200);

@@ -110,14 +110,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     async function hammer(parallel: number, ms: number, pauseMs: number, request: (i: number) => Promise<Answer>): Promise<Answer[]> {
       const answers: Answer[] = [];
       const until = performance.now() + ms;
-      await Promise.all(Array.from({ length: parallel }, async (_, loop) => {
-        for (let i = 0; performance.now() < until; i++) {
-          const answer = await request(loop * 1000 + i);
-          answers.push(answer);
-          const retryAfter = answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 0;
-          await new Promise((r) => setTimeout(r, Math.max(pauseMs, retryAfter)));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: parallel }, async (_, loop) => {
+          for (let i = 0; performance.now() < until; i++) {
+            const answer = await request(loop * 1000 + i);
+            answers.push(answer);
+            const retryAfter = answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 0;
+            await new Promise((r) => setTimeout(r, Math.max(pauseMs, retryAfter)));
+          }
+        }),
+      );
       return answers;
     }
 
@@ -127,14 +129,24 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // the third heavy request is refused (429) without its body being read: a client still
       // writing its 30 MB then may see the connection reset instead of the answer
       let resets = 0;
-      const answers = await whileAttacking(async () => (await Promise.all(Array.from({ length: 3 }, () =>
-        send(server.url, '/v1/verify/bulk', { headers: headers('A', false), body, timeoutMs: 120_000 }).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') throw error;
-          resets++;
-          return null;
-        })))).filter((answer): answer is Answer => answer !== null));
+      const answers = await whileAttacking(async () =>
+        (
+          await Promise.all(
+            Array.from({ length: 3 }, () =>
+              send(server.url, '/v1/verify/bulk', { headers: headers('A', false), body, timeoutMs: 120_000 }).catch((error: NodeJS.ErrnoException) => {
+                if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') throw error;
+                resets++;
+                return null;
+              }),
+            ),
+          )
+        ).filter((answer): answer is Answer => answer !== null),
+      );
       // each was checked and refused for credits, or refused a third heavy slot
-      expect(answers.every((a) => a.status === 402 || a.status === 429), JSON.stringify(countStatuses(answers))).toBe(true);
+      expect(
+        answers.every((a) => a.status === 402 || a.status === 429),
+        JSON.stringify(countStatuses(answers)),
+      ).toBe(true);
       expect(answers.filter((a) => a.status === 402).length + resets, JSON.stringify({ resets })).toBeLessThanOrEqual(3);
       expect(resets).toBeLessThanOrEqual(1);
       expect(answers.some((a) => a.status === 402)).toBe(true);
@@ -151,17 +163,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       expect(submitted.status, submitted.text.slice(0, 300)).toBe(200);
       bigJob = submitted.json.job_id;
-      await whileAttacking(() => hammer(8, ATTACK_MS, 50, (i) => (i % 3 === 0
-        ? send(server.url, '/v1/verify/bulk?limit=100', { headers: headers('A', true) })
-        // the production key asks for the sandbox job: a 404, never a look at it
-        : send(server.url, `/v1/verify/bulk/status/${bigJob}`, { headers: headers('A', i % 3 === 1) }))));
+      await whileAttacking(() =>
+        hammer(8, ATTACK_MS, 50, (i) =>
+          i % 3 === 0
+            ? send(server.url, '/v1/verify/bulk?limit=100', { headers: headers('A', true) })
+            : // the production key asks for the sandbox job: a 404, never a look at it
+              send(server.url, `/v1/verify/bulk/status/${bigJob}`, { headers: headers('A', i % 3 === 1) }),
+        ),
+      );
     }, 120_000);
 
     it('downloads of that job, six at a time, as it fills', async () => {
       // without the job (its submission failed above) every download would be a redirect, not an attack
       expect(bigJob, 'the 200,000-row job was not queued').not.toBe('');
-      const answers = await whileAttacking(() => hammer(6, ATTACK_MS, 0, () =>
-        send(server.url, `/v1/verify/bulk/download/${bigJob}?partial=true`, { headers: headers('A', true), timeoutMs: 60_000 })));
+      const answers = await whileAttacking(() =>
+        hammer(6, ATTACK_MS, 0, () => send(server.url, `/v1/verify/bulk/download/${bigJob}?partial=true`, { headers: headers('A', true), timeoutMs: 60_000 })),
+      );
       expect(answers.some((a) => a.status === 429)).toBe(true);
       expect(answers.some((a) => a.status === 200)).toBe(true);
     }, 120_000);
@@ -170,16 +187,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const port = (silent.address() as { port: number }).port;
       const hooks: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const created = await send(server.url, '/v1/webhooks', { headers: headers('A', true), body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook${i}` }) });
+        const created = await send(server.url, '/v1/webhooks', {
+          headers: headers('A', true),
+          body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook${i}` }),
+        });
         expect(created.status, created.text).toBe(201);
         hooks.push(created.json.id);
       }
-      await whileAttacking(() => Promise.all([
-        ...hooks.flatMap((id) => [0, 1, 2].map(() => send(server.url, `/v1/webhooks/${id}/test`, { headers: headers('A', true), body: '{}', timeoutMs: 30_000 }))),
-        ...Array.from({ length: 8 }, (_, i) => send(server.url, '/v1/webhooks', {
-          headers: headers('A', true), body: JSON.stringify({ url: `http://no-such-host-${i}.invalid:8080/` }), timeoutMs: 30_000,
-        })),
-      ]));
+      await whileAttacking(() =>
+        Promise.all([
+          ...hooks.flatMap((id) =>
+            [0, 1, 2].map(() => send(server.url, `/v1/webhooks/${id}/test`, { headers: headers('A', true), body: '{}', timeoutMs: 30_000 })),
+          ),
+          ...Array.from({ length: 8 }, (_, i) =>
+            send(server.url, '/v1/webhooks', {
+              headers: headers('A', true),
+              body: JSON.stringify({ url: `http://no-such-host-${i}.invalid:8080/` }),
+              timeoutMs: 30_000,
+            }),
+          ),
+        ]),
+      );
     }, 120_000);
   });
 }

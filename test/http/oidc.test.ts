@@ -75,7 +75,11 @@ async function ssoSignIn(login: string, callback: (url: URL) => URL = (url) => u
       const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
       const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
       expect(action, html).toBeTruthy();
-      response = await go(provider, new URL(action!.replaceAll('&amp;', '&'), next).href, form(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt! }));
+      response = await go(
+        provider,
+        new URL(action!.replaceAll('&amp;', '&'), next).href,
+        form(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt! }),
+      );
     }
     expect([302, 303], `${next.href}: ${response.status}`).toContain(response.status);
     next = new URL(response.headers.get('location')!, next);
@@ -112,20 +116,27 @@ async function passwordSignIn(email: string, password: string): Promise<{ jar: J
 }
 
 async function signUp(email: string, password: string): Promise<void> {
-  const response = await fetch(`${app.url}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const response = await fetch(`${app.url}/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   expect(response.status, await response.clone().text()).toBe(201);
 }
 
 beforeAll(async () => {
   idp = await startProvider();
-  app = await startServer({
-    EV_OIDC_ISSUER: idp.issuer,
-    EV_OIDC_CLIENT_ID: idp.clientId,
-    EV_OIDC_CLIENT_SECRET: idp.clientSecret,
-    EV_OIDC_NAME: 'Acme ID',
-    // the proxy in front writes X-Real-IP: the audit rows' client address (lib/auth/origin.ts)
-    EV_TRUST_PROXY: 'header:X-Real-IP',
-  }, 1);
+  app = await startServer(
+    {
+      EV_OIDC_ISSUER: idp.issuer,
+      EV_OIDC_CLIENT_ID: idp.clientId,
+      EV_OIDC_CLIENT_SECRET: idp.clientSecret,
+      EV_OIDC_NAME: 'Acme ID',
+      // the proxy in front writes X-Real-IP: the audit rows' client address (lib/auth/origin.ts)
+      EV_TRUST_PROXY: 'header:X-Real-IP',
+    },
+    1,
+  );
   idp.register(`${app.url}/api/auth/callback/oidc`);
 }, 180_000);
 
@@ -139,12 +150,12 @@ describe('single sign-on through OpenID Connect', () => {
   let acme: string;
   let bossJar: Jar;
 
-  it('shows the provider\'s button on the sign-in page', async () => {
+  it("shows the provider's button on the sign-in page", async () => {
     const html = await (await fetch(`${app.url}/signin`)).text();
     expect(html).toMatch(/Sign in with (<!-- -->)?Acme ID/);
   });
 
-  it('an owner claims their own email\'s domain (not another\'s), with a default role', async () => {
+  it("an owner claims their own email's domain (not another's), with a default role", async () => {
     await signUp('boss@acme.test', password);
     const boss = await passwordSignIn('boss@acme.test', password);
     expect(boss.error).toBeNull();
@@ -177,14 +188,20 @@ describe('single sign-on through OpenID Connect', () => {
     expect(orgs.body.current).toBe(acme);
     expect(orgs.body.data).toEqual([{ id: acme, name: 'boss@acme.test', role: 'viewer' }]);
     const members = await v1(flow.jar, '/v1/members');
-    expect(members.body.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([['boss@acme.test', 'owner'], ['alice@acme.test', 'viewer']]);
+    expect(members.body.data.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      ['boss@acme.test', 'owner'],
+      ['alice@acme.test', 'viewer'],
+    ]);
     // no usable password
     expect((await passwordSignIn('alice@acme.test', 'sso$none')).error).toBe('CredentialsSignin');
 
     // the audit log names the sign-in: the person, the method and where from
     const audit = await v1(bossJar, '/v1/audit?action=sign_in.succeeded');
     expect(audit.status).toBe(200);
-    expect(audit.body.data.find((row: { actor: { email: string } }) => row.actor.email === 'alice@acme.test')).toMatchObject({ method: 'oidc', client_address: BROWSER });
+    expect(audit.body.data.find((row: { actor: { email: string } }) => row.actor.email === 'alice@acme.test')).toMatchObject({
+      method: 'oidc',
+      client_address: BROWSER,
+    });
 
     // the next sign-in is the same person, found by the identity
     const again = await ssoSignIn('alice');
@@ -241,7 +258,7 @@ describe('single sign-on through OpenID Connect', () => {
       }
     };
 
-    it('signed again by the provider\'s own key with the same claims: accepted (the rewriting itself is sound)', async () => {
+    it("signed again by the provider's own key with the same claims: accepted (the rewriting itself is sound)", async () => {
       let seen: Record<string, unknown> = {};
       idp.tamper = (token) => {
         seen = claimsOf(token);

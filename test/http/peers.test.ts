@@ -65,8 +65,10 @@ async function stillServing() {
 describe('hostile mail servers over real HTTP', () => {
   it('every hostile MX gets a bounded conversation and an honest unknown, while the server serves others', { timeout: 90_000 }, async () => {
     const checks = MAIL.map(([kind, domain]) =>
-      send(server.url, '/v1/verify/single', { headers: auth(0, false), body: JSON.stringify({ email: `someone@${domain}` }), timeoutMs: 60_000 })
-        .then((answer) => [kind, answer] as const));
+      send(server.url, '/v1/verify/single', { headers: auth(0, false), body: JSON.stringify({ email: `someone@${domain}` }), timeoutMs: 60_000 }).then(
+        (answer) => [kind, answer] as const,
+      ),
+    );
     const healthTimes: number[] = [];
     const sampling = (async () => {
       for (let i = 0; i < 20; i++) {

@@ -11,7 +11,9 @@ let running = true;
 function call(path, body) {
   const started = performance.now();
   return new Promise((resolve) => {
-    const headers = body ? { authorization: `Bearer ${key}`, 'x-ev-sandbox': 'true', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {};
+    const headers = body
+      ? { authorization: `Bearer ${key}`, 'x-ev-sandbox': 'true', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+      : {};
     const request = http.request(`${url}${path}`, { method: body ? 'POST' : 'GET', headers, agent: false, timeout: 10_000 }, (response) => {
       response.resume();
       response.on('end', () => {
@@ -20,7 +22,10 @@ function call(path, body) {
       });
     });
     request.on('timeout', () => request.destroy(new Error('no answer within 10 s')));
-    request.on('error', (error) => { failures.push(`${path}: ${error.message}`); resolve(performance.now() - started); });
+    request.on('error', (error) => {
+      failures.push(`${path}: ${error.message}`);
+      resolve(performance.now() - started);
+    });
     request.end(body);
   });
 }

@@ -15,7 +15,15 @@ afterAll(async () => {
 });
 
 function client(retries: RetryInfo[] = []) {
-  return new EmailVerifier({ apiKey: server.keys[0]!, baseUrl: server.url, sandbox: true, retryDelayMs: 5, maxRetries: 2, maxRetryDelayMs: 10, onRetry: (r) => retries.push(r) });
+  return new EmailVerifier({
+    apiKey: server.keys[0]!,
+    baseUrl: server.url,
+    sandbox: true,
+    retryDelayMs: 5,
+    maxRetries: 2,
+    maxRetryDelayMs: 10,
+    onRetry: (r) => retries.push(r),
+  });
 }
 
 describe('the SDK against next start, in sandbox mode', () => {
@@ -43,7 +51,9 @@ describe('the SDK against next start, in sandbox mode', () => {
     ];
     for (const [email, type, retried] of cases) {
       const retries: RetryInfo[] = [];
-      const error = await client(retries).verify(email).catch((e: unknown) => e);
+      const error = await client(retries)
+        .verify(email)
+        .catch((e: unknown) => e);
       expect(error, email).toBeInstanceOf(type);
       expect((error as { requestId?: string }).requestId, email).toMatch(/^req_/);
       // a 429 whose Retry-After (60 s) is past maxRetryDelayMs is raised at once

@@ -96,14 +96,21 @@ export function send(url: string, path: string, options: Send = {}): Promise<Ans
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');
         let json: any = null;
-        try { json = JSON.parse(text); } catch { json = null; }
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = null;
+        }
         resolve({ status: response.statusCode!, headers: response.headers, text, json, ms: performance.now() - started });
         request.destroy();
       };
       response.on('end', done);
       response.on('error', done);
     });
-    request.on('error', (error) => { clearTimeout(timer); if (!answered) reject(error); });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      if (!answered) reject(error);
+    });
     const pieces = options.stream ?? (body ? slices(body) : null);
     if (!pieces) {
       request.end();

@@ -38,15 +38,26 @@ describe.each(DIALECTS)('cancel mid-chunk (%s)', (dialect) => {
     const account = await ensureAccount(ctx.database, `cancel-${dialect}@example.com`);
     await grantCredits(ctx.database, account.id, CREDITS);
     const worker = await startWorkerProcess({
-      DATABASE_URL: process.env.DATABASE_URL!, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_WORKER_CONCURRENCY: '3', EV_CHUNK_SIZE: String(COUNT),
+      DATABASE_URL: process.env.DATABASE_URL!,
+      EV_DNS_SERVERS: dns.server,
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_HELO_NAME: 'verifier.test',
+      EV_MAIL_FROM: 'check@verifier.test',
+      EV_WORKER_CONCURRENCY: '3',
+      EV_CHUNK_SIZE: String(COUNT),
     });
     try {
       const since = performance.now();
       const emails = Array.from({ length: COUNT }, (_, i) => `ok${dialect}${i}@slow.test`);
       const { job_id: jobId } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
       const opened = () => smtp.connections.filter((c) => c.openedAt >= since);
-      await waitFor(async () => opened().length, (n) => n >= 6, 30_000, 'connections opened');
+      await waitFor(
+        async () => opened().length,
+        (n) => n >= 6,
+        30_000,
+        'connections opened',
+      );
       await cancelJob(ctx.database, account.id, jobId, false);
       const cancelledAt = performance.now();
       // conversations already started may end; none may start once the cancel is seen (well under the 20 s heartbeat)

@@ -41,7 +41,11 @@ describe('a worker holding production chunks', () => {
         return sandboxVerifier.verify(email);
       },
     };
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: Array.from({ length: 30 }, (_, i) => `u${i}@example.com`) });
+    const { job_id } = await submitQueued(ctx.database, {
+      userId: ctx.account.id,
+      sandbox: false,
+      emails: Array.from({ length: 30 }, (_, i) => `u${i}@example.com`),
+    });
     const worker = new JobWorker(ctx.database, { concurrency: 10, leaseMs: 5000, pollMs: 20, verifierFor: () => slow });
     worker.start();
     try {

@@ -20,8 +20,11 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
 
   const oneChunkJob = async (tag: string) =>
     (await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 10 }, (_, i) => `a${i}@${tag}.test`) })).job_id;
-  const stored = async (jobId: string) => Number((await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, 'SELECT COUNT(*) AS n FROM verifications WHERE job_id = ?'), jobId))[0]!.n);
+  const stored = async (jobId: string) =>
+    Number(
+      (await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, 'SELECT COUNT(*) AS n FROM verifications WHERE job_id = ?'), jobId))[0]!
+        .n,
+    );
 
   it('refuses a stale claim of the same worker id: no renewal, no save, no completion', async () => {
     const jobId = await oneChunkJob('stale');
@@ -32,7 +35,15 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     expect(second).toMatchObject({ jobId, no: first!.no, attempts: 2 });
     expect(second!.token).not.toBe(first!.token);
 
-    const row = verificationRow(sandboxVerdict('a0@stale.test'), { userId: ctx.account.id, jobId, idx: 0, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+    const row = verificationRow(sandboxVerdict('a0@stale.test'), {
+      userId: ctx.account.id,
+      jobId,
+      idx: 0,
+      sandbox: true,
+      source: 'bulk',
+      cached: false,
+      at: Date.now(),
+    });
     expect(await renewLease(ctx.database, first!, 60_000)).toBe(false);
     expect(await saveChunkResults(ctx.database, first!, [row])).toBe(false);
     expect(await stored(jobId)).toBe(0);
@@ -54,14 +65,18 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     vi.restoreAllMocks();
     expect(slow?.jobId).toBe(jobId);
     const [row] = await ctx.database.prisma.$queryRawUnsafe<{ lease_until: number | bigint }[]>(
-      q(dialect, 'SELECT lease_until FROM job_chunks WHERE job_id = ?'), jobId);
+      q(dialect, 'SELECT lease_until FROM job_chunks WHERE job_id = ?'),
+      jobId,
+    );
     expect(Number(row!.lease_until)).toBeGreaterThanOrEqual(before + 59_000);
     // and a worker whose clock runs an hour ahead cannot take it over
     vi.spyOn(Date, 'now').mockReturnValue(before + 3_600_000);
     expect(await claimChunk(ctx.database, 'fast-clock', 60_000)).toBeNull();
   });
   it('never hands out a chunk of a cancelled job again', async () => {
-    const jobId = (await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 30 }, (_, i) => `a${i}@cancelled.test`) })).job_id;
+    const jobId = (
+      await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 30 }, (_, i) => `a${i}@cancelled.test`) })
+    ).job_id;
     const held = await claimChunk(ctx.database, 'w1', 1);
     expect(held?.jobId).toBe(jobId);
     await cancelJob(ctx.database, ctx.account.id, jobId, true);

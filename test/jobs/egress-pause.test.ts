@@ -13,8 +13,17 @@ import { startPostfix, type PostfixPeer } from '../peers/postfix';
 // EV_EGRESS_POLICY=pause: while the port 25 check fails (nothing listens on the probe port), the
 // worker leaves production chunks unclaimed and runs sandbox jobs; once a real SMTP server answers
 // there, the next (periodic) check passes and production work resumes.
-const ENV = ['EV_EGRESS_POLICY', 'EV_EGRESS_PROBE_HOSTS', 'EV_EGRESS_CHECK_INTERVAL_MS', 'EV_DNS_SERVERS', 'EV_DNSBL_ZONES',
-  'EV_SMTP_CONNECT_TIMEOUT_MS', 'EV_CHUNK_SIZE', 'EV_ALLOW_PRIVATE_NETWORKS', 'EV_ALLOW_PLACEHOLDER_IDENTITY'];
+const ENV = [
+  'EV_EGRESS_POLICY',
+  'EV_EGRESS_PROBE_HOSTS',
+  'EV_EGRESS_CHECK_INTERVAL_MS',
+  'EV_DNS_SERVERS',
+  'EV_DNSBL_ZONES',
+  'EV_SMTP_CONNECT_TIMEOUT_MS',
+  'EV_CHUNK_SIZE',
+  'EV_ALLOW_PRIVATE_NETWORKS',
+  'EV_ALLOW_PLACEHOLDER_IDENTITY',
+];
 
 let ctx: Awaited<ReturnType<typeof setup>>;
 let dns: DnsPeer;
@@ -25,9 +34,15 @@ beforeAll(async () => {
   dns = await startDnsmasq([]);
   probePort = await freePort();
   Object.assign(process.env, {
-    EV_EGRESS_POLICY: 'pause', EV_EGRESS_PROBE_HOSTS: `127.0.0.1:${probePort}`, EV_EGRESS_CHECK_INTERVAL_MS: '300',
-    EV_DNS_SERVERS: dns.server, EV_DNSBL_ZONES: '', EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_CHUNK_SIZE: '5',
-    EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+    EV_EGRESS_POLICY: 'pause',
+    EV_EGRESS_PROBE_HOSTS: `127.0.0.1:${probePort}`,
+    EV_EGRESS_CHECK_INTERVAL_MS: '300',
+    EV_DNS_SERVERS: dns.server,
+    EV_DNSBL_ZONES: '',
+    EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+    EV_CHUNK_SIZE: '5',
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
   });
 });
 
@@ -71,7 +86,8 @@ describe.each(DIALECTS)('EV_EGRESS_POLICY=pause (%s)', (dialect) => {
       await new Promise((r) => setTimeout(r, 300));
       expect(await status(production.job_id)).toBe('queued');
       const chunks = await ctx.database.prisma.$queryRawUnsafe<{ state: string; attempts: number | bigint }[]>(
-        q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'), production.job_id,
+        q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'),
+        production.job_id,
       );
       expect(chunks.length).toBe(4);
       expect(chunks.every((c) => c.state === 'pending' && Number(c.attempts) === 0)).toBe(true);
@@ -97,7 +113,11 @@ describe.each(DIALECTS)('EV_EGRESS_POLICY=pause (%s)', (dialect) => {
 
 describe('the policies', () => {
   it('never holds work under the warn and off policies, or with the sandbox engine', async () => {
-    for (const [name, value] of [['EV_EGRESS_POLICY', 'warn'], ['EV_EGRESS_POLICY', 'off'], ['EV_PRODUCTION_ENGINE', 'sandbox']] as const) {
+    for (const [name, value] of [
+      ['EV_EGRESS_POLICY', 'warn'],
+      ['EV_EGRESS_POLICY', 'off'],
+      ['EV_PRODUCTION_ENGINE', 'sandbox'],
+    ] as const) {
       process.env.EV_EGRESS_POLICY = 'pause';
       process.env[name] = value;
       expect(productionPaused()).toBe(false);

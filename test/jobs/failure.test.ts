@@ -26,7 +26,14 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
 
   const jobRow = (jobId: string) => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
   const worker = (verifier: Verifier, extra: { concurrency?: number } = {}) =>
-    new JobWorker(ctx.database, { concurrency: extra.concurrency ?? 4, leaseMs: 30_000, pollMs: 10, maxAttempts: 3, errorRetryMs: 0, verifierFor: () => verifier });
+    new JobWorker(ctx.database, {
+      concurrency: extra.concurrency ?? 4,
+      leaseMs: 30_000,
+      pollMs: 10,
+      maxAttempts: 3,
+      errorRetryMs: 0,
+      verifierFor: () => verifier,
+    });
 
   it('asks again for an address whose verification threw, then records it as unknown and completes the job', async () => {
     const calls = new Map<string, number>();
@@ -42,7 +49,14 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     const w = worker(verifier);
     w.start();
     try {
-      expect((await until(() => jobRow(job_id), (j) => j.status === 'completed')).status).toBe('completed');
+      expect(
+        (
+          await until(
+            () => jobRow(job_id),
+            (j) => j.status === 'completed',
+          )
+        ).status,
+      ).toBe('completed');
     } finally {
       await w.stop();
     }
@@ -71,7 +85,14 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     const w = worker({ verify: async (email) => (verified++, sandboxVerifier.verify(email)) });
     w.start();
     try {
-      expect((await until(() => jobRow(job_id), (j) => j.status !== 'queued')).status).toBe('failed');
+      expect(
+        (
+          await until(
+            () => jobRow(job_id),
+            (j) => j.status !== 'queued',
+          )
+        ).status,
+      ).toBe('failed');
     } finally {
       await w.stop();
     }
@@ -112,7 +133,14 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     const w = worker({ verify: async (email) => (verified++, sandboxVerifier.verify(email)) });
     w.start();
     try {
-      expect((await until(() => jobRow(job_id), (j) => j.status === 'completed' || j.status === 'failed')).status).toBe('completed');
+      expect(
+        (
+          await until(
+            () => jobRow(job_id),
+            (j) => j.status === 'completed' || j.status === 'failed',
+          )
+        ).status,
+      ).toBe('completed');
     } finally {
       await w.stop();
     }
@@ -135,7 +163,8 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     await first;
     await w.stop();
     const [chunk] = await ctx.database.prisma.$queryRawUnsafe<{ state: string; attempts: number | bigint }[]>(
-      q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'), job_id,
+      q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'),
+      job_id,
     );
     expect({ state: chunk!.state, attempts: Number(chunk!.attempts) }).toEqual({ state: 'pending', attempts: 0 });
     expect((await jobRow(job_id)).status).toBe('processing');

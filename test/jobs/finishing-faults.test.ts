@@ -32,7 +32,12 @@ describe.each(DIALECTS)('jobs always end (%s)', (dialect) => {
     const env = { ...WORKER_ENV, DATABASE_URL: process.env.DATABASE_URL! };
     const worker = await startWorkerProcess(env);
     try {
-      await waitFor(() => jobStatusOf(ctx.database, job.jobId), (s) => s === 'completed', 60_000, 'job status');
+      await waitFor(
+        () => jobStatusOf(ctx.database, job.jobId),
+        (s) => s === 'completed',
+        60_000,
+        'job status',
+      );
       // the sweeper and a second finishing attempt have had their chance to do it twice
       await new Promise((r) => setTimeout(r, 500));
     } finally {
@@ -53,7 +58,12 @@ describe.each(DIALECTS)('jobs always end (%s)', (dialect) => {
     const env = { ...WORKER_ENV, DATABASE_URL: process.env.DATABASE_URL! };
     const worker = await startWorkerProcess(env);
     try {
-      await waitFor(() => jobStatusOf(ctx.database, job.jobId), (s) => s === 'completed', 30_000, 'stranded job status');
+      await waitFor(
+        () => jobStatusOf(ctx.database, job.jobId),
+        (s) => s === 'completed',
+        30_000,
+        'stranded job status',
+      );
     } finally {
       await worker.kill('SIGTERM');
     }
@@ -66,20 +76,29 @@ describe.each(DIALECTS)('jobs always end (%s)', (dialect) => {
     ['worker.after-save', '2*exit'],
     ['chunk.after-complete', '2*exit'],
     ['job.before-finish', 'exit'],
-  ])('a worker killed at %s: the next worker ends the job, every address stored and charged once', async (point, action) => {
-    const job = await productionJob(point.replace(/[^a-z]/g, ''));
-    const doomed = await startWorkerProcess({ ...WORKER_ENV, DATABASE_URL: process.env.DATABASE_URL!, EV_TEST_FAILPOINTS: `${point}=${action}` });
-    expect(await doomed.exited).toBe('SIGKILL');
-    expect(doomed.output()).toContain(`failpoint ${point}`);
-    expect(await jobStatusOf(ctx.database, job.jobId)).not.toBe('completed');
-    await expectSettled(job);
-  }, 120_000);
+  ])(
+    'a worker killed at %s: the next worker ends the job, every address stored and charged once',
+    async (point, action) => {
+      const job = await productionJob(point.replace(/[^a-z]/g, ''));
+      const doomed = await startWorkerProcess({ ...WORKER_ENV, DATABASE_URL: process.env.DATABASE_URL!, EV_TEST_FAILPOINTS: `${point}=${action}` });
+      expect(await doomed.exited).toBe('SIGKILL');
+      expect(doomed.output()).toContain(`failpoint ${point}`);
+      expect(await jobStatusOf(ctx.database, job.jobId)).not.toBe('completed');
+      await expectSettled(job);
+    },
+    120_000,
+  );
 
   it('a finishing commit that fails (job.before-finish=throw) is retried by the same worker until it happens', async () => {
     const job = await productionJob('throws');
     const worker = await startWorkerProcess({ ...WORKER_ENV, DATABASE_URL: process.env.DATABASE_URL!, EV_TEST_FAILPOINTS: 'job.before-finish=throw' });
     try {
-      await waitFor(() => jobStatusOf(ctx.database, job.jobId), (s) => s === 'completed', 60_000, 'job status');
+      await waitFor(
+        () => jobStatusOf(ctx.database, job.jobId),
+        (s) => s === 'completed',
+        60_000,
+        'job status',
+      );
       await new Promise((r) => setTimeout(r, 500));
     } finally {
       await worker.kill('SIGTERM');

@@ -23,7 +23,12 @@ import { booksOf, jobStatusOf, restartableDatabase, startWorkerProcess, type Wor
 // concurrency and pace, and three IPs get about three budgets; bulk.completed reaches each of two
 // endpoints once.
 const TOTAL = 10_000;
-const PACING = { google: { concurrency: 6, perMinute: 2400 }, microsoft: { concurrency: 4, perMinute: 1800 }, yahoo: { concurrency: 3, perMinute: 1200 }, default: { concurrency: 2, perMinute: 600 } };
+const PACING = {
+  google: { concurrency: 6, perMinute: 2400 },
+  microsoft: { concurrency: 4, perMinute: 1800 },
+  yahoo: { concurrency: 3, perMinute: 1200 },
+  default: { concurrency: 2, perMinute: 600 },
+};
 const EGRESSES = ['127.0.0.101', '127.0.0.102', '127.0.0.103'];
 const WINDOW_MS = 10_000;
 const KILL_EVERY_MS = 5_000;
@@ -44,10 +49,12 @@ beforeAll(async () => {
   for (const seen of events) {
     const receiver = createServer((request, response) => {
       let body = '';
-      request.on('data', (chunk) => (body += chunk)).on('end', () => {
-        seen.push((JSON.parse(body) as { type: string }).type);
-        response.end('ok');
-      });
+      request
+        .on('data', (chunk) => (body += chunk))
+        .on('end', () => {
+          seen.push((JSON.parse(body) as { type: string }).type);
+          response.end('ok');
+        });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receivers.push(receiver);
@@ -62,13 +69,26 @@ afterAll(async () => {
 
 function startWorker(sourceIp: string, metricsPort = 0): Promise<WorkerProcess> {
   return startWorkerProcess({
-    DATABASE_URL: url, EV_DNS_SERVERS: peers.dns.server, EV_SMTP_PORT: String(peers.smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-    EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_PACING: pacingSpec(PACING),
-    EV_SMTP_SOURCE_IP: sourceIp, EV_SMTP_SOURCE_HELO: `out-${sourceIp.split('.').at(-1)}.verifier.test`,
-    EV_WORKER_CONCURRENCY: '40', EV_GLOBAL_CONCURRENCY: '40', EV_LEASE_MS: '3000', EV_CHUNK_SIZE: '100', EV_TRANSIENT_RETRY_MS: '500',
+    DATABASE_URL: url,
+    EV_DNS_SERVERS: peers.dns.server,
+    EV_SMTP_PORT: String(peers.smtp.port),
+    EV_ALLOW_PRIVATE_NETWORKS: 'true',
+    EV_HELO_NAME: 'verifier.test',
+    EV_MAIL_FROM: 'check@verifier.test',
+    EV_EGRESS_POLICY: 'off',
+    EV_SMTP_PACING: pacingSpec(PACING),
+    EV_SMTP_SOURCE_IP: sourceIp,
+    EV_SMTP_SOURCE_HELO: `out-${sourceIp.split('.').at(-1)}.verifier.test`,
+    EV_WORKER_CONCURRENCY: '40',
+    EV_GLOBAL_CONCURRENCY: '40',
+    EV_LEASE_MS: '3000',
+    EV_CHUNK_SIZE: '100',
+    EV_TRANSIENT_RETRY_MS: '500',
     // a killed worker's politeness leases expire after connect + conversation + 10 s
-    EV_SMTP_CONNECT_TIMEOUT_MS: '2000', EV_SMTP_CONVERSATION_TIMEOUT_MS: '4000',
-    EV_METRICS_TOKEN: TOKEN, EV_METRICS_PORT: String(metricsPort),
+    EV_SMTP_CONNECT_TIMEOUT_MS: '2000',
+    EV_SMTP_CONVERSATION_TIMEOUT_MS: '4000',
+    EV_METRICS_TOKEN: TOKEN,
+    EV_METRICS_PORT: String(metricsPort),
   });
 }
 
@@ -81,7 +101,10 @@ describe('a fleet of three egresses on PostgreSQL, workers killed every few seco
     const account = await ensureAccount(database, 'fleet@example.com');
     await grantCredits(database, account.id, TOTAL);
     for (const receiver of receivers) {
-      await createWebhook(database, account.id, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['bulk.completed', 'bulk.failed'] });
+      await createWebhook(database, account.id, {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: ['bulk.completed', 'bulk.failed'],
+      });
     }
     const metricsPort = await freePort();
     const workers = await Promise.all(EGRESSES.map((ip, i) => startWorker(ip, i === 0 ? metricsPort : 0)));
@@ -129,7 +152,9 @@ describe('a fleet of three egresses on PostgreSQL, workers killed every few seco
     expect(books).toMatchObject({ stored: TOTAL, distinct: TOTAL, paid: books.chargeable });
     expect(books.chargeable).toBe(TOTAL);
     const rows = await database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
-      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+      jobId,
+    );
     const okCount = mix.emails.filter((e) => e.startsWith('ok')).length;
     expect(Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))).toEqual({ deliverable: okCount, undeliverable: TOTAL - okCount });
     expect((await auditCredits(database)).problems).toEqual([]);
@@ -146,7 +171,9 @@ describe('a fleet of three egresses on PostgreSQL, workers killed every few seco
         const pacing = PACING[target.name as keyof typeof PACING];
         expect(smtp.maxConcurrent(target.ips, since, ip), `${target.name} from ${ip}`).toBeLessThanOrEqual(pacing.concurrency);
         // GCRA spacing: at most perMinute × window / 60 s starts in any window (one late start aside)
-        expect(smtp.maxOpenedWithin(target.ips, WINDOW_MS, since, ip), `${target.name} from ${ip}`).toBeLessThanOrEqual(Math.ceil((pacing.perMinute * WINDOW_MS) / 60_000) + 1);
+        expect(smtp.maxOpenedWithin(target.ips, WINDOW_MS, since, ip), `${target.name} from ${ip}`).toBeLessThanOrEqual(
+          Math.ceil((pacing.perMinute * WINDOW_MS) / 60_000) + 1,
+        );
       }
       for (const host of mix.smallIps) {
         expect(smtp.maxConcurrent([host], since, ip)).toBeLessThanOrEqual(PACING.default.concurrency);

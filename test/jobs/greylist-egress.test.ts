@@ -30,7 +30,10 @@ describe.each(DIALECTS)('claiming a chunk pinned to an egress on %s', (dialect) 
     const first = (await claimChunk(ctx.database, 'wa', 60_000, { egress: 'ip:a', pinMs }))!;
     await releaseChunk(ctx.database, first, 0, { egress: 'ip:a' });
     // the other egress takes the other chunks, never the pinned one
-    const other = [await claimChunk(ctx.database, 'wb', 60_000, { egress: 'ip:b', pinMs }), await claimChunk(ctx.database, 'wb', 60_000, { egress: 'ip:b', pinMs })];
+    const other = [
+      await claimChunk(ctx.database, 'wb', 60_000, { egress: 'ip:b', pinMs }),
+      await claimChunk(ctx.database, 'wb', 60_000, { egress: 'ip:b', pinMs }),
+    ];
     expect(other.map((c) => c!.no).sort()).toEqual([0, 1, 2].filter((n) => n !== first.no));
     expect(await claimChunk(ctx.database, 'wb', 60_000, { egress: 'ip:b', pinMs })).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, pinMs + 100));
@@ -38,7 +41,11 @@ describe.each(DIALECTS)('claiming a chunk pinned to an egress on %s', (dialect) 
   });
 
   it('gives it to its own egress at once', async () => {
-    const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 11 }, (_, i) => `valid-own${i}@x.com`) });
+    const { job_id: jobId } = await submitQueued(ctx.database, {
+      userId: ctx.account.id,
+      sandbox: true,
+      emails: Array.from({ length: 11 }, (_, i) => `valid-own${i}@x.com`),
+    });
     // the first test's chunks are all leased for a minute
     const chunks = [];
     for (let i = 0; i < 3; i++) chunks.push((await claimChunk(ctx.database, 'wa', 60_000, { egress: 'ip:a' }))!);
@@ -65,7 +72,8 @@ describe('greylisted addresses in a fleet of two egresses', () => {
         knockedFrom.set(mailbox, (knockedFrom.get(mailbox) ?? new Set()).add(client));
         const key = `${client}|${mailbox}`;
         const first = firstKnock.get(key) ?? (firstKnock.set(key, Date.now()), Date.now());
-        return Date.now() - first >= GREY_MS ? '250 2.1.5 Ok'
+        return Date.now() - first >= GREY_MS
+          ? '250 2.1.5 Ok'
           : `450 4.2.0 <${mailbox}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/grey.test.html`;
       },
     });
@@ -79,12 +87,23 @@ describe('greylisted addresses in a fleet of two egresses', () => {
   });
 
   async function startWorker(sourceIp: string, metricsPort = 0): Promise<ChildProcess> {
-    return (await startWorkerProcess({
-      EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_SOURCE_IP: sourceIp,
-      EV_GREYLIST_RETRY_MS: String(GREY_MS), EV_SMTP_PACING: 'default=4/0', EV_WORKER_CONCURRENCY: '8', EV_LEASE_MS: '5000',
-      EV_METRICS_TOKEN: 'grey', EV_METRICS_PORT: String(metricsPort),
-    })).child;
+    return (
+      await startWorkerProcess({
+        EV_DNS_SERVERS: dns.server,
+        EV_SMTP_PORT: String(smtp.port),
+        EV_ALLOW_PRIVATE_NETWORKS: 'true',
+        EV_HELO_NAME: 'verifier.test',
+        EV_MAIL_FROM: 'check@verifier.test',
+        EV_EGRESS_POLICY: 'off',
+        EV_SMTP_SOURCE_IP: sourceIp,
+        EV_GREYLIST_RETRY_MS: String(GREY_MS),
+        EV_SMTP_PACING: 'default=4/0',
+        EV_WORKER_CONCURRENCY: '8',
+        EV_LEASE_MS: '5000',
+        EV_METRICS_TOKEN: 'grey',
+        EV_METRICS_PORT: String(metricsPort),
+      })
+    ).child;
   }
 
   it('asks each one again from the IP that first asked, and finds it deliverable', async () => {
@@ -98,7 +117,10 @@ describe('greylisted addresses in a fleet of two egresses', () => {
         if (Date.now() > deadline) throw new Error('the job did not complete');
         await new Promise((r) => setTimeout(r, 100));
       }
-      const rows = await ctx.database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', jobId);
+      const rows = await ctx.database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
+        'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+        jobId,
+      );
       expect(Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))).toEqual({ deliverable: 32 });
       // both egresses worked, and no address was asked from two
       expect(new Set(smtp.connections.map((c) => c.client))).toEqual(new Set(EGRESSES));

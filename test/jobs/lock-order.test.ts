@@ -27,14 +27,22 @@ describe('lock order of chunk and delivery (postgres)', () => {
     const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const first = await claimChunk(ctx.database, 'finisher', 400);
     expect(first?.jobId).toBe(jobId);
-    const rows = emails.map((email, idx) => verificationRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() }));
+    const rows = emails.map((email, idx) =>
+      verificationRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() }),
+    );
     expect(await saveChunkResults(ctx.database, first!, rows)).toBe(true);
 
     const pause = pauseAt('chunk.finishing');
-    const finishing = completeChunkAndFinish(ctx.database, first!).then((r) => ({ ok: r }), (error: unknown) => ({ error: String(error) }));
+    const finishing = completeChunkAndFinish(ctx.database, first!).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: String(error) }),
+    );
     await pause.reached;
     await new Promise((r) => setTimeout(r, 600)); // the 400 ms lease runs out while the finish is held
-    const claiming = claimChunk(ctx.database, 'taker', 60_000).then((r) => ({ ok: r }), (error: unknown) => ({ error: String(error) }));
+    const claiming = claimChunk(ctx.database, 'taker', 60_000).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: String(error) }),
+    );
     await new Promise((r) => setTimeout(r, 300)); // the claim is under way (fetched, or skipped the delivery)
     pause.resume();
     const [finished, claimed] = await Promise.all([finishing, claiming]);

@@ -23,19 +23,31 @@ describe.each(DIALECTS)('monitor runs with workers killed around the due time (%
   });
 
   const start = async (extra: Record<string, string> = {}) => {
-    const worker = await startWorkerProcess({ DATABASE_URL: process.env.DATABASE_URL!, EV_MONITOR_POLL_MS: '50', EV_LEASE_MS: '1500', EV_CHUNK_SIZE: '10', ...extra });
+    const worker = await startWorkerProcess({
+      DATABASE_URL: process.env.DATABASE_URL!,
+      EV_MONITOR_POLL_MS: '50',
+      EV_LEASE_MS: '1500',
+      EV_CHUNK_SIZE: '10',
+      ...extra,
+    });
     workers.push(worker);
     return worker;
   };
   const runs = (monitorId: string) => ctx.database.prisma.job.findMany({ where: { monitorId }, orderBy: { createdAt: 'asc' } });
-  const dueIn = (monitorId: string, ms: number) => ctx.database.prisma.monitor.update({ where: { id: monitorId }, data: { nextRunAt: BigInt(Date.now() + ms) } });
+  const dueIn = (monitorId: string, ms: number) =>
+    ctx.database.prisma.monitor.update({ where: { id: monitorId }, data: { nextRunAt: BigInt(Date.now() + ms) } });
 
-  it('starts each period\'s run once', async () => {
+  it("starts each period's run once", async () => {
     const emails = Array.from({ length: 30 }, (_, i) => `person${i}@example.com`);
     const { job_id: listId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const local = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     local.start();
-    await waitFor(() => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: listId } }), (job) => job.status === 'completed', 30_000, 'list completed');
+    await waitFor(
+      () => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: listId } }),
+      (job) => job.status === 'completed',
+      30_000,
+      'list completed',
+    );
     await local.stop();
     const monitor = await ctx.database.prisma.monitor.create({
       data: { id: newId('mon'), userId: ctx.account.id, listId, intervalDays: 30, nextRunAt: BigInt(Date.now() + 24 * 3600 * 1000) },
@@ -43,17 +55,31 @@ describe.each(DIALECTS)('monitor runs with workers killed around the due time (%
 
     // period 1
     const [holder, writer, plain] = await Promise.all([
-      start({ EV_TEST_FAILPOINTS: 'monitor.after-hold=exit' }), start({ EV_TEST_FAILPOINTS: 'monitor.before-run=exit' }), start(),
+      start({ EV_TEST_FAILPOINTS: 'monitor.after-hold=exit' }),
+      start({ EV_TEST_FAILPOINTS: 'monitor.before-run=exit' }),
+      start(),
     ]);
     await dueIn(monitor.id, 1500);
     await new Promise((r) => setTimeout(r, 1200));
     await plain!.kill();
     const restarted = await start();
-    const [run] = await waitFor(() => runs(monitor.id), (list) => list.length >= 1, 60_000, 'the first run');
+    const [run] = await waitFor(
+      () => runs(monitor.id),
+      (list) => list.length >= 1,
+      60_000,
+      'the first run',
+    );
     // the processes that crashed around it are gone; whoever started it, it started once
-    const crashed = (await Promise.all([holder!.exited, writer!.exited].map((exit) => Promise.race([exit, new Promise((r) => setTimeout(() => r('alive'), 5_000))]))));
+    const crashed = await Promise.all(
+      [holder!.exited, writer!.exited].map((exit) => Promise.race([exit, new Promise((r) => setTimeout(() => r('alive'), 5_000))])),
+    );
     expect(crashed.filter((how) => how === 'SIGKILL').length).toBeGreaterThanOrEqual(1);
-    await waitFor(() => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: run!.id } }), (job) => job.status === 'completed', 60_000, 'the first run completed');
+    await waitFor(
+      () => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: run!.id } }),
+      (job) => job.status === 'completed',
+      60_000,
+      'the first run completed',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     expect((await runs(monitor.id)).length).toBe(1);
     expect((await ctx.database.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).periods).toBe(1);
@@ -64,8 +90,18 @@ describe.each(DIALECTS)('monitor runs with workers killed around the due time (%
     await new Promise((r) => setTimeout(r, 600));
     await Promise.all([restarted.kill(), ...fresh.map((w) => w.kill())]);
     await Promise.all([start(), start(), start()]);
-    const both = await waitFor(() => runs(monitor.id), (list) => list.length >= 2, 60_000, 'the second run');
-    await waitFor(() => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: both[1]!.id } }), (job) => job.status === 'completed', 60_000, 'the second run completed');
+    const both = await waitFor(
+      () => runs(monitor.id),
+      (list) => list.length >= 2,
+      60_000,
+      'the second run',
+    );
+    await waitFor(
+      () => ctx.database.prisma.job.findUniqueOrThrow({ where: { id: both[1]!.id } }),
+      (job) => job.status === 'completed',
+      60_000,
+      'the second run completed',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     const all = await runs(monitor.id);
     expect(all.length).toBe(2);

@@ -41,7 +41,10 @@ afterAll(async () => {
 
 const LIST = [
   ...Array.from({ length: 8 }, (_, i) => `stay${i}@keep.test`),
-  'closing@keep.test', 'opening@keep.test', 'owner@gone.test', 'never@keep.test',
+  'closing@keep.test',
+  'opening@keep.test',
+  'owner@gone.test',
+  'never@keep.test',
   'Stay0@keep.test', // a duplicate of the first row: it follows its verdict
 ];
 
@@ -51,15 +54,30 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
 
   beforeAll(async () => {
     ctx = await setup(dialect, {
-      EV_DNS_SERVERS: dnsBefore.server, EV_DNS_CANARIES: 'mx.keep.test', EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
-      EV_SMTP_CONNECT_TIMEOUT_MS: '1000', EV_SMTP_COMMAND_TIMEOUT_MS: '1000', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '5',
-      EV_RATE_LIMIT_PER_MINUTE: '1000', EV_CREATE_RATE_PER_MINUTE: '1000', EV_LEASE_MS: '5000',
+      EV_DNS_SERVERS: dnsBefore.server,
+      EV_DNS_CANARIES: 'mx.keep.test',
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+      EV_SMTP_CONNECT_TIMEOUT_MS: '1000',
+      EV_SMTP_COMMAND_TIMEOUT_MS: '1000',
+      EV_FREE_DAILY: '0',
+      EV_CHUNK_SIZE: '5',
+      EV_RATE_LIMIT_PER_MINUTE: '1000',
+      EV_CREATE_RATE_PER_MINUTE: '1000',
+      EV_LEASE_MS: '5000',
       EV_SMTP_PACING: 'default=8/0', // one mail server on loopback: unpaced, so five periods take seconds
     });
     worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
     await ctx.database.prisma.webhook.create({
-      data: { id: `wh_${dialect}mon`, userId: ctx.account.id, url: 'http://192.0.2.1/hook', secret: 'whsec_test', events: JSON.stringify(['list.changed', 'quota.exceeded']) },
+      data: {
+        id: `wh_${dialect}mon`,
+        userId: ctx.account.id,
+        url: 'http://192.0.2.1/hook',
+        secret: 'whsec_test',
+        events: JSON.stringify(['list.changed', 'quota.exceeded']),
+      },
     });
   });
   afterAll(async () => {
@@ -68,13 +86,26 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
   });
 
   const jobOf = (id: string) => ctx.database.prisma.job.findUniqueOrThrow({ where: { id } });
-  const completed = async (id: string) => expect((await until(() => jobOf(id), (job) => job.status === 'completed', 60_000)).status).toBe('completed');
-  const events = async (type: string) => (await ctx.database.prisma.webhookDelivery.findMany({ where: { eventType: type }, orderBy: { createdAt: 'asc' } }))
-    .map((d) => JSON.parse(d.payload) as { data: Record<string, any> });
+  const completed = async (id: string) =>
+    expect(
+      (
+        await until(
+          () => jobOf(id),
+          (job) => job.status === 'completed',
+          60_000,
+        )
+      ).status,
+    ).toBe('completed');
+  const events = async (type: string) =>
+    (await ctx.database.prisma.webhookDelivery.findMany({ where: { eventType: type }, orderBy: { createdAt: 'asc' } })).map(
+      (d) => JSON.parse(d.payload) as { data: Record<string, any> },
+    );
   const runsOf = (monitorId: string) => ctx.database.prisma.job.findMany({ where: { monitorId }, orderBy: { createdAt: 'asc' } });
   const charged = async (jobId: string) => {
     const [row] = await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint | null }[]>(
-      q(dialect, `SELECT SUM(credits + free) AS n FROM credit_ledger WHERE cause = ? AND kind = 'charge'`), jobId);
+      q(dialect, `SELECT SUM(credits + free) AS n FROM credit_ledger WHERE cause = ? AND kind = 'charge'`),
+      jobId,
+    );
     return Number(row?.n ?? 0);
   };
 
@@ -83,8 +114,12 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
     open.clear();
     for (const address of ['closing@keep.test', 'owner@gone.test', ...LIST.filter((e) => e.startsWith('stay'))]) open.add(address);
     const { job_id: listId } = await submitQueued(ctx.database, {
-      userId: ctx.account.id, sandbox: false, emails: LIST, columns: ['name', 'email'],
-      rows: LIST.map((email, i) => JSON.stringify([`Person ${i}`, email])), filename: 'crm.csv',
+      userId: ctx.account.id,
+      sandbox: false,
+      emails: LIST,
+      columns: ['name', 'email'],
+      rows: LIST.map((email, i) => JSON.stringify([`Person ${i}`, email])),
+      filename: 'crm.csv',
     });
     await completed(listId);
 
@@ -117,19 +152,45 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
     const second = (await runsOf(monitorId))[1]!;
     expect(second.previousJobId).toBe(first!.id);
     await completed(second.id);
-    const expected = [{ from: 'deliverable', to: 'undeliverable', count: 2 }, { from: 'undeliverable', to: 'deliverable', count: 1 }];
+    const expected = [
+      { from: 'deliverable', to: 'undeliverable', count: 2 },
+      { from: 'undeliverable', to: 'deliverable', count: 1 },
+    ];
     expect(JSON.parse((await jobOf(second.id)).changes!)).toEqual(expected);
     const [changed] = await events('list.changed');
-    expect(changed!.data).toMatchObject({ monitor_id: monitorId, list_id: listId, job_id: second.id, previous_job_id: first!.id, total_emails: LIST.length, changed_emails: 3, changes: expected });
+    expect(changed!.data).toMatchObject({
+      monitor_id: monitorId,
+      list_id: listId,
+      job_id: second.id,
+      previous_job_id: first!.id,
+      total_emails: LIST.length,
+      changed_emails: 3,
+      changes: expected,
+    });
     expect(changed!.data.changed_download_url).toContain(`/v1/verify/bulk/download/${second.id}?changed=true`);
 
     // the changed rows only, with the upload's own columns first
-    const file = await call(download.GET, { key: ctx.key, sandbox: false, path: `/v1/verify/bulk/download/${second.id}?changed=true&format=csv`, params: { jobId: second.id } });
+    const file = await call(download.GET, {
+      key: ctx.key,
+      sandbox: false,
+      path: `/v1/verify/bulk/download/${second.id}?changed=true&format=csv`,
+      params: { jobId: second.id },
+    });
     expect(file.status).toBe(200);
     const lines = file.text.trim().split('\r\n');
     expect(lines[0]!.startsWith('name,email,')).toBe(true);
-    expect(lines.slice(1).map((line) => line.split(',')[1]).sort()).toEqual(['closing@keep.test', 'opening@keep.test', 'owner@gone.test']);
-    const notARun = await call(download.GET, { key: ctx.key, sandbox: false, path: `/v1/verify/bulk/download/${listId}?changed=true`, params: { jobId: listId } });
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.split(',')[1])
+        .sort(),
+    ).toEqual(['closing@keep.test', 'opening@keep.test', 'owner@gone.test']);
+    const notARun = await call(download.GET, {
+      key: ctx.key,
+      sandbox: false,
+      path: `/v1/verify/bulk/download/${listId}?changed=true`,
+      params: { jobId: listId },
+    });
     expect(notARun.status).toBe(400);
 
     // the job page says when each row was checked
@@ -152,9 +213,13 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
     await ctx.database.prisma.user.update({ where: { id: ctx.account.id }, data: { credits } });
 
     // paused: no run however late; resumed: the run that was due starts
-    expect((await call(monitor.PATCH, { key: ctx.key, sandbox: false, method: 'PATCH', params: { id: monitorId }, body: { paused: true } })).json.paused).toBe(true);
+    expect((await call(monitor.PATCH, { key: ctx.key, sandbox: false, method: 'PATCH', params: { id: monitorId }, body: { paused: true } })).json.paused).toBe(
+      true,
+    );
     expect((await runDueMonitors(ctx.database, start + 200 * DAY_MS)).started).toBe(0);
-    expect((await call(monitor.PATCH, { key: ctx.key, sandbox: false, method: 'PATCH', params: { id: monitorId }, body: { paused: false } })).json.paused).toBe(false);
+    expect((await call(monitor.PATCH, { key: ctx.key, sandbox: false, method: 'PATCH', params: { id: monitorId }, body: { paused: false } })).json.paused).toBe(
+      false,
+    );
     expect((await runDueMonitors(ctx.database, start + 200 * DAY_MS)).started).toBe(1);
     const third = (await runsOf(monitorId))[2]!;
     expect(third.previousJobId).toBe(second.id);
@@ -166,7 +231,12 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
     // the list's health: the list and each run, with its counts and changes
     const health = after.json.runs as { job_id: string; deliverable: number; undeliverable: number; changed_emails: number | null }[];
     expect(health.map((r) => r.job_id)).toEqual([listId, first!.id, second.id, third.id]);
-    expect(health.map((r) => [r.deliverable, r.undeliverable])).toEqual([[10, 2], [10, 2], [9, 3], [9, 3]]); // distinct mailboxes, as the job summary counts them
+    expect(health.map((r) => [r.deliverable, r.undeliverable])).toEqual([
+      [10, 2],
+      [10, 2],
+      [9, 3],
+      [9, 3],
+    ]); // distinct mailboxes, as the job summary counts them
     expect(health.map((r) => r.changed_emails)).toEqual([null, 0, 3, 0]);
 
     // deleted: no more runs, its runs stay

@@ -31,7 +31,10 @@ afterAll(async () => {
 });
 
 const verdicts = async ({ prisma, dialect }: Database, jobId: string) =>
-  prisma.$queryRawUnsafe<{ email: string; status: string; sub_reason: string | null }[]>(q(dialect, 'SELECT email, status, sub_reason FROM verifications WHERE job_id = ?'), jobId);
+  prisma.$queryRawUnsafe<{ email: string; status: string; sub_reason: string | null }[]>(
+    q(dialect, 'SELECT email, status, sub_reason FROM verifications WHERE job_id = ?'),
+    jobId,
+  );
 
 describe('PostgreSQL restarted mid-job (a private server)', () => {
   let pg: PrivatePostgres;
@@ -43,18 +46,31 @@ describe('PostgreSQL restarted mid-job (a private server)', () => {
   }, 60_000);
   afterAll(async () => close?.());
 
-  it('gives no address a verdict it did not earn: every one is the mail server\'s answer', async () => {
+  it("gives no address a verdict it did not earn: every one is the mail server's answer", async () => {
     const account = await ensureAccount(database, 'outage@example.com');
     await grantCredits(database, account.id, CREDITS);
     const emails = Array.from({ length: 80 }, (_, i) => `${i % 3 ? 'ok' : 'no'}${i}@outage.test`);
     const worker = await startWorkerProcess({
-      DATABASE_URL: url, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_WORKER_CONCURRENCY: '8', EV_CHUNK_SIZE: '10',
-      EV_LEASE_MS: '3000', EV_TRANSIENT_RETRY_MS: '500', EV_SMTP_PACING: 'mx:mx.outage.test=8/0',
+      DATABASE_URL: url,
+      EV_DNS_SERVERS: dns.server,
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_HELO_NAME: 'verifier.test',
+      EV_MAIL_FROM: 'check@verifier.test',
+      EV_WORKER_CONCURRENCY: '8',
+      EV_CHUNK_SIZE: '10',
+      EV_LEASE_MS: '3000',
+      EV_TRANSIENT_RETRY_MS: '500',
+      EV_SMTP_PACING: 'mx:mx.outage.test=8/0',
     });
     try {
       const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
-      await waitFor(async () => (await verdicts(database, jobId)).length, (n) => n >= 10, 60_000, 'results before the restart');
+      await waitFor(
+        async () => (await verdicts(database, jobId)).length,
+        (n) => n >= 10,
+        60_000,
+        'results before the restart',
+      );
       await pg.restart();
       const settled = async () => {
         try {
@@ -97,14 +113,27 @@ describe('a resolver that times out (sqlite)', () => {
       },
     };
     const verifier = createVerifier({
-      dns: resolver, smtp: { port: smtp.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 2000, commandTimeoutMs: 2000 },
-      allowPrivateNetworks: true, perDomainConcurrency: 2, globalConcurrency: 4, transientRetryMs: 20,
+      dns: resolver,
+      smtp: { port: smtp.port, heloName: 'verifier.test', mailFrom: 'check@verifier.test', connectTimeoutMs: 2000, commandTimeoutMs: 2000 },
+      allowPrivateNetworks: true,
+      perDomainConcurrency: 2,
+      globalConcurrency: 4,
+      transientRetryMs: 20,
     });
     const worker = new JobWorker(ctx.database, { concurrency: 2, leaseMs: 30_000, pollMs: 10, maxAttempts: 3, errorRetryMs: 20, verifierFor: () => verifier });
-    const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: ['ok1@outage.test', 'ok2@dead.test'] as string[] });
+    const { job_id: jobId } = await submitQueued(ctx.database, {
+      userId: ctx.account.id,
+      sandbox: false,
+      emails: ['ok1@outage.test', 'ok2@dead.test'] as string[],
+    });
     worker.start();
     try {
-      await waitFor(() => jobStatusOf(ctx.database, jobId), (s) => s === 'completed', 30_000, 'job status');
+      await waitFor(
+        () => jobStatusOf(ctx.database, jobId),
+        (s) => s === 'completed',
+        30_000,
+        'job status',
+      );
     } finally {
       await worker.stop();
     }

@@ -21,14 +21,20 @@ let smtp: CountingSmtp;
 let ctx: Awaited<ReturnType<typeof setup>>;
 
 beforeAll(async () => {
-  dns = await startDnsmasq([
-    ...GOOGLE.names.map((name, i) => `host-record=${name},${GOOGLE.ips[i]}`),
-    ...[0, 1, 2, 3].map((d) => `mx-host=g${d}.test,${GOOGLE.names[d % 2]},10`),
-    'mx-host=small.test,mx.small.test,10', `host-record=mx.small.test,${SMALL}`,
-    'mx-host=busy.test,mx.busy.test,10', `host-record=mx.busy.test,${BUSY}`,
-  ], ['test', 'google.com']);
+  dns = await startDnsmasq(
+    [
+      ...GOOGLE.names.map((name, i) => `host-record=${name},${GOOGLE.ips[i]}`),
+      ...[0, 1, 2, 3].map((d) => `mx-host=g${d}.test,${GOOGLE.names[d % 2]},10`),
+      'mx-host=small.test,mx.small.test,10',
+      `host-record=mx.small.test,${SMALL}`,
+      'mx-host=busy.test,mx.busy.test,10',
+      `host-record=mx.busy.test,${BUSY}`,
+    ],
+    ['test', 'google.com'],
+  );
   smtp = await startCountingSmtp({
-    hosts: [...GOOGLE.ips, SMALL, BUSY], replyDelayMs: 150,
+    hosts: [...GOOGLE.ips, SMALL, BUSY],
+    replyDelayMs: 150,
     refuse: (host, connection) => host === BUSY && connection === 0,
   });
   ctx = await setup('postgres', { EV_CHUNK_SIZE: '10' });
@@ -44,9 +50,17 @@ afterAll(async () => {
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
     env: {
-      ...process.env, EV_DNS_SERVERS: dns.server, EV_SMTP_PORT: String(smtp.port), EV_ALLOW_PRIVATE_NETWORKS: 'true',
-      EV_HELO_NAME: 'verifier.test', EV_MAIL_FROM: 'check@verifier.test', EV_EGRESS_POLICY: 'off', EV_SMTP_PACING: PACING,
-      EV_DOMAIN_BACKOFF_MS: String(BACKOFF_MS), EV_WORKER_CONCURRENCY: '20', EV_LEASE_MS: '5000',
+      ...process.env,
+      EV_DNS_SERVERS: dns.server,
+      EV_SMTP_PORT: String(smtp.port),
+      EV_ALLOW_PRIVATE_NETWORKS: 'true',
+      EV_HELO_NAME: 'verifier.test',
+      EV_MAIL_FROM: 'check@verifier.test',
+      EV_EGRESS_POLICY: 'off',
+      EV_SMTP_PACING: PACING,
+      EV_DOMAIN_BACKOFF_MS: String(BACKOFF_MS),
+      EV_WORKER_CONCURRENCY: '20',
+      EV_LEASE_MS: '5000',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -61,11 +75,16 @@ function startWorker(): Promise<ChildProcess> {
 }
 
 async function stopWorkers(workers: ChildProcess[]): Promise<void> {
-  await Promise.all(workers.map((w) => new Promise((resolve) => {
-    if (w.exitCode !== null) return resolve(null);
-    w.once('exit', resolve);
-    w.kill('SIGTERM');
-  })));
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((resolve) => {
+          if (w.exitCode !== null) return resolve(null);
+          w.once('exit', resolve);
+          w.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 async function runJob(workerCount: number, emails: string[]): Promise<{ since: number; statuses: Record<string, number> }> {
@@ -78,7 +97,10 @@ async function runJob(workerCount: number, emails: string[]): Promise<{ since: n
       if (Date.now() > deadline) throw new Error('the job did not complete');
       await new Promise((r) => setTimeout(r, 100));
     }
-    const rows = await ctx.database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>('SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status', job_id);
+    const rows = await ctx.database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
+      'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
+      job_id,
+    );
     return { since, statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) };
   } finally {
     await stopWorkers(workers);
@@ -119,7 +141,9 @@ describe('a 421 seen by one worker', () => {
     const heard = refusal.closedAt! + 200;
     const during = busy.filter((c) => c.openedAt > heard && c.openedAt < refusal.openedAt + BACKOFF_MS - 200);
     expect(during).toEqual([]);
-    expect(busy.filter((c) => c.openedAt >= refusal.openedAt + BACKOFF_MS - 200).length).toBeGreaterThanOrEqual(29 - busy.filter((c) => c.openedAt <= heard).length);
+    expect(busy.filter((c) => c.openedAt >= refusal.openedAt + BACKOFF_MS - 200).length).toBeGreaterThanOrEqual(
+      29 - busy.filter((c) => c.openedAt <= heard).length,
+    );
     expect(smtp.maxConcurrent([BUSY], since)).toBeLessThanOrEqual(2);
   }, 120_000);
 });

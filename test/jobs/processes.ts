@@ -66,10 +66,12 @@ export async function booksOf(database: Database, userId: string, jobId: string,
   const usage = await prisma.usageDay.findMany({ where: { userId } });
   const freeUsed = usage.reduce((n, day) => n + day.used, 0);
   const [rows] = await prisma.$queryRawUnsafe<{ n: number | bigint; d: number | bigint }[]>(
-    q(dialect, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'), jobId,
+    q(dialect, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'),
+    jobId,
   );
   const events = await prisma.$queryRawUnsafe<{ n: number | bigint }[]>(
-    q(dialect, `SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = ?`), userId,
+    q(dialect, `SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = ?`),
+    userId,
   );
   return {
     /** credits and free checks the account no longer has */
@@ -85,7 +87,13 @@ export async function booksOf(database: Database, userId: string, jobId: string,
 /** A webhook for every job event, created directly (its URL is never reached: the events are counted in the outbox). */
 export async function subscribe({ prisma }: Database, userId: string): Promise<void> {
   await prisma.webhook.create({
-    data: { id: `wh_${Math.random().toString(36).slice(2)}`, userId, url: 'http://192.0.2.1/hook', secret: 'whsec_test', events: JSON.stringify(['bulk.completed', 'bulk.failed']) },
+    data: {
+      id: `wh_${Math.random().toString(36).slice(2)}`,
+      userId,
+      url: 'http://192.0.2.1/hook',
+      secret: 'whsec_test',
+      events: JSON.stringify(['bulk.completed', 'bulk.failed']),
+    },
   });
 }
 
@@ -94,14 +102,18 @@ export async function subscribe({ prisma }: Database, userId: string): Promise<v
  * process uses it (DATABASE_URL) with `env` set beside it; `close()` puts the environment back and
  * stops the server.
  */
-export async function restartableDatabase(env: Record<string, string>): Promise<{ pg: PrivatePostgres; url: string; database: Database; close(): Promise<void> }> {
+export async function restartableDatabase(
+  env: Record<string, string>,
+): Promise<{ pg: PrivatePostgres; url: string; database: Database; close(): Promise<void> }> {
   const pg = await startPrivatePostgres();
   const url = await pg.database();
   const saved = Object.fromEntries(['DATABASE_URL', ...Object.keys(env)].map((name) => [name, process.env[name]]));
   Object.assign(process.env, { DATABASE_URL: url, ...env });
   const database = await useDatabase(url);
   return {
-    pg, url, database,
+    pg,
+    url,
+    database,
     async close() {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];

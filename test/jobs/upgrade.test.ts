@@ -39,7 +39,14 @@ import { startWorkerProcess, subscribe, waitFor, type WorkerProcess } from './pr
  */
 /** the migration of this change (reservation owners), undone to make the previous release's schema */
 const UNDONE_MIGRATION = '20261127130000_reservation_owners';
-const ENV = { EV_PRODUCTION_ENGINE: 'sandbox', EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', EV_FREE_DAILY: '0', EV_CHUNK_SIZE: '10', EV_EMBEDDED_WORKER: 'false', EV_RESERVATION_TIMEOUT_MS: '2000' };
+const ENV = {
+  EV_PRODUCTION_ENGINE: 'sandbox',
+  EV_ALLOW_PLACEHOLDER_IDENTITY: 'true',
+  EV_FREE_DAILY: '0',
+  EV_CHUNK_SIZE: '10',
+  EV_EMBEDDED_WORKER: 'false',
+  EV_RESERVATION_TIMEOUT_MS: '2000',
+};
 const CREDITS = 1000;
 const emails = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `valid${i}@${tag}.test`);
 
@@ -64,7 +71,7 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     }
   });
 
-  it('finishes every job, gives the dead request\'s credits back, keeps the answers, and the books hold', async () => {
+  it("finishes every job, gives the dead request's credits back, keeps the answers, and the books hold", async () => {
     // ---- the previous release's state ----
     const old = await openDatabase(url);
     const user = await ensureAccount(old, 'upgrade@example.com');
@@ -80,14 +87,24 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     const processing = emails('processing', 30);
     const { job_id: processingId } = await submitQueued(old, { userId: user.id, sandbox: false, emails: processing });
     await markProcessing(old, processingId);
-    const rowsOf = (jobId: string, list: string[], from: number, to: number) => list.slice(from, to).map((email, i) =>
-      verificationRow(sandboxVerdict(email), { userId: user.id, jobId, idx: from + i, sandbox: false, source: 'bulk', cached: false, at: Date.now() }));
+    const rowsOf = (jobId: string, list: string[], from: number, to: number) =>
+      list
+        .slice(from, to)
+        .map((email, i) =>
+          verificationRow(sandboxVerdict(email), { userId: user.id, jobId, idx: from + i, sandbox: false, source: 'bulk', cached: false, at: Date.now() }),
+        );
     /** A chunk of `jobId` claimed by `worker`; the chunks of other jobs claimed on the way are put back. */
     const claimOf = async (jobId: string, worker: string): Promise<ChunkClaim> => {
       let chunk = await claimChunk(old, worker, 60_000);
       while (chunk && chunk.jobId !== jobId) chunk = await claimChunk(old, worker, 60_000);
       expect(chunk?.jobId).toBe(jobId);
-      await old.prisma.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0 WHERE state = 'leased' AND claim_token <> ?`), chunk!.token);
+      await old.prisma.$executeRawUnsafe(
+        q(
+          dialect,
+          `UPDATE job_chunks SET state = 'pending', worker_id = NULL, claim_token = NULL, lease_until = 0 WHERE state = 'leased' AND claim_token <> ?`,
+        ),
+        chunk!.token,
+      );
       return chunk!;
     };
     // a chunk of the queued job done by an old worker
@@ -102,7 +119,9 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     const { job_id: sandboxId } = await submitQueued(old, { userId: user.id, sandbox: true, emails: emails('sandbox', 25) });
     const instant = emails('instant', 4);
     const instantKey = (await claimKey(old, user.id, 'upgrade-instant', hashOf({ emails: instant }))) as Claim;
-    const instantAnswer = await withKeyToken(instantKey.token, false, () => submitBulk(old, { userId: user.id, sandbox: false, emails: instant }, async () => {}));
+    const instantAnswer = await withKeyToken(instantKey.token, false, () =>
+      submitBulk(old, { userId: user.id, sandbox: false, emails: instant }, async () => {}),
+    );
     await settleKey(old, user.id, 'upgrade-instant', instantKey.owner, Response.json(instantAnswer));
     // a single check whose request died holding its key and its reservation, two minutes ago
     const deadKey = (await claimKey(old, user.id, 'upgrade-dead-check', hashOf({ email: 'valid@dead.test' }), Date.now() - 120_000)) as Claim;
@@ -155,17 +174,33 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     const jobs = [queuedAnswer.job_id, processingId, sandboxId, oldServerId, newServerId];
     const statuses = () => Promise.all(jobs.map(async (id) => (await database!.prisma.job.findUniqueOrThrow({ where: { id } })).status));
     await waitFor(statuses, (s) => s.every((status) => status === 'completed'), 90_000, 'job statuses');
-    for (const [jobId, count] of [[queuedAnswer.job_id, 30], [processingId, 30], [sandboxId, 25], [oldServerId, 25], [newServerId, 25]] as const) {
-      const [row] = await database.prisma.$queryRawUnsafe<{ n: bigint; d: bigint }[]>(q(dialect, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'), jobId);
+    for (const [jobId, count] of [
+      [queuedAnswer.job_id, 30],
+      [processingId, 30],
+      [sandboxId, 25],
+      [oldServerId, 25],
+      [newServerId, 25],
+    ] as const) {
+      const [row] = await database.prisma.$queryRawUnsafe<{ n: bigint; d: bigint }[]>(
+        q(dialect, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'),
+        jobId,
+      );
       expect({ jobId, stored: Number(row!.n), distinct: Number(row!.d) }).toEqual({ jobId, stored: count, distinct: count });
     }
     // the dead check's reservation came back (a row from before owners: after EV_RESERVATION_TIMEOUT_MS) and its key is free
-    const dead = await waitFor(() => database!.prisma.creditMovement.findMany({ where: { cause: `chk_${deadKey.token}` }, orderBy: { id: 'asc' } }),
-      (rows) => rows.length === 3, 30_000, 'the dead check\'s ledger rows');
+    const dead = await waitFor(
+      () => database!.prisma.creditMovement.findMany({ where: { cause: `chk_${deadKey.token}` }, orderBy: { id: 'asc' } }),
+      (rows) => rows.length === 3,
+      30_000,
+      "the dead check's ledger rows",
+    );
     expect(dead.map((m) => `${m.kind} ${m.credits}`)).toEqual(['reserve 1', 'charge 0', 'refund 1']);
     expect(await database.prisma.idempotencyKey.count({ where: { userId: user.id, key: 'upgrade-dead-check' } })).toBe(0);
     // the answers kept before the upgrade still replay
-    for (const [key, body, answer] of [['upgrade-queued', { emails: queued }, queuedAnswer], ['upgrade-instant', { emails: instant }, instantAnswer]] as const) {
+    for (const [key, body, answer] of [
+      ['upgrade-queued', { emails: queued }, queuedAnswer],
+      ['upgrade-instant', { emails: instant }, instantAnswer],
+    ] as const) {
       const row = await claimKey(database, user.id, key, hashOf(body));
       expect(row).toMatchObject({ state: 'done', responseStatus: 200 });
       expect(JSON.parse((row as { responseBody: string }).responseBody)).toEqual(JSON.parse(JSON.stringify(answer)));

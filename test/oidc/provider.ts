@@ -77,10 +77,15 @@ export async function startProvider(port = 0, accountFor: (login: string) => Tes
     signingKey,
     register(redirectUri) {
       provider = new Provider(issuer, {
-        clients: [{
-          client_id: state.clientId, client_secret: state.clientSecret, redirect_uris: [redirectUri],
-          grant_types: ['authorization_code'], response_types: ['code'],
-        }],
+        clients: [
+          {
+            client_id: state.clientId,
+            client_secret: state.clientSecret,
+            redirect_uris: [redirectUri],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          },
+        ],
         jwks: { keys: [{ ...signingKey.export({ format: 'jwk' }), kid: 'test-signing-key', alg: 'RS256', use: 'sig' }] },
         cookies: { keys: ['oidc-test-cookie-key'] },
         // the code exchange must carry the PKCE verifier of the authorization request
@@ -104,10 +109,11 @@ export async function startProvider(port = 0, accountFor: (login: string) => Tes
       });
       handler = provider.callback();
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return state;
 }

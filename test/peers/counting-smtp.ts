@@ -19,7 +19,14 @@ export interface CountingSmtpOptions {
   refuse?: (host: string, connection: number) => boolean;
 }
 
-export interface Connection { host: string; client: string; helo: string | null; openedAt: number; closedAt: number | null; refused: boolean }
+export interface Connection {
+  host: string;
+  client: string;
+  helo: string | null;
+  openedAt: number;
+  closedAt: number | null;
+  refused: boolean;
+}
 
 export interface CountingSmtp {
   port: number;
@@ -31,7 +38,8 @@ export interface CountingSmtp {
   stop(): Promise<void>;
 }
 
-const defaultRcpt = (address: string) => (/^<?ok/i.test(address) ? '250 2.1.5 Ok' : '550 5.1.1 <' + address.replace(/[<>]/g, '') + '>: Recipient address rejected: User unknown');
+const defaultRcpt = (address: string) =>
+  /^<?ok/i.test(address) ? '250 2.1.5 Ok' : '550 5.1.1 <' + address.replace(/[<>]/g, '') + '>: Recipient address rejected: User unknown';
 
 export async function startCountingSmtp(options: CountingSmtpOptions): Promise<CountingSmtp> {
   const port = options.port ?? (await freePort());
@@ -40,57 +48,63 @@ export async function startCountingSmtp(options: CountingSmtpOptions): Promise<C
   const perHost = new Map<string, number>();
   const sockets = new Set<net.Socket>();
 
-  const servers = options.hosts.map((host) => net.createServer((socket) => {
-    const index = perHost.get(host) ?? 0;
-    perHost.set(host, index + 1);
-    const client = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    const record: Connection = { host, client, helo: null, openedAt: performance.now(), closedAt: null, refused: options.refuse?.(host, index) ?? false };
-    connections.push(record);
-    sockets.add(socket);
-    socket.on('close', () => {
-      record.closedAt = performance.now();
-      sockets.delete(socket);
-    });
-    socket.on('error', () => {});
-    let closing = false;
-    const reply = (line: string, close = false) => {
-      setTimeout(() => {
-        if (socket.destroyed) return;
-        socket.write(`${line}\r\n`);
-        if (close) socket.end();
-      }, delay);
-    };
-    if (record.refused) {
-      socket.resume(); // read (and drop) what the client says, so its FIN closes the connection
-      return reply('421 4.7.0 Too many connections, try again later', true);
-    }
-    reply('220 mx.counting.test ESMTP');
-    let buffered = '';
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString('latin1');
-      let end: number;
-      while (!closing && (end = buffered.indexOf('\r\n')) >= 0) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO' || verb === 'HELO') {
-          record.helo = line.slice(5).trim();
-          reply('250 mx.counting.test');
-        }
-        else if (verb === 'MAIL') reply('250 2.1.0 Ok');
-        else if (verb === 'RCPT') reply((options.rcpt ?? defaultRcpt)(line.slice(line.indexOf(':') + 1).trim(), client));
-        else if (verb === 'RSET' || verb === 'NOOP') reply('250 2.0.0 Ok');
-        else if (verb === 'QUIT') {
-          closing = true;
-          reply('221 2.0.0 Bye', true);
-        } else reply('502 5.5.2 Error: command not recognized');
+  const servers = options.hosts.map((host) =>
+    net.createServer((socket) => {
+      const index = perHost.get(host) ?? 0;
+      perHost.set(host, index + 1);
+      const client = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      const record: Connection = { host, client, helo: null, openedAt: performance.now(), closedAt: null, refused: options.refuse?.(host, index) ?? false };
+      connections.push(record);
+      sockets.add(socket);
+      socket.on('close', () => {
+        record.closedAt = performance.now();
+        sockets.delete(socket);
+      });
+      socket.on('error', () => {});
+      let closing = false;
+      const reply = (line: string, close = false) => {
+        setTimeout(() => {
+          if (socket.destroyed) return;
+          socket.write(`${line}\r\n`);
+          if (close) socket.end();
+        }, delay);
+      };
+      if (record.refused) {
+        socket.resume(); // read (and drop) what the client says, so its FIN closes the connection
+        return reply('421 4.7.0 Too many connections, try again later', true);
       }
-    });
-  }));
-  await Promise.all(servers.map((server, i) => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, options.hosts[i], resolve);
-  })));
+      reply('220 mx.counting.test ESMTP');
+      let buffered = '';
+      socket.on('data', (chunk) => {
+        buffered += chunk.toString('latin1');
+        let end: number;
+        while (!closing && (end = buffered.indexOf('\r\n')) >= 0) {
+          const line = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const verb = line.slice(0, 4).toUpperCase();
+          if (verb === 'EHLO' || verb === 'HELO') {
+            record.helo = line.slice(5).trim();
+            reply('250 mx.counting.test');
+          } else if (verb === 'MAIL') reply('250 2.1.0 Ok');
+          else if (verb === 'RCPT') reply((options.rcpt ?? defaultRcpt)(line.slice(line.indexOf(':') + 1).trim(), client));
+          else if (verb === 'RSET' || verb === 'NOOP') reply('250 2.0.0 Ok');
+          else if (verb === 'QUIT') {
+            closing = true;
+            reply('221 2.0.0 Bye', true);
+          } else reply('502 5.5.2 Error: command not recognized');
+        }
+      });
+    }),
+  );
+  await Promise.all(
+    servers.map(
+      (server, i) =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, options.hosts[i], resolve);
+        }),
+    ),
+  );
 
   return {
     port,
@@ -98,7 +112,8 @@ export async function startCountingSmtp(options: CountingSmtpOptions): Promise<C
     maxConcurrent(hosts, since = 0, client) {
       const events: [number, number][] = [];
       for (const c of connections) {
-        if (hosts.includes(c.host) && c.openedAt >= since && (client === undefined || c.client === client)) events.push([c.openedAt, 1], [c.closedAt ?? Infinity, -1]);
+        if (hosts.includes(c.host) && c.openedAt >= since && (client === undefined || c.client === client))
+          events.push([c.openedAt, 1], [c.closedAt ?? Infinity, -1]);
       }
       events.sort((a, b) => a[0] - b[0] || a[1] - b[1]); // a close at the same instant first
       let open = 0;
@@ -107,8 +122,10 @@ export async function startCountingSmtp(options: CountingSmtpOptions): Promise<C
       return most;
     },
     maxOpenedWithin(hosts, windowMs, since = 0, client) {
-      const opened = connections.filter((c) => hosts.includes(c.host) && c.openedAt >= since && (client === undefined || c.client === client))
-        .map((c) => c.openedAt).sort((a, b) => a - b);
+      const opened = connections
+        .filter((c) => hosts.includes(c.host) && c.openedAt >= since && (client === undefined || c.client === client))
+        .map((c) => c.openedAt)
+        .sort((a, b) => a - b);
       let most = 0;
       for (let i = 0, j = 0; j < opened.length; j++) {
         while (opened[j]! - opened[i]! >= windowMs) i++;

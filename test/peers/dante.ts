@@ -32,7 +32,9 @@ export async function startDante(options: DanteOptions = {}): Promise<DantePeer>
   const port = await freePort();
   const logFile = join(dir, 'log');
   const conf = join(dir, 'danted.conf');
-  writeFileSync(conf, `
+  writeFileSync(
+    conf,
+    `
 logoutput: ${logFile}
 internal: 127.0.0.1 port = ${port}
 external: 127.0.0.1
@@ -44,22 +46,33 @@ client pass {
   from: 127.0.0.0/8 to: 0.0.0.0/0
   log: error
 }
-${(options.block ?? []).map((to) => `socks block {
+${(options.block ?? [])
+  .map(
+    (to) => `socks block {
   from: 0.0.0.0/0 to: ${to}
   log: connect error
 }
-`).join('')}socks pass {
+`,
+  )
+  .join('')}socks pass {
   from: 127.0.0.0/8 to: 0.0.0.0/0
   command: connect
   log: connect disconnect error
 }
-`);
+`,
+  );
   // its own process group: Dante forks a dozen children, and stop() must see them all gone
   const child = spawn('/usr/sbin/danted', ['-f', conf, '-p', join(dir, 'pid'), '-N', '1'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const group = child.pid!;
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const log = () => { try { return readFileSync(logFile, 'utf8'); } catch { return ''; } };
+  const log = () => {
+    try {
+      return readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -67,7 +80,12 @@ ${(options.block ?? []).map((to) => `socks block {
       await exited;
     }
     for (let i = 0; liveInGroup(group) > 0; i++) {
-      if (i === 40) try { process.kill(-group, 'SIGKILL'); } catch { /* gone meanwhile */ }
+      if (i === 40)
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          /* gone meanwhile */
+        }
       if (i === 80) throw new Error(`danted processes of group ${group} do not exit`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -93,7 +111,9 @@ function liveInGroup(group: number): number {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(pgrp) === group && state !== 'Z' && state !== 'X') live++;
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return live;
 }
@@ -102,7 +122,10 @@ async function waitForListener(port: number, exited: () => boolean): Promise<voi
   for (let i = 0; i < 100; i++) {
     if (exited()) throw new Error('danted exited');
     const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.on('error', () => resolve(false));
     });
     if (ok) return;

@@ -21,10 +21,21 @@ export async function startDnsmasq(lines: string[], local = ['test']): Promise<D
   const conf = join(dir, 'dnsmasq.conf');
   writeFileSync(conf, [...lines, ...local.map((zone) => `local=/${zone}/`), 'local-ttl=60', ''].join('\n'));
   const port = await freePort();
-  const child = spawn('/usr/sbin/dnsmasq', [
-    '--no-daemon', '--no-resolv', '--no-hosts', `--port=${port}`, '--listen-address=127.0.0.1',
-    '--bind-interfaces', `--conf-file=${conf}`, `--pid-file=${join(dir, 'pid')}`, '--user=root',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    '/usr/sbin/dnsmasq',
+    [
+      '--no-daemon',
+      '--no-resolv',
+      '--no-hosts',
+      `--port=${port}`,
+      '--listen-address=127.0.0.1',
+      '--bind-interfaces',
+      `--conf-file=${conf}`,
+      `--pid-file=${join(dir, 'pid')}`,
+      '--user=root',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
   child.stderr!.on('data', (chunk) => (log += chunk));
   await waitForStart(child, () => log);
@@ -45,8 +56,14 @@ export async function startDnsmasq(lines: string[], local = ['test']): Promise<D
 function waitForStart(child: ChildProcess, log: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
-      if (/cleared cache|started/.test(log())) { clearInterval(timer); setTimeout(resolve, 50); }
+      if (/cleared cache|started/.test(log())) {
+        clearInterval(timer);
+        setTimeout(resolve, 50);
+      }
     }, 20);
-    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`dnsmasq exited ${code}: ${log()}`)); });
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`dnsmasq exited ${code}: ${log()}`));
+    });
   });
 }

@@ -8,7 +8,11 @@ import { freePort, uidOf } from './common';
 /** Where scripts/test.sh unpacks Debian's exim4-daemon-light (it cannot be installed beside Postfix). */
 export const EXIM_ROOT = process.env.EV_EXIM_ROOT ?? '/opt/ev-peers/exim';
 
-export interface EximPeer { host: string; port: number; stop(): Promise<void> }
+export interface EximPeer {
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
 
 export interface EximOptions {
   /** existing mailboxes, e.g. alice@exim.test; others get Exim's "550 Unrouteable address" */
@@ -29,19 +33,26 @@ export interface EximOptions {
 export async function startExim(options: EximOptions): Promise<EximPeer> {
   const binary = join(EXIM_ROOT, 'usr/sbin/exim4');
   if (!existsSync(binary)) {
-    throw new Error(`${binary} not found: bash scripts/test.sh unpacks Debian's exim4-daemon-light there (apt-get download exim4-daemon-light libidn12; dpkg -x each into ${EXIM_ROOT})`);
+    throw new Error(
+      `${binary} not found: bash scripts/test.sh unpacks Debian's exim4-daemon-light there (apt-get download exim4-daemon-light libidn12; dpkg -x each into ${EXIM_ROOT})`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'ev-exim-'));
   chmodSync(dir, 0o755);
   const [spool, log] = ['spool', 'log'].map((d) => join(dir, d));
   const nobody = uidOf('nobody');
-  for (const d of [spool, log]) { mkdirSync(d); chownSync(d, nobody.uid, nobody.gid); }
+  for (const d of [spool, log]) {
+    mkdirSync(d);
+    chownSync(d, nobody.uid, nobody.gid);
+  }
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? (await freePort());
   const catchAll = options.catchAllDomains ?? [];
   const domains = [...new Set([...options.mailboxes.map((m) => m.split('@')[1]), ...catchAll])];
   writeFileSync(join(dir, 'mailboxes'), options.mailboxes.map((m) => `${m}: yes\n`).join(''));
-  writeFileSync(join(dir, 'exim.conf'), `
+  writeFileSync(
+    join(dir, 'exim.conf'),
+    `
 primary_hostname = mx.exim.test
 exim_user = nobody
 exim_group = nogroup
@@ -68,14 +79,15 @@ catch_all:
 mailbox:
   driver = accept
   domains = +local_domains
-  condition = \${lookup{\$local_part@\$domain}lsearch{${join(dir, 'mailboxes')}}{yes}{no}}
+  condition = \${lookup{$local_part@$domain}lsearch{${join(dir, 'mailboxes')}}{yes}{no}}
   transport = devnull
 
 begin transports
 devnull:
   driver = appendfile
   file = /dev/null
-`);
+`,
+  );
   const child: ChildProcess = spawn(binary, ['-C', join(dir, 'exim.conf'), '-bdf', '-oX', String(port), '-oP', join(dir, 'pid')], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LD_LIBRARY_PATH: join(EXIM_ROOT, 'usr/lib/x86_64-linux-gnu') },
@@ -90,7 +102,8 @@ devnull:
     throw new Error(`exim did not start in ${dir}: ${stderr} ${mainlog} ${error}`);
   }
   return {
-    host, port,
+    host,
+    port,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -106,7 +119,10 @@ async function waitForListener(host: string, port: number, child: ChildProcess):
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`exim exited ${child.exitCode}`);
     const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, host, () => { socket.destroy(); resolve(true); });
+      const socket = net.connect(port, host, () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.on('error', () => resolve(false));
     });
     if (ok) return;

@@ -43,7 +43,10 @@ export async function startReceiver(kind: ReceiverKind, options: { trickleMs?: n
         break; // never a word
       case 'trickle': {
         res.writeHead(200, { 'content-type': 'text/plain' });
-        const timer = setInterval(() => { bytesSent++; res.write('x'); }, options.trickleMs ?? 4000);
+        const timer = setInterval(() => {
+          bytesSent++;
+          res.write('x');
+        }, options.trickleMs ?? 4000);
         res.on('close', () => clearInterval(timer));
         break;
       }

@@ -37,7 +37,11 @@ export async function startHostileSmtp(kind: HostileKind, options: { host?: stri
     };
     // writes `chunk` again whenever the client has read the last one, until it hangs up
     const flood = (chunk: Buffer) => {
-      const pump = () => { while (send(chunk)) { /* until the socket buffer is full */ } };
+      const pump = () => {
+        while (send(chunk)) {
+          /* until the socket buffer is full */
+        }
+      };
       socket.on('drain', pump);
       pump();
     };

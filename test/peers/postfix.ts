@@ -48,29 +48,30 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixPeer
   const port = options.port ?? (await freePort());
   const policy = await startGreylistPolicy(options.greylistDomains ?? []);
   const catchAll = options.catchAllDomains ?? [];
-  const domains = [...new Set([
-    ...options.mailboxes.map((m) => m.split('@')[1]), ...catchAll,
-    ...(options.greylistDomains ?? []), ...(options.busyDomains ?? []),
-  ])];
+  const domains = [
+    ...new Set([...options.mailboxes.map((m) => m.split('@')[1]), ...catchAll, ...(options.greylistDomains ?? []), ...(options.busyDomains ?? [])]),
+  ];
 
-  writeFileSync(join(etc, 'vmailbox'), [
-    ...options.mailboxes.map((m) => `${m} ${m.replace('@', '/')}/`),
-    ...catchAll.map((d) => `@${d} ${d}/catchall/`), '',
-  ].join('\n'));
-  writeFileSync(join(etc, 'rcpt_access'),
-    (options.busyDomains ?? []).map((d) => `${d} 421 4.7.0 Too many connections, try again later\n`).join(''));
+  writeFileSync(
+    join(etc, 'vmailbox'),
+    [...options.mailboxes.map((m) => `${m} ${m.replace('@', '/')}/`), ...catchAll.map((d) => `@${d} ${d}/catchall/`), ''].join('\n'),
+  );
+  writeFileSync(join(etc, 'rcpt_access'), (options.busyDomains ?? []).map((d) => `${d} 421 4.7.0 Too many connections, try again later\n`).join(''));
   if (options.tls) {
     writeFileSync(join(etc, 'tls.key'), options.tls.key, { mode: 0o600 });
     writeFileSync(join(etc, 'tls.crt'), options.tls.cert);
   }
-  const tls = options.tls ? `
+  const tls = options.tls
+    ? `
 smtpd_tls_cert_file = ${join(etc, 'tls.crt')}
 smtpd_tls_key_file = ${join(etc, 'tls.key')}
 smtpd_tls_security_level = ${options.tls.required ? 'encrypt' : 'may'}
-` : '';
+`
+    : '';
   const ps = options.postscreen;
   // loopback is in mynetworks, which postscreen would let through untested: no access list
-  const postscreen = ps ? `
+  const postscreen = ps
+    ? `
 postscreen_access_list =
 postscreen_greet_wait = ${ps.greetWaitS}s
 postscreen_greet_action = enforce
@@ -78,8 +79,11 @@ postscreen_cache_map = btree:${join(data, 'postscreen_cache')}
 postscreen_pipelining_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
 postscreen_non_smtp_command_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
 postscreen_bare_newline_enable = ${ps.afterGreetingTests ? 'yes' : 'no'}
-` : '';
-  writeFileSync(join(etc, 'main.cf'), `${tls}${postscreen}
+`
+    : '';
+  writeFileSync(
+    join(etc, 'main.cf'),
+    `${tls}${postscreen}
 compatibility_level = 3.6
 queue_directory = ${queue}
 data_directory = ${data}
@@ -114,12 +118,15 @@ smtpd_recipient_restrictions = check_recipient_access texthash:${join(etc, 'rcpt
 # flows out of the queue, which a verifier that never sends DATA causes: the bench saw 1 s
 # RCPT replies. Real MXs have their own pacing; the peer should not add this one.
 in_flow_delay = 0s
-`);
+`,
+  );
   const listener = ps
     ? `127.0.0.1:${port} inet n - n - 1 postscreen\nsmtpd pass - - n - - smtpd\ndnsblog unix - - n - 0 dnsblog\ntlsproxy unix - - n - 0 tlsproxy`
     : `127.0.0.1:${port} inet n - n - - smtpd`;
   const tlsmgr = options.tls ? 'tlsmgr unix - - n 1000? 1 tlsmgr' : '';
-  writeFileSync(join(etc, 'master.cf'), `
+  writeFileSync(
+    join(etc, 'master.cf'),
+    `
 ${listener}
 ${tlsmgr}
 pickup    unix  n       -       n       60      1       pickup
@@ -142,9 +149,9 @@ virtual   unix  -       n       n       -       -       virtual
 anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
-`);
-  const postfix = (cmd: string) =>
-    execFileSync('/usr/sbin/postfix', ['-c', etc, cmd], { stdio: 'pipe', env: { ...process.env, MAIL_CONFIG: etc } });
+`,
+  );
+  const postfix = (cmd: string) => execFileSync('/usr/sbin/postfix', ['-c', etc, cmd], { stdio: 'pipe', env: { ...process.env, MAIL_CONFIG: etc } });
   try {
     postfix('start');
   } catch (error) {
@@ -157,7 +164,11 @@ postlog   unix-dgram n  -       n       -       1       postlogd
     host: '127.0.0.1',
     port,
     async stop() {
-      try { postfix('stop'); } catch { /* already stopped */ }
+      try {
+        postfix('stop');
+      } catch {
+        /* already stopped */
+      }
       policy.server.close();
       // EV_KEEP_PEERS=1 keeps the temp dir, to read its maillog after a failing test
       if (!process.env.EV_KEEP_PEERS) rmSync(dir, { recursive: true, force: true });
@@ -177,9 +188,17 @@ async function startGreylistPolicy(domains: string[]): Promise<{ server: net.Ser
       buffer += chunk;
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const attrs = Object.fromEntries(buffer.slice(0, end).split('\n').map((l) => l.split(/=(.*)/s, 2)));
+        const attrs = Object.fromEntries(
+          buffer
+            .slice(0, end)
+            .split('\n')
+            .map((l) => l.split(/=(.*)/s, 2)),
+        );
         buffer = buffer.slice(end + 2);
-        const domain = String(attrs.recipient ?? '').split('@')[1]?.toLowerCase() ?? '';
+        const domain =
+          String(attrs.recipient ?? '')
+            .split('@')[1]
+            ?.toLowerCase() ?? '';
         const key = `${attrs.sender}/${domain}`;
         let action = 'DUNNO';
         if (domains.includes(domain) && !seen.has(key)) {
@@ -198,7 +217,10 @@ async function startGreylistPolicy(domains: string[]): Promise<{ server: net.Ser
 async function waitForListener(host: string, port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, host, () => { socket.destroy(); resolve(true); });
+      const socket = net.connect(port, host, () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.on('error', () => resolve(false));
     });
     if (ok) return;

@@ -37,8 +37,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
   const user = asRoot ? uidOf('postgres') : undefined;
-  const run = (tool: string, args: string[]) =>
-    execFileSync(join(bin, tool), args, { ...(user ?? {}), stdio: ['ignore', 'ignore', 'pipe'], cwd: root });
+  const run = (tool: string, args: string[]) => execFileSync(join(bin, tool), args, { ...(user ?? {}), stdio: ['ignore', 'ignore', 'pipe'], cwd: root });
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
   const start = async () => {
@@ -88,4 +87,3 @@ async function waitReady(url: string): Promise<void> {
   }
   throw new Error(`PostgreSQL at ${url} did not come up`);
 }
-

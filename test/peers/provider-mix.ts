@@ -9,12 +9,18 @@ import { startDnsmasq, type DnsPeer } from './dnsmasq';
  * address (127.0.2.x Google, .3.x Microsoft, .4.x Yahoo, 127.1.x.y the small hosts). `ok…`
  * addresses exist, `no…` ones do not. Used by the fleet test and the egress bench.
  */
-export interface MixTarget { name: string; share: number; domains: number; mx: string[]; ips: string[] }
+export interface MixTarget {
+  name: string;
+  share: number;
+  domains: number;
+  mx: string[];
+  ips: string[];
+}
 
 export const MIX_TARGETS: MixTarget[] = [
-  { name: 'google', share: 0.30, domains: 20, mx: ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com'], ips: ['127.0.2.1', '127.0.2.2'] },
+  { name: 'google', share: 0.3, domains: 20, mx: ['gmail-smtp-in.l.google.com', 'alt1.gmail-smtp-in.l.google.com'], ips: ['127.0.2.1', '127.0.2.2'] },
   { name: 'microsoft', share: 0.15, domains: 10, mx: ['a-com.mail.protection.outlook.com'], ips: ['127.0.3.1'] },
-  { name: 'yahoo', share: 0.10, domains: 5, mx: ['mta5.am0.yahoodns.net'], ips: ['127.0.4.1'] },
+  { name: 'yahoo', share: 0.1, domains: 5, mx: ['mta5.am0.yahoodns.net'], ips: ['127.0.4.1'] },
 ];
 
 export interface ProviderMix {
@@ -57,10 +63,23 @@ export function providerMix(total: number, { tag = '', smallEvery = 20, targets 
 
 /** EV_SMTP_PACING for the mix: each provider's pacing, `default` for the small hosts. */
 export const pacingSpec = (pacing: Record<string, Pacing>) =>
-  Object.entries(pacing).map(([name, p]) => `${name}=${p.concurrency}/${p.perMinute}`).join(',');
+  Object.entries(pacing)
+    .map(([name, p]) => `${name}=${p.concurrency}/${p.perMinute}`)
+    .join(',');
 
-export async function startMixPeers(mix: ProviderMix, replyDelayMs: number, targets = MIX_TARGETS): Promise<{ dns: DnsPeer; smtp: CountingSmtp; stop(): Promise<void> }> {
+export async function startMixPeers(
+  mix: ProviderMix,
+  replyDelayMs: number,
+  targets = MIX_TARGETS,
+): Promise<{ dns: DnsPeer; smtp: CountingSmtp; stop(): Promise<void> }> {
   const dns = await startDnsmasq(mix.dnsLines, ['test', 'google.com', 'outlook.com', 'yahoodns.net']);
   const smtp = await startCountingSmtp({ hosts: [...targets.flatMap((t) => t.ips), ...mix.smallIps], replyDelayMs });
-  return { dns, smtp, stop: async () => { await smtp.stop(); await dns.stop(); } };
+  return {
+    dns,
+    smtp,
+    stop: async () => {
+      await smtp.stop();
+      await dns.stop();
+    },
+  };
 }

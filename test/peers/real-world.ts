@@ -14,7 +14,10 @@ const onlyAlice = (reject: (address: string) => string | string[]) => (address: 
 export const REAL_WORLD_SERVERS: Record<string, { mx: string; script: SmtpScript }> = {
   // hbattat/verifyEmail#30: "554 delivery error: dd This user doesn't have a yahoo.com account
   // (alexwillis2011@yahoo.com) [-5] - mta1325.mail.gq1.yahoo.com" (no enhanced code)
-  yahoo: { mx: 'mta5.am0.yahoodns.net', script: { rcpt: onlyAlice((a) => `554 delivery error: dd This user doesn't have a yahoo.com account (${a}) [-5] - mta1325.mail.gq1.yahoo.com`) } },
+  yahoo: {
+    mx: 'mta5.am0.yahoodns.net',
+    script: { rcpt: onlyAlice((a) => `554 delivery error: dd This user doesn't have a yahoo.com account (${a}) [-5] - mta1325.mail.gq1.yahoo.com`) },
+  },
   // Postfix smtpd_recipient_limit = 1 in front of a catch-all: the second RCPT gets "452 4.5.3"
   onercpt: { mx: 'mx.onercpt.test', script: { rcpt: (_a, inTransaction) => (inTransaction >= 1 ? '452 4.5.3 Error: too many recipients' : '250 2.1.5 Ok') } },
   // Postfix smtpd_tls_security_level = encrypt: "530 5.7.0 Must issue a STARTTLS command first"
@@ -23,19 +26,49 @@ export const REAL_WORLD_SERVERS: Record<string, { mx: string; script: SmtpScript
   badtls: { mx: 'mx.badtls.test', script: { brokenTls: true, tls: { ...testCertificate(), required: true }, rcpt: onlyAlice(unknownUser) } },
   // postscreen after-220 tests: the first connection of a new client gets "450 4.3.2 Service
   // currently unavailable" (postscreen(8), postscreen_greet_action); later ones get through
-  postscreen: { mx: 'mx.postscreen.test', script: { banner: (n) => (n === 0 ? ['450 4.3.2 Service currently unavailable'] : ['220-mx.postscreen.test ESMTP', '220 ready']), greetPauseMs: 300, rcpt: onlyAlice(unknownUser) } },
+  postscreen: {
+    mx: 'mx.postscreen.test',
+    script: {
+      banner: (n) => (n === 0 ? ['450 4.3.2 Service currently unavailable'] : ['220-mx.postscreen.test ESMTP', '220 ready']),
+      greetPauseMs: 300,
+      rcpt: onlyAlice(unknownUser),
+    },
+  },
   // Mimecast accepts every recipient at its edge unless recipient validation is on (Reacher #1626)
   mimecast: { mx: 'eu-smtp-inbound-1.mimecast.com', script: {} },
   // Microsoft 365 with directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied"
-  microsoft: { mx: 'contoso-test.mail.protection.outlook.com', script: { rcpt: onlyAlice(() => '550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [DB5EUR03FT012.eop-EUR03.prod.protection.outlook.com]') } },
+  microsoft: {
+    mx: 'contoso-test.mail.protection.outlook.com',
+    script: {
+      rcpt: onlyAlice(() => '550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [DB5EUR03FT012.eop-EUR03.prod.protection.outlook.com]'),
+    },
+  },
   // Gmail: "452-4.2.2 The email account that you tried to reach is over quota" for a full
   // mailbox; "550-5.1.1 The email account that you tried to reach does not exist" otherwise
-  gmail: { mx: 'gmail-smtp-in.l.google.com', script: { rcpt: (a) => a.startsWith('full@')
-    ? ['452-4.2.2 The email account that you tried to reach is over quota. Please direct', '452 4.2.2 the recipient to https://support.google.com/mail/?p=OverQuotaTemp - gsmtp']
-    : a.startsWith('alice@') ? '250 2.1.5 OK - gsmtp'
-    : ['550-5.1.1 The email account that you tried to reach does not exist. Please try', '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp'] } },
+  gmail: {
+    mx: 'gmail-smtp-in.l.google.com',
+    script: {
+      rcpt: (a) =>
+        a.startsWith('full@')
+          ? [
+              '452-4.2.2 The email account that you tried to reach is over quota. Please direct',
+              '452 4.2.2 the recipient to https://support.google.com/mail/?p=OverQuotaTemp - gsmtp',
+            ]
+          : a.startsWith('alice@')
+            ? '250 2.1.5 OK - gsmtp'
+            : [
+                '550-5.1.1 The email account that you tried to reach does not exist. Please try',
+                '550 5.1.1 https://support.google.com/mail/?p=NoSuchUser - gsmtp',
+              ],
+    },
+  },
   // Postfix reject_rbl_client: "554 5.7.1 Service unavailable; Client host [x] blocked using zen.spamhaus.org"
-  spamhaus: { mx: 'mx.spamhaus-listed.test', script: { rcpt: () => '554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/192.0.2.1' } },
+  spamhaus: {
+    mx: 'mx.spamhaus-listed.test',
+    script: {
+      rcpt: () => '554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/192.0.2.1',
+    },
+  },
 };
 
 export interface RealWorldPeers {
@@ -59,9 +92,11 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
     'mx-host=dangling.test,mx.gone.dangling.test,10',
     'mx-host=dangling.test,mx2.gone.dangling.test,20',
     // an MX host name that is a CNAME (RFC 5321 5.1 says it should not be; it works everywhere)
-    'mx-host=cnamed.test,mx-alias.cnamed.test,10', 'cname=mx-alias.cnamed.test,mta5.am0.yahoodns.net',
+    'mx-host=cnamed.test,mx-alias.cnamed.test,10',
+    'cname=mx-alias.cnamed.test,mta5.am0.yahoodns.net',
     // two MX hosts of equal preference, one of them dead (nothing listens on 127.0.2.250)
-    'mx-host=halfdead.test,mx-dead.halfdead.test,10', 'host-record=mx-dead.halfdead.test,127.0.2.250',
+    'mx-host=halfdead.test,mx-dead.halfdead.test,10',
+    'host-record=mx-dead.halfdead.test,127.0.2.250',
     'mx-host=halfdead.test,mta5.am0.yahoodns.net,10',
   ];
   // an upstream that answers every query with SERVFAIL (RCODE 2), which dnsmasq passes on
@@ -86,13 +121,19 @@ export async function startRealWorldPeers(): Promise<RealWorldPeers> {
     zone.push(`mx-host=${name}.test,${mx},10`, `host-record=${mx},${server.host}`);
   }
   // an MX host with only an AAAA record, served on ::1
-  const v6 = await startScriptedSmtp({ rcpt: (a) => (a.startsWith('alice@') ? '250 2.1.5 Ok' : `550 5.1.1 <${a}>: Recipient address rejected: User unknown`) }, { host: '::1', port });
+  const v6 = await startScriptedSmtp(
+    { rcpt: (a) => (a.startsWith('alice@') ? '250 2.1.5 Ok' : `550 5.1.1 <${a}>: Recipient address rejected: User unknown`) },
+    { host: '::1', port },
+  );
   servers.v6only = v6;
   zone.push('mx-host=v6only.test,mx.v6only.test,10', 'host-record=mx.v6only.test,::1');
   const dns = await startDnsmasq(zone);
   const lying = await startDnsmasq([], ['com', 'net', 'test']);
   return {
-    dns, lying, port, servers,
+    dns,
+    lying,
+    port,
+    servers,
     async stop() {
       await Promise.all(Object.values(servers).map((s) => s.stop()));
       await dns.stop();

@@ -26,7 +26,11 @@ export interface SmtpScript {
   rcpt?: (address: string, inTransaction: number, connection: number) => string | string[] | null;
 }
 
-export interface RecordedCommand { connection: number; tls: boolean; line: string }
+export interface RecordedCommand {
+  connection: number;
+  tls: boolean;
+  line: string;
+}
 
 export interface ScriptedSmtp {
   host: string;
@@ -61,10 +65,21 @@ export async function startScriptedSmtp(script: SmtpScript, options: { host?: st
     let greeted = false;
     let inTransaction = -1; // -1: no MAIL yet
     let partial = '';
-    const send = (reply: string | string[]) => { if (!stream.destroyed) stream.write([reply].flat().map((l) => `${l}\r\n`).join('')); };
+    const send = (reply: string | string[]) => {
+      if (!stream.destroyed)
+        stream.write(
+          [reply]
+            .flat()
+            .map((l) => `${l}\r\n`)
+            .join(''),
+        );
+    };
 
     const onData = (chunk: Buffer) => {
-      if (!greeted) { pregreets++; return; }
+      if (!greeted) {
+        pregreets++;
+        return;
+      }
       partial += chunk.toString('utf8');
       const lines = partial.split('\r\n');
       partial = lines.pop()!;
@@ -94,7 +109,10 @@ export async function startScriptedSmtp(script: SmtpScript, options: { host?: st
       } else if (verb === 'MAIL') {
         // Postfix with smtpd_tls_security_level=encrypt
         if (script.tls?.required && !secure) send('530 5.7.0 Must issue a STARTTLS command first');
-        else { inTransaction = 0; send('250 2.1.0 Ok'); }
+        else {
+          inTransaction = 0;
+          send('250 2.1.0 Ok');
+        }
       } else if (verb === 'RCPT') {
         if (inTransaction < 0) return send('503 5.5.1 Error: need MAIL command');
         const address = /<([^>]*)>/.exec(line)?.[1] ?? '';
@@ -103,13 +121,17 @@ export async function startScriptedSmtp(script: SmtpScript, options: { host?: st
         const reply = answer ?? '250 2.1.5 Ok';
         if ([reply].flat().at(-1)!.startsWith('2')) inTransaction++;
         send(reply);
-      } else if (verb === 'RSET') { inTransaction = -1; send('250 2.0.0 Ok'); }
-      else if (verb === 'QUIT') { send('221 2.0.0 Bye'); stream.end(); }
-      else send('502 5.5.2 Error: command not recognized');
+      } else if (verb === 'RSET') {
+        inTransaction = -1;
+        send('250 2.0.0 Ok');
+      } else if (verb === 'QUIT') {
+        send('221 2.0.0 Bye');
+        stream.end();
+      } else send('502 5.5.2 Error: command not recognized');
     };
 
     raw.on('data', onData);
-    const banner = typeof script.banner === 'function' ? script.banner(connection) : script.banner ?? ['220 mx.scripted.test ESMTP'];
+    const banner = typeof script.banner === 'function' ? script.banner(connection) : (script.banner ?? ['220 mx.scripted.test ESMTP']);
     const greet = () => {
       greeted = true;
       send(banner);
@@ -126,7 +148,9 @@ export async function startScriptedSmtp(script: SmtpScript, options: { host?: st
     host,
     port: (server.address() as net.AddressInfo).port,
     commands,
-    get pregreets() { return pregreets; },
+    get pregreets() {
+      return pregreets;
+    },
     connections: () => connections,
     async stop() {
       for (const socket of sockets) socket.destroy();

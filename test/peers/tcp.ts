@@ -1,6 +1,10 @@
 import net from 'node:net';
 
-export interface TcpPeer { host: string; port: number; stop(): Promise<void> }
+export interface TcpPeer {
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
 
 /**
  * Misbehaving SMTP servers that Postfix cannot be made to imitate:
@@ -67,7 +71,9 @@ export async function startRecordingRelay(host: string, port: number, targetPort
     server.listen(port, host, resolve);
   });
   return {
-    host, port, lines,
+    host,
+    port,
+    lines,
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

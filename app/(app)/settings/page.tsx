@@ -20,13 +20,18 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageTitle title="Settings" subtitle="Usage, members, rules, the reuse of fresh results, API keys, webhooks and the data of the organisation; your sign-in security; the installation's mail server reachability. What you see depends on your role." />
+      <PageTitle
+        title="Settings"
+        subtitle="Usage, members, rules, the reuse of fresh results, API keys, webhooks and the data of the organisation; your sign-in security; the installation's mail server reachability. What you see depends on your role."
+      />
       <div className="space-y-6">
         <UsageCard />
         <UsageHistory />
         <MemberUsageCard />
         <MembersLink />
-        <Can role="member"><RulesLink /></Can>
+        <Can role="member">
+          <RulesLink />
+        </Can>
         <ReuseCard />
         <Can role="admin">
           <ApiKeys />
@@ -36,8 +41,12 @@ export default function SettingsPage() {
         <Security />
         <TwoFactorCard />
         <SingleSignOn />
-        <Can role="admin"><AuditLink /></Can>
-        <Can role="member"><EgressCard /></Can>
+        <Can role="admin">
+          <AuditLink />
+        </Can>
+        <Can role="member">
+          <EgressCard />
+        </Can>
       </div>
     </>
   );

@@ -11,15 +11,18 @@ import { AppError, invalidRequest } from '@/lib/errors/errors';
  * body is read within EV_AUTH_MAX_BODY_BYTES before anything parses it. Sign-up is cookie-less,
  * but a cross-site form could still create accounts in bulk: a browser's Origin must be ours.
  */
-export const POST = publicRoute(async (request, readBody) => {
-  assertSameOrigin(request, { optional: true });
-  if (request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
-    throw invalidRequest('Content-Type', 'Send the sign-up as application/json: {"email", "password"}.');
-  }
-  const { email, password } = parseBody(await readBody(), signupBody);
-  const account = await signUp(email, password, clientAddress(request));
-  return json({ id: account.id, email: account.email }, 201);
-}, { maxBodyBytes: () => env().EV_AUTH_MAX_BODY_BYTES });
+export const POST = publicRoute(
+  async (request, readBody) => {
+    assertSameOrigin(request, { optional: true });
+    if (request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+      throw invalidRequest('Content-Type', 'Send the sign-up as application/json: {"email", "password"}.');
+    }
+    const { email, password } = parseBody(await readBody(), signupBody);
+    const account = await signUp(email, password, clientAddress(request));
+    return json({ id: account.id, email: account.email }, 201);
+  },
+  { maxBodyBytes: () => env().EV_AUTH_MAX_BODY_BYTES },
+);
 
 const wrongMethod = publicRoute(async (request) => {
   throw new AppError('method_not_allowed', `${request.method} is not supported here; sign up with POST.`, {}, { Allow: 'POST' });

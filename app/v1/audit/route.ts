@@ -13,7 +13,10 @@ export const GET = apiRoute(async (request, caller) => {
   const database = await db();
   if (format === 'csv') {
     return new Response(auditCsv(database, caller.userId, filter), {
-      headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"` },
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"`,
+      },
     });
   }
   const cursor = text ? decodeCursor(text) : null;

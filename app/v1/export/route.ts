@@ -2,6 +2,9 @@ import { apiRoute } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { exportName, exportStream } from '@/lib/retention/export';
 
-export const GET = apiRoute(async (_request, caller) => new Response(exportStream(await db(), caller.userId), {
-  headers: { 'Content-Type': 'application/zip', 'Content-Disposition': `attachment; filename="${exportName()}"` },
-}));
+export const GET = apiRoute(
+  async (_request, caller) =>
+    new Response(exportStream(await db(), caller.userId), {
+      headers: { 'Content-Type': 'application/zip', 'Content-Disposition': `attachment; filename="${exportName()}"` },
+    }),
+);

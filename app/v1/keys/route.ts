@@ -5,9 +5,12 @@ import { createApiKey, listApiKeys, makerOf } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 
 // a key makes keys within its own bounds only, a person keys up to their role (lib/accounts/keys.ts)
-export const POST = apiRoute(async (_request, caller) => {
-  const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody), makerOf(caller));
-  return json({ ...info, key }, 201);
-}, { maxBodyBytes: 4096, creates: true });
+export const POST = apiRoute(
+  async (_request, caller) => {
+    const { key, info } = await createApiKey(await db(), caller.userId, parseBody(caller.body, keyBody), makerOf(caller));
+    return json({ ...info, key }, 201);
+  },
+  { maxBodyBytes: 4096, creates: true },
+);
 
 export const GET = apiRoute(async (_request, caller) => ok({ data: await listApiKeys(await db(), caller.userId) }));

@@ -20,9 +20,16 @@ export const PATCH = apiRoute(async (_request, caller) => {
   const body = parseBody(caller.body, organisationBody);
   const database = await db();
   const { name, require_two_factor, sso_domain, sso_default_role, password_sign_in } = body;
-  const sso = sso_domain !== undefined || sso_default_role !== undefined || password_sign_in !== undefined
-    ? await updateSsoSettings(database, caller.userId, { id: caller.actorId, signIn: caller.signIn ?? null }, { sso_domain, sso_default_role, password_sign_in }, oidcSettings() !== null)
-    : await ssoSettings(database, caller.userId);
+  const sso =
+    sso_domain !== undefined || sso_default_role !== undefined || password_sign_in !== undefined
+      ? await updateSsoSettings(
+          database,
+          caller.userId,
+          { id: caller.actorId, signIn: caller.signIn ?? null },
+          { sso_domain, sso_default_role, password_sign_in },
+          oidcSettings() !== null,
+        )
+      : await ssoSettings(database, caller.userId);
   if (name !== undefined || require_two_factor !== undefined) {
     await renameOrganisation(database, caller.userId, { name, require_two_factor }, caller.actorId);
     forgetTwoFactorGates();

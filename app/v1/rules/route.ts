@@ -6,4 +6,6 @@ import { addRule, listRules } from '@/lib/rules/store';
 
 export const GET = apiRoute(async (_request, caller) => ok({ data: await listRules(await db(), caller.userId) }));
 
-export const POST = apiRoute(async (_request, caller) => ok(await addRule(await db(), caller.userId, parseBody(caller.body, ruleBody)), 201), { creates: true });
+export const POST = apiRoute(async (_request, caller) => ok(await addRule(await db(), caller.userId, parseBody(caller.body, ruleBody)), 201), {
+  creates: true,
+});

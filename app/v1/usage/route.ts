@@ -11,6 +11,9 @@ export const GET = apiRoute(async (request, caller) => {
   if (query.format !== 'csv') return ok(report);
   const members = 'members' in report ? report.members : undefined;
   return new Response(members ? memberUsageCsv(members) : usageCsv(report.data), {
-    headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="usage-${members ? 'members-' : ''}${report.from}-${report.to}.csv"` },
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="usage-${members ? 'members-' : ''}${report.from}-${report.to}.csv"`,
+    },
   });
 });

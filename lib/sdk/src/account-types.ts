@@ -75,7 +75,14 @@ export interface WebhookTestEvent extends EventBase {
   data: { message: string };
 }
 
-export type WebhookPayload = BulkCompletedEvent | BulkFailedEvent | QuotaWarningEvent | QuotaExceededEvent | ListExpiringEvent | ListChangedEvent | WebhookTestEvent;
+export type WebhookPayload =
+  | BulkCompletedEvent
+  | BulkFailedEvent
+  | QuotaWarningEvent
+  | QuotaExceededEvent
+  | ListExpiringEvent
+  | ListChangedEvent
+  | WebhookTestEvent;
 
 export interface ErrorBody {
   error: string;

@@ -1,13 +1,27 @@
 /** The audit log's answers (GET /v1/audit); test/types.test.ts holds them equal to the server's schemas. */
 
 export type AuditAction =
-  | 'sign_in.succeeded' | 'sign_in.failed'
-  | 'member.invited' | 'member.joined' | 'member.role_changed' | 'member.removed'
-  | 'key.created' | 'key.updated' | 'key.revoked'
-  | 'webhook.created' | 'webhook.updated' | 'webhook.deleted' | 'webhook.secret_rotated'
+  | 'sign_in.succeeded'
+  | 'sign_in.failed'
+  | 'member.invited'
+  | 'member.joined'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'key.created'
+  | 'key.updated'
+  | 'key.revoked'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated'
   | 'rules.changed'
-  | 'list.uploaded' | 'list.downloaded' | 'list.cancelled' | 'list.deleted'
-  | 'credits.granted' | 'settings.changed' | 'data.erased';
+  | 'list.uploaded'
+  | 'list.downloaded'
+  | 'list.cancelled'
+  | 'list.deleted'
+  | 'credits.granted'
+  | 'settings.changed'
+  | 'data.erased';
 
 export interface AuditEvent {
   id: string;

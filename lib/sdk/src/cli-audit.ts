@@ -11,7 +11,9 @@ interface Out {
 }
 
 export async function auditCommand(
-  client: EmailVerifier, options: { action?: string; actor?: string; from?: string; to?: string; csv?: boolean }, io: Out,
+  client: EmailVerifier,
+  options: { action?: string; actor?: string; from?: string; to?: string; csv?: boolean },
+  io: Out,
 ): Promise<number> {
   const filter = { action: options.action as AuditAction | undefined, actor: options.actor, from: options.from, to: options.to };
   if (options.csv) {
@@ -19,7 +21,9 @@ export async function auditCommand(
     return 0;
   }
   for await (const row of client.auditEvents(filter)) {
-    const actor = row.actor.key_id ? `${row.actor.email ?? row.actor.user_id ?? '-'} (key ${row.actor.key_id})` : row.actor.email ?? row.actor.user_id ?? row.method ?? '-';
+    const actor = row.actor.key_id
+      ? `${row.actor.email ?? row.actor.user_id ?? '-'} (key ${row.actor.key_id})`
+      : (row.actor.email ?? row.actor.user_id ?? row.method ?? '-');
     const target = row.target.label ?? row.target.id ?? row.target.type ?? '-';
     io.stdout.write(`${row.at}\t${row.action}\t${actor}\t${target}\t${row.client_address ?? '-'}\n`);
   }

@@ -16,7 +16,11 @@ interface Out {
   stdout: NodeJS.WritableStream;
 }
 
-const csv = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const csv = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The flags as a create or update body; `all`, `none` and `never` clear a restriction on update. */
 function keyBody(flags: KeyFlags, update: boolean): KeyInput & KeyUpdateInput {
@@ -43,10 +47,15 @@ export async function keysCommand(client: EmailVerifier, args: string[], flags: 
   if (action === 'list') {
     for (const key of await client.keys.list()) {
       const limits = [
-        key.allowed_ips && `ips=${key.allowed_ips.join(',')}`, key.allowed_origins && `origins=${key.allowed_origins.join(',')}`,
+        key.allowed_ips && `ips=${key.allowed_ips.join(',')}`,
+        key.allowed_origins && `origins=${key.allowed_origins.join(',')}`,
         key.rate_limits && `checks=${key.rate_limits.checks_today}/${key.rate_limits.checks_per_day}`,
-      ].filter(Boolean).join(' ');
-      io.stdout.write(`${key.id}\t${key.type}\t${key.scopes.join(',')}\t${limits || '-'}\t${key.expires_at ?? 'never'}\t${key.revoked_at ? 'revoked' : 'live'}\t${key.name}\n`);
+      ]
+        .filter(Boolean)
+        .join(' ');
+      io.stdout.write(
+        `${key.id}\t${key.type}\t${key.scopes.join(',')}\t${limits || '-'}\t${key.expires_at ?? 'never'}\t${key.revoked_at ? 'revoked' : 'live'}\t${key.name}\n`,
+      );
     }
     return;
   }

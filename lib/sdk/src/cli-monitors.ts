@@ -15,7 +15,8 @@ interface Out {
   stderr: NodeJS.WritableStream;
 }
 
-const line = (m: Monitor) => `${m.id}\t${m.list_id}\tevery ${m.interval_days} days\t${m.paused ? 'paused' : 'active'}\tnext ${m.next_run_at}${m.last_skip_reason ? `\tlast skipped: ${m.last_skip_reason}` : ''}\n`;
+const line = (m: Monitor) =>
+  `${m.id}\t${m.list_id}\tevery ${m.interval_days} days\t${m.paused ? 'paused' : 'active'}\tnext ${m.next_run_at}${m.last_skip_reason ? `\tlast skipped: ${m.last_skip_reason}` : ''}\n`;
 
 export async function monitorsCommand(client: EmailVerifier, args: string[], io: Out, usageError: (message: string) => Error): Promise<number> {
   const [sub, id, days] = args;
@@ -33,7 +34,9 @@ export async function monitorsCommand(client: EmailVerifier, args: string[], io:
     io.stdout.write(line(monitor));
     for (const run of monitor.runs) {
       const changed = run.changed_emails === null ? '' : `\t${run.changed_emails} changed`;
-      io.stdout.write(`${run.job_id}\t${run.status}\t${run.started_at}\t${run.deliverable} deliverable\t${run.undeliverable} undeliverable\t${run.risky} risky\t${run.unknown} unknown${changed}\n`);
+      io.stdout.write(
+        `${run.job_id}\t${run.status}\t${run.started_at}\t${run.deliverable} deliverable\t${run.undeliverable} undeliverable\t${run.risky} risky\t${run.unknown} unknown${changed}\n`,
+      );
     }
     return 0;
   }
@@ -48,7 +51,12 @@ export async function monitorsCommand(client: EmailVerifier, args: string[], io:
   throw usageError('monitors list | add | show | pause | resume | delete');
 }
 
-export async function changedCommand(client: EmailVerifier, jobId: string | undefined, write: (body: ReadableStream<Uint8Array>) => Promise<void>, usageError: (message: string) => Error): Promise<number> {
+export async function changedCommand(
+  client: EmailVerifier,
+  jobId: string | undefined,
+  write: (body: ReadableStream<Uint8Array>) => Promise<void>,
+  usageError: (message: string) => Error,
+): Promise<number> {
   if (!jobId) throw usageError('changed <job_id>');
   await write(await client.monitors.changedRows(jobId));
   return 0;

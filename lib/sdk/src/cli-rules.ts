@@ -20,7 +20,12 @@ const ACTIONS = ['allow', 'block'];
 const MATCHES = ['email', 'domain', 'mx', 'tld'];
 
 export async function rulesCommand(
-  client: EmailVerifier, args: string[], options: { action?: string; match?: string }, io: Out, read: (file: string) => Promise<string>, usageError: (message: string) => Error,
+  client: EmailVerifier,
+  args: string[],
+  options: { action?: string; match?: string },
+  io: Out,
+  read: (file: string) => Promise<string>,
+  usageError: (message: string) => Error,
 ): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') {
@@ -29,7 +34,8 @@ export async function rulesCommand(
   }
   if (sub === 'add') {
     const [action, match, value] = rest;
-    if (!action || !ACTIONS.includes(action) || !match || !MATCHES.includes(match) || !value) throw usageError('rules add <allow|block> <email|domain|mx|tld> <value>');
+    if (!action || !ACTIONS.includes(action) || !match || !MATCHES.includes(match) || !value)
+      throw usageError('rules add <allow|block> <email|domain|mx|tld> <value>');
     const rule = await client.rules.create({ action: action as RuleAction, match: match as RuleMatch, value });
     io.stdout.write(`${rule.id}\t${rule.action}\t${rule.match}\t${rule.value}\n`);
     return 0;
@@ -60,7 +66,9 @@ export async function usageCommand(client: EmailVerifier, options: { from?: stri
   }
   for (const row of (await client.usage(range)).data) {
     if (row.checks === 0 && row.charged === 0 && row.refunded === 0 && !row.credits_granted) continue;
-    io.stdout.write(`${row.day}\t${row.mode}\t${row.checks} checks\t${row.deliverable} deliverable\t${row.undeliverable} undeliverable\t${row.risky} risky\t${row.unknown} unknown\t${row.charged} charged\t${row.refunded} refunded\n`);
+    io.stdout.write(
+      `${row.day}\t${row.mode}\t${row.checks} checks\t${row.deliverable} deliverable\t${row.undeliverable} undeliverable\t${row.risky} risky\t${row.unknown} unknown\t${row.charged} charged\t${row.refunded} refunded\n`,
+    );
   }
   return 0;
 }

@@ -20,7 +20,8 @@ export type TeamFlags = Record<string, string | boolean | undefined>;
 
 const cap = (n: number | null) => (n === null ? 'no cap' : String(n));
 const memberLine = (m: Member) => `${m.user_id}\t${m.email}\t${m.role}\t${cap(m.checks_per_day)} a day\t${cap(m.checks_per_month)} a month\n`;
-const invitationLine = (i: Invitation) => `${i.id}\t${i.email}\t${i.role}\t${i.state}\texpires ${i.expires_at}\tinvited by ${i.invited_by.email || i.invited_by.user_id}\n`;
+const invitationLine = (i: Invitation) =>
+  `${i.id}\t${i.email}\t${i.role}\t${i.state}\texpires ${i.expires_at}\tinvited by ${i.invited_by.email || i.invited_by.user_id}\n`;
 
 export async function invitationsCommand(client: EmailVerifier, args: string[], io: Out, usageError: (message: string) => Error): Promise<number> {
   const [sub, first, second] = args;
@@ -52,7 +53,13 @@ function capFlag(flags: TeamFlags, name: string, usageError: (message: string) =
   return Number(value);
 }
 
-export async function membersCommand(client: EmailVerifier, args: string[], flags: TeamFlags, io: Out, usageError: (message: string) => Error): Promise<number> {
+export async function membersCommand(
+  client: EmailVerifier,
+  args: string[],
+  flags: TeamFlags,
+  io: Out,
+  usageError: (message: string) => Error,
+): Promise<number> {
   const [sub, userId] = args;
   if (sub === 'list') {
     for (const member of await client.members.list()) io.stdout.write(memberLine(member));

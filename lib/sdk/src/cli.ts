@@ -13,8 +13,16 @@ import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './
 import { AUDIT_HELP, auditCommand } from './cli-audit.ts';
 import { TEAMS_HELP, invitationsCommand, membersCommand } from './cli-teams.ts';
 import {
-  AuthenticationError, ConnectionError, EmailVerifier, EmailVerifierError, InsufficientCreditsError, RateLimitError, ServerError,
-  TimeoutError, type Bucket, type JobStatus,
+  AuthenticationError,
+  ConnectionError,
+  EmailVerifier,
+  EmailVerifierError,
+  InsufficientCreditsError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  type Bucket,
+  type JobStatus,
 } from './index.ts';
 
 /** Exit codes: lib/sdk/README.md lists them. */
@@ -152,7 +160,9 @@ async function bulkCommand(client: EmailVerifier, file: string | undefined, opti
   const out = options.out as string | undefined;
   await writeOut(await client.bulk.download(done.job_id, { filter }), out, io);
   const s = done.data!.summary;
-  io.stderr.write(`${done.job_id}: ${s.total} addresses, ${s.deliverable} deliverable, ${s.undeliverable} undeliverable, ${s.risky} risky, ${s.unknown} unknown${out ? ` → ${out}` : ''}\n`);
+  io.stderr.write(
+    `${done.job_id}: ${s.total} addresses, ${s.deliverable} deliverable, ${s.undeliverable} undeliverable, ${s.risky} risky, ${s.unknown} unknown${out ? ` → ${out}` : ''}\n`,
+  );
   return EXIT.ok;
 }
 
@@ -209,7 +219,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = positionals;
   try {
     const apiKey = io.env.EV_API_KEY;
-    if (!apiKey) throw new UsageError('set EV_API_KEY to an API key (npm run create-key on the server, or the dashboard\'s Settings)');
+    if (!apiKey) throw new UsageError("set EV_API_KEY to an API key (npm run create-key on the server, or the dashboard's Settings)");
     const number = (name: string, text: string | undefined) => {
       if (text === undefined) return undefined;
       if (!/^\d+$/.test(text)) throw new UsageError(`--${name} must be a whole number`);
@@ -227,14 +237,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'bulk') {
       return await bulkCommand(client, rest[0], { ...values, progress: values['no-progress'] ? false : values.progress }, io);
     }
-    if (command === 'rules') return await rulesCommand(client, rest, values, io, (file) => readInput(file, io.stdin), (message) => new UsageError(message));
+    if (command === 'rules')
+      return await rulesCommand(
+        client,
+        rest,
+        values,
+        io,
+        (file) => readInput(file, io.stdin),
+        (message) => new UsageError(message),
+      );
     if (command === 'usage') return await usageCommand(client, values, io);
     if (command === 'audit') return await auditCommand(client, values, io);
     if (command === 'retention') return await retentionCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'erase') return await eraseCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'export') return await exportCommand(client, values.out, (body) => writeOut(body, values.out, io), io);
     if (command === 'monitors') return await monitorsCommand(client, rest, io, (message) => new UsageError(message));
-    if (command === 'changed') return await changedCommand(client, rest[0], (body) => writeOut(body, values.out, io), (message) => new UsageError(message));
+    if (command === 'changed')
+      return await changedCommand(
+        client,
+        rest[0],
+        (body) => writeOut(body, values.out, io),
+        (message) => new UsageError(message),
+      );
     if (command === 'reuse') return await reuseCommand(client, rest[0], io, (message) => new UsageError(message));
     if (command === 'invitations') return await invitationsCommand(client, rest, io, (message) => new UsageError(message));
     if (command === 'members') return await membersCommand(client, rest, values, io, (message) => new UsageError(message));
@@ -253,9 +277,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 const invokedDirectly = typeof process !== 'undefined' && process.argv[1] !== undefined && import.meta.url.endsWith('/cli.js');
 if (invokedDirectly) {
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-  );
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then((code) => {
+    process.exitCode = code;
+  });
 }

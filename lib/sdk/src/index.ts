@@ -11,8 +11,32 @@ import { auditCsv, auditPage } from './audit.ts';
 import type { AuditEvent, AuditFilter, AuditPage } from './audit-types.ts';
 import { TwoFactor } from './two-factor.ts';
 import type {
-  Account, AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, HistoryPage, JobPage, PasswordChangeInput, ApiKey, ApiKeyCreated, KeyInput, KeyUpdateInput, BulkInput, BulkSubmitted, Bucket, Delivery, DeliverySent, HistoryRecord, JobCancelled, JobListItem, JobStatus,
-  SingleResult, VerifyResult, Webhook, WebhookCreated, WebhookInput,
+  Account,
+  AccountMessage,
+  EgressReport,
+  OrganisationSettings,
+  OrganisationUpdateInput,
+  HistoryPage,
+  JobPage,
+  PasswordChangeInput,
+  ApiKey,
+  ApiKeyCreated,
+  KeyInput,
+  KeyUpdateInput,
+  BulkInput,
+  BulkSubmitted,
+  Bucket,
+  Delivery,
+  DeliverySent,
+  HistoryRecord,
+  JobCancelled,
+  JobListItem,
+  JobStatus,
+  SingleResult,
+  VerifyResult,
+  Webhook,
+  WebhookCreated,
+  WebhookInput,
 } from './types.ts';
 
 export * from './errors.ts';

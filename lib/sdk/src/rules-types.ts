@@ -97,7 +97,10 @@ interface EventBase {
 export interface QuotaWarningEvent extends EventBase {
   type: 'quota.warning';
   data: {
-    remaining: number; credits: number; free_remaining_today: number; warning_below: number;
+    remaining: number;
+    credits: number;
+    free_remaining_today: number;
+    warning_below: number;
     /** a publishable key past four fifths of its daily cap of charged checks (once a UTC day per key) */
     publishable_key?: { id: string; name: string; checks_today: number; checks_per_day: number };
   };
@@ -106,7 +109,10 @@ export interface QuotaWarningEvent extends EventBase {
 export interface QuotaExceededEvent extends EventBase {
   type: 'quota.exceeded';
   data: {
-    required: number; credits: number; free_remaining_today: number; refused_at: string;
+    required: number;
+    credits: number;
+    free_remaining_today: number;
+    refused_at: string;
     /** set when a monitor's run was skipped for want of credits */
     monitor_id?: string;
     list_id?: string;

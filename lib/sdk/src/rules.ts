@@ -76,7 +76,8 @@ export function rulesFromRows(rows: string[][], defaults: Omit<RuleInput, 'value
     if (cells.every((cell) => cell === '')) return;
     const [first = '', second = '', third = ''] = cells.map((cell) => cell.toLowerCase());
     if (index === 0 && first === 'action' && second === 'match') return;
-    if (ACTIONS.has(first) && MATCHES.has(second) && cells[2]) rules.push({ action: first as RuleInput['action'], match: second as RuleInput['match'], value: cells[2] });
+    if (ACTIONS.has(first) && MATCHES.has(second) && cells[2])
+      rules.push({ action: first as RuleInput['action'], match: second as RuleInput['match'], value: cells[2] });
     else if (cells.filter(Boolean).length === 1 && !third) rules.push({ ...defaults, value: cells.find(Boolean)! });
     else skipped.push(index + 1);
   });

@@ -1,7 +1,18 @@
 import type { RequestOptions, Transport } from './client.ts';
 import type {
-  Invitation, InvitationAccepted, InvitationCreated, InvitationInput, InvitationList, InvitationRevoked, Member, MemberList, MemberRemoved,
-  MemberUpdate, MemberUpdated, OrganisationList, OrganisationRenamed,
+  Invitation,
+  InvitationAccepted,
+  InvitationCreated,
+  InvitationInput,
+  InvitationList,
+  InvitationRevoked,
+  Member,
+  MemberList,
+  MemberRemoved,
+  MemberUpdate,
+  MemberUpdated,
+  OrganisationList,
+  OrganisationRenamed,
 } from './team-types.ts';
 
 const path = (id: string) => encodeURIComponent(id);

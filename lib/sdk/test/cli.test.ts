@@ -37,10 +37,15 @@ describe('the CLI against the real API over HTTP', () => {
     let out = '';
     let err = '';
     const bytes: Buffer[] = [];
-    stdout.on('data', (c: Buffer) => { out += c; bytes.push(c); });
+    stdout.on('data', (c: Buffer) => {
+      out += c;
+      bytes.push(c);
+    });
     stderr.on('data', (c) => (err += c));
     const code = await main(args, {
-      stdout, stderr, stdin: Readable.from([options.stdin ?? '']),
+      stdout,
+      stderr,
+      stdin: Readable.from([options.stdin ?? '']),
       env: { EV_API_KEY: ctx.key, EV_BASE_URL: api.url, ...options.env },
     });
     // what a program that runs the CLI's main in its own process finds after it: its stdout still open
@@ -102,8 +107,13 @@ describe('the CLI against the real API over HTTP', () => {
     expect(added.out).toMatch(/\tblock\tdomain\tblocked\.example\n$/);
     const imported = await cli(['rules', 'import', '-', '--action', 'allow', '--match', 'email'], { stdin: 'vip@blocked.example\nblock,tld,zz\n,,\nx,y\n' });
     expect(imported).toMatchObject({ code: 0, err: 'skipped row 3\n2 new of 2 rules\n' });
-    expect((await cli(['rules', 'list'])).out.trim().split('\n').map((line) => line.split('\t').slice(1).join(' ')).sort())
-      .toEqual(['allow email vip@blocked.example', 'block domain blocked.example', 'block tld zz']);
+    expect(
+      (await cli(['rules', 'list'])).out
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t').slice(1).join(' '))
+        .sort(),
+    ).toEqual(['allow email vip@blocked.example', 'block domain blocked.example', 'block tld zz']);
     expect((await cli(['verify', '--sandbox', 'valid.someone@blocked.example'])).out).toBe('valid.someone@blocked.example\tundeliverable\t0\tblocklisted\n');
     expect((await cli(['rules', 'delete', id!])).code).toBe(0);
     expect((await cli(['rules', 'delete', id!])).code).toBe(6); // not found
@@ -135,7 +145,7 @@ describe('the CLI against the real API over HTTP', () => {
     // the lists the tests above made are deleted within 7 days now: named after the setting
     expect(set.out).toMatch(/^retention\t5 days\n(expiring\tjob_\S+\t[^\t]*\t\d{4}-\S+Z\n)+$/);
     expect((await cli(['retention', 'soon'])).code).toBe(2);
-    expect((await cli(['retention', 'default'])).out).toBe('retention\tkept until deleted (the installation\'s default)\n');
+    expect((await cli(['retention', 'default'])).out).toBe("retention\tkept until deleted (the installation's default)\n");
     await cli(['verify', '--sandbox', 'valid.erase+me@example.com']);
     const erased = await cli(['erase', 'Valid.Erase+Me@example.com']);
     expect(erased.code).toBe(0);
@@ -155,7 +165,7 @@ describe('the CLI against the real API over HTTP', () => {
     expect(strFromU8(streamed['results.csv']!)).toBe(strFromU8(files['results.csv']!));
   });
 
-  it('monitors, changed rows and reuse: add, show, pause, resume, delete; a run\'s changed rows as CSV', async () => {
+  it("monitors, changed rows and reuse: add, show, pause, resume, delete; a run's changed rows as CSV", async () => {
     const list = Array.from({ length: 12 }, (_, i) => `watched${i}@example.com`).join('\n');
     const bulk = await cli(['bulk', '-', '--sandbox', '--no-progress'], { stdin: `email\n${list}\n` });
     expect(bulk.code).toBe(0);
@@ -173,9 +183,16 @@ describe('the CLI against the real API over HTTP', () => {
     const { runDueMonitors } = await import('@/lib/monitors/runs');
     expect((await runDueMonitors(ctx.database)).started).toBe(1);
     const run = await ctx.database.prisma.job.findFirstOrThrow({ where: { monitorId: id } });
-    for (let i = 0; i < 200 && (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: run.id } })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: run.id } })).status !== 'completed'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const shown = await cli(['monitors', 'show', id!, '--sandbox']);
-    expect(shown.out.trim().split('\n').slice(1).map((line) => line.split('\t')[0])).toEqual([jobId, run.id]);
+    expect(
+      shown.out
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split('\t')[0]),
+    ).toEqual([jobId, run.id]);
     expect(shown.out).toMatch(/\t0 changed\n$/);
     const changed = await cli(['changed', run.id, '--sandbox']);
     expect(changed).toMatchObject({ code: 0 });
@@ -227,13 +244,34 @@ describe('the CLI against the real API over HTTP', () => {
 
 describe('CSV input', () => {
   it('parses quotes, doubled quotes, line breaks in cells, CRLF and a BOM', () => {
-    expect(parseCsv('\uFEFFa,"b ""c"", d"\r\n"line\nbreak",x\r\n\r\n')).toEqual([['a', 'b "c", d'], ['line\nbreak', 'x']]);
+    expect(parseCsv('\uFEFFa,"b ""c"", d"\r\n"line\nbreak",x\r\n\r\n')).toEqual([
+      ['a', 'b "c", d'],
+      ['line\nbreak', 'x'],
+    ]);
   });
 
   it('finds the address column by header, name or index, and takes a headerless list as emails', () => {
-    expect(listFromCsv([['Name', 'Email Address'], ['A', 'a@x.y']])).toEqual({ rows: [['A', 'a@x.y']], columns: ['Name', 'Email Address'], email_column: 1 });
-    expect(listFromCsv([['id', 'contact'], ['1', 'a@x.y']], 'contact').email_column).toBe(1);
+    expect(
+      listFromCsv([
+        ['Name', 'Email Address'],
+        ['A', 'a@x.y'],
+      ]),
+    ).toEqual({ rows: [['A', 'a@x.y']], columns: ['Name', 'Email Address'], email_column: 1 });
+    expect(
+      listFromCsv(
+        [
+          ['id', 'contact'],
+          ['1', 'a@x.y'],
+        ],
+        'contact',
+      ).email_column,
+    ).toBe(1);
     expect(listFromCsv([['a@x.y'], [' b@x.y ']])).toEqual({ emails: ['a@x.y', 'b@x.y'] });
-    expect(() => listFromCsv([['id', 'name'], ['1', 'x']])).toThrow(/--column/);
+    expect(() =>
+      listFromCsv([
+        ['id', 'name'],
+        ['1', 'x'],
+      ]),
+    ).toThrow(/--column/);
   });
 });

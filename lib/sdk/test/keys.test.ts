@@ -20,7 +20,13 @@ describe('keys in the SDK and the CLI', () => {
   });
 
   const sdk = (apiKey: string, headers: Record<string, string> = {}) =>
-    new EmailVerifier({ apiKey, baseUrl: api.url, sandbox: true, maxRetries: 0, fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) });
+    new EmailVerifier({
+      apiKey,
+      baseUrl: api.url,
+      sandbox: true,
+      maxRetries: 0,
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+    });
 
   async function cli(args: string[]) {
     const stdout = new PassThrough();
@@ -54,7 +60,10 @@ describe('keys in the SDK and the CLI', () => {
     const { key } = await sdk(ctx.key).keys.create({ type: 'publishable', allowed_origins: ['https://shop.example'] });
     const page = sdk(key, { origin: 'https://shop.example' });
     expect(await page.verify('valid@gmial.com')).toMatchObject({ did_you_mean: 'valid@gmail.com', evidence: null });
-    await expect(sdk(key, { origin: 'https://elsewhere.example' }).verify('valid@example.com')).rejects.toMatchObject({ status: 403, code: 'origin_not_allowed' });
+    await expect(sdk(key, { origin: 'https://elsewhere.example' }).verify('valid@example.com')).rejects.toMatchObject({
+      status: 403,
+      code: 'origin_not_allowed',
+    });
     await expect(page.account()).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
   });
 

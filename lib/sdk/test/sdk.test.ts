@@ -7,8 +7,20 @@ import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '@/test/api/harness';
 import { startApiServer } from '@/test/api/server';
 import {
-  AuthenticationError, ConflictError, ConnectionError, EmailVerifier, InsufficientCreditsError, NotFoundError, RateLimitError,
-  ServerError, TimeoutError, ValidationError, WebhookVerificationError, verifyWebhook, type EmailVerifierOptions, type RetryInfo,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  EmailVerifier,
+  InsufficientCreditsError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  WebhookVerificationError,
+  verifyWebhook,
+  type EmailVerifierOptions,
+  type RetryInfo,
 } from '../src/index';
 
 interface Sent {
@@ -243,7 +255,7 @@ describe('the SDK against the real API over HTTP', () => {
     await expect(sdk.bulk.wait(toCancel.job_id, { signal: aborted.signal })).rejects.toThrow('stop waiting');
   });
 
-  it('history.list() walks every page in the client\'s mode', async () => {
+  it("history.list() walks every page in the client's mode", async () => {
     const { sdk } = client();
     const records = [];
     for await (const record of sdk.history.list({ pageSize: 3 })) records.push(record);
@@ -252,7 +264,7 @@ describe('the SDK against the real API over HTTP', () => {
     expect(records.every((r) => r.sandbox)).toBe(true);
   });
 
-  it('history.page() and bulk.page() answer one page and its cursor, as the dashboard\'s tables read them', async () => {
+  it("history.page() and bulk.page() answer one page and its cursor, as the dashboard's tables read them", async () => {
     const { sdk, sent } = client();
     const first = await sdk.history.page({ limit: 2, sandbox: true });
     expect(first.data).toHaveLength(2);
@@ -261,7 +273,11 @@ describe('the SDK against the real API over HTTP', () => {
     expect(second.data.map((r) => r.id)).not.toContain(first.data[0]!.id);
     const jobs = await sdk.bulk.page({ limit: 1 });
     expect(jobs).toMatchObject({ success: true, data: [expect.objectContaining({ job_id: expect.any(String), sandbox: true })] });
-    expect(sent.map((s) => new URL(s.url).search)).toEqual(['?limit=2&sandbox=true', `?limit=2&cursor=${encodeURIComponent(first.next_cursor!)}&sandbox=true`, '?limit=1']);
+    expect(sent.map((s) => new URL(s.url).search)).toEqual([
+      '?limit=2&sandbox=true',
+      `?limit=2&cursor=${encodeURIComponent(first.next_cursor!)}&sandbox=true`,
+      '?limit=1',
+    ]);
   });
 
   it('egress() reads the egress report; changePassword() and signOutEverywhere() refuse an API key (dashboard sessions only)', async () => {
@@ -324,7 +340,9 @@ describe('the SDK against the real API over HTTP', () => {
 
       const event = await verifyWebhook(received[0]!.body, received[0]!.headers, hook.secret);
       expect(event).toMatchObject({ id: sent.event_id, type: 'webhook.test', sandbox: true });
-      await expect(verifyWebhook(received[0]!.body.replace('test', 'tost'), received[0]!.headers, hook.secret)).rejects.toBeInstanceOf(WebhookVerificationError);
+      await expect(verifyWebhook(received[0]!.body.replace('test', 'tost'), received[0]!.headers, hook.secret)).rejects.toBeInstanceOf(
+        WebhookVerificationError,
+      );
       await expect(verifyWebhook(received[0]!.body, received[0]!.headers, 'whsec_' + btoa('another secret'))).rejects.toBeInstanceOf(WebhookVerificationError);
       // as a Headers object, and as raw bytes
       const bytes = new TextEncoder().encode(received[0]!.body);

@@ -31,8 +31,13 @@ describe('the SDK types', () => {
     expectTypeOf<sdk.ApiKey>().toEqualTypeOf<z.infer<typeof res.apiKey>>();
     expectTypeOf<sdk.ApiKeyCreated>().toEqualTypeOf<z.infer<typeof res.apiKeyCreated>>();
     expectTypeOf<sdk.WebhookPayload>().toEqualTypeOf<
-      z.infer<typeof res.bulkCompletedEvent> | z.infer<typeof res.bulkFailedEvent> | z.infer<typeof rr.quotaWarningEvent>
-      | z.infer<typeof rr.quotaExceededEvent> | z.infer<typeof rd.listExpiringEvent> | z.infer<typeof rm.listChangedEvent> | z.infer<typeof res.webhookTestEvent>
+      | z.infer<typeof res.bulkCompletedEvent>
+      | z.infer<typeof res.bulkFailedEvent>
+      | z.infer<typeof rr.quotaWarningEvent>
+      | z.infer<typeof rr.quotaExceededEvent>
+      | z.infer<typeof rd.listExpiringEvent>
+      | z.infer<typeof rm.listChangedEvent>
+      | z.infer<typeof res.webhookTestEvent>
     >();
     expectTypeOf<sdk.MonitorCreated>().toEqualTypeOf<z.infer<typeof rm.monitorCreated>>();
     expectTypeOf<sdk.MonitorList>().toEqualTypeOf<z.infer<typeof rm.monitorList>>();

@@ -13,9 +13,20 @@ export default function AuditPage() {
       <PageTitle
         title="Audit log"
         subtitle="Who did what in this organisation, when and from where. Kept for the installation's EV_AUDIT_RETENTION_DAYS (a year by default)."
-        actions={<Link href="/settings" className={linkButton}>Back to settings</Link>}
+        actions={
+          <Link href="/settings" className={linkButton}>
+            Back to settings
+          </Link>
+        }
       />
-      <Can role="admin" otherwise={<Card><p className="text-sm text-slate-600">The audit log is for the organisation's admins and owners.</p></Card>}>
+      <Can
+        role="admin"
+        otherwise={
+          <Card>
+            <p className="text-sm text-slate-600">The audit log is for the organisation's admins and owners.</p>
+          </Card>
+        }
+      >
         <AuditLog />
       </Can>
     </>

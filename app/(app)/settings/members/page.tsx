@@ -11,7 +11,11 @@ export default function MembersPage() {
       <PageTitle
         title="Members"
         subtitle="The people who share this organisation's credits, lists and keys, each with a role; invitations by email."
-        actions={<Link href="/settings" className={linkButton}>Back to settings</Link>}
+        actions={
+          <Link href="/settings" className={linkButton}>
+            Back to settings
+          </Link>
+        }
       />
       <div className="space-y-6">
         <OrganisationCard />

@@ -11,7 +11,11 @@ export default function RulesPage() {
       <PageTitle
         title="Rules"
         subtitle="Addresses, domains, mail servers and TLDs you have already decided about: allowed ones are deliverable, blocked ones undeliverable, in every mode and list."
-        actions={<Link href="/settings" className={linkButton}>Back to settings</Link>}
+        actions={
+          <Link href="/settings" className={linkButton}>
+            Back to settings
+          </Link>
+        }
       />
       <Rules />
     </>

@@ -12,14 +12,17 @@ import { AppError, invalidRequest } from '@/lib/errors/errors';
  * sign-up is (app/api/signup/route.ts): our own pages' Origin, JSON, a small body; refused links
  * are throttled per client address (lib/auth/login.ts). Any link that cannot be used: the one 404.
  */
-export const POST = publicRoute(async (request, readBody) => {
-  assertSameOrigin(request, { optional: true });
-  if (request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
-    throw invalidRequest('Content-Type', 'Send the look-up as application/json: {"token"}.');
-  }
-  const { token } = parseBody(await readBody(), invitationTokenBody);
-  return json(await lookUpInvitationThrottled(token, clientAddress(request)));
-}, { maxBodyBytes: () => env().EV_AUTH_MAX_BODY_BYTES });
+export const POST = publicRoute(
+  async (request, readBody) => {
+    assertSameOrigin(request, { optional: true });
+    if (request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+      throw invalidRequest('Content-Type', 'Send the look-up as application/json: {"token"}.');
+    }
+    const { token } = parseBody(await readBody(), invitationTokenBody);
+    return json(await lookUpInvitationThrottled(token, clientAddress(request)));
+  },
+  { maxBodyBytes: () => env().EV_AUTH_MAX_BODY_BYTES },
+);
 
 const wrongMethod = publicRoute(async (request) => {
   throw new AppError('method_not_allowed', `${request.method} is not supported here; look an invitation up with POST.`, {}, { Allow: 'POST' });

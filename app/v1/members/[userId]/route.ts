@@ -8,6 +8,9 @@ import type { Role } from '@/lib/accounts/roles';
 const actor = (caller: { actorId: string; role: Role }) => ({ id: caller.actorId, role: caller.role });
 
 export const PATCH = apiRoute<{ userId: string }>(async (_request, caller, { userId }) =>
-  ok(await updateMember(await db(), caller.userId, actor(caller), userId, parseBody(caller.body, memberUpdateBody))));
+  ok(await updateMember(await db(), caller.userId, actor(caller), userId, parseBody(caller.body, memberUpdateBody))),
+);
 
-export const DELETE = apiRoute<{ userId: string }>(async (_request, caller, { userId }) => ok(await removeMember(await db(), caller.userId, actor(caller), userId)));
+export const DELETE = apiRoute<{ userId: string }>(async (_request, caller, { userId }) =>
+  ok(await removeMember(await db(), caller.userId, actor(caller), userId)),
+);

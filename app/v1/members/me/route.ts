@@ -2,4 +2,6 @@ import { apiRoute, ok } from '@/lib/api/route';
 import { removeMember } from '@/lib/accounts/members';
 import { db } from '@/lib/db/client';
 
-export const DELETE = apiRoute(async (_request, caller) => ok(await removeMember(await db(), caller.userId, { id: caller.actorId, role: caller.role }, caller.actorId)));
+export const DELETE = apiRoute(async (_request, caller) =>
+  ok(await removeMember(await db(), caller.userId, { id: caller.actorId, role: caller.role }, caller.actorId)),
+);

@@ -7,6 +7,7 @@ import { deleteMonitor, getMonitor, updateMonitor } from '@/lib/monitors/monitor
 export const GET = apiRoute<{ id: string }>(async (_request, caller, { id }) => ok(await getMonitor(await db(), caller.userId, id, caller.sandbox)));
 
 export const PATCH = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  ok(await updateMonitor(await db(), caller.userId, id, caller.sandbox, parseBody(caller.body, monitorUpdateBody))));
+  ok(await updateMonitor(await db(), caller.userId, id, caller.sandbox, parseBody(caller.body, monitorUpdateBody))),
+);
 
 export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => ok(await deleteMonitor(await db(), caller.userId, id, caller.sandbox)));

@@ -9,10 +9,19 @@ import { parseBulkRequest } from '@/lib/jobs/bulk-request';
 import { decodeCursor, listJobs } from '@/lib/jobs/status';
 import { submitBulk } from '@/lib/jobs/submit';
 
-export const POST = apiRoute(async (_request, caller) => {
-  const bulk = { ...(await parseBulkRequest(caller.body)), uploadBytes: caller.body.length, userId: caller.userId, actorId: caller.actorId, sandbox: caller.sandbox };
-  return ok(await submitBulk(await db(), bulk, (queued) => takeJobLimits(caller.userId, caller.sandbox, queued)));
-}, { maxBodyBytes: () => env().EV_MAX_BODY_BYTES, heavy: true });
+export const POST = apiRoute(
+  async (_request, caller) => {
+    const bulk = {
+      ...(await parseBulkRequest(caller.body)),
+      uploadBytes: caller.body.length,
+      userId: caller.userId,
+      actorId: caller.actorId,
+      sandbox: caller.sandbox,
+    };
+    return ok(await submitBulk(await db(), bulk, (queued) => takeJobLimits(caller.userId, caller.sandbox, queued)));
+  },
+  { maxBodyBytes: () => env().EV_MAX_BODY_BYTES, heavy: true },
+);
 
 export const GET = apiRoute(async (request, caller) => {
   const query = parseQuery(request, listQuery);

@@ -2,6 +2,4 @@ import { apiRoute, ok } from '@/lib/api/route';
 import { db } from '@/lib/db/client';
 import { cancelJob } from '@/lib/jobs/lifecycle';
 
-export const DELETE = apiRoute<{ jobId: string }>(async (_request, caller, { jobId }) =>
-  ok(await cancelJob(await db(), caller.userId, jobId, caller.sandbox)),
-);
+export const DELETE = apiRoute<{ jobId: string }>(async (_request, caller, { jobId }) => ok(await cancelJob(await db(), caller.userId, jobId, caller.sandbox)));
