@@ -115,13 +115,14 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   const rss = sampleRss(server.pid);
   const cpuBefore = treeCpuMs(server.pid);
   let r: BulkResult;
+  let mem: ReturnType<typeof rss.stop>;
   let peakDuringSubmitMb = NaN;
   try {
     r = await runBulk(server.baseUrl, auth, body, emails, Math.max(targetMs * 5, 120_000), () => {
       peakDuringSubmitMb = rss.peakSoFar();
     });
   } finally {
-    var mem = rss.stop();
+    mem = rss.stop();
   }
   const cpuMs = treeCpuMs(server.pid) - cpuBefore;
   results[`bulk${emails}`] = { ...r, rssBeforeMb: rssBefore, rssPeakDuringSubmitMb: peakDuringSubmitMb, rss: mem, serverCpuMs: cpuMs };
@@ -147,10 +148,11 @@ async function download(server: BenchServer, auth: Record<string, string>, jobId
   console.log(`\n[3] CSV download of the ${expected.toLocaleString('en-US')}-row job`);
   const rss = sampleRss(server.pid);
   let d: DownloadResult;
+  let mem: ReturnType<typeof rss.stop>;
   try {
     d = await downloadCsv(server.baseUrl, auth, jobId);
   } finally {
-    var mem = rss.stop();
+    mem = rss.stop();
   }
   if (d.rows !== expected) throw new Error(`CSV has ${d.rows} rows, expected ${expected}`);
   results.download = { ...d, rss: mem };

@@ -119,6 +119,7 @@ export function AuthForm({ mode, sso }: { mode: 'signin' | 'signup'; sso?: strin
           <label htmlFor="code" className={labelClass}>
             Two-factor code
           </label>
+          {/* biome-ignore lint/a11y/noAutofocus: the sign-in's second step is this one field, which the person came to type in */}
           <input id="code" name="code" type="text" autoComplete="one-time-code" required autoFocus className={inputClass} aria-describedby="code-hint" />
           <p id="code-hint" className="mt-1 text-xs text-slate-500">
             The 6-digit code your authenticator app shows, or one of your recovery codes.

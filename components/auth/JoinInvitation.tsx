@@ -23,6 +23,7 @@ async function post<T>(path: string, body: unknown): Promise<T> {
 
 /** The dashboard acts for the organisation this cookie names (lib/auth/organisation.ts ORG_COOKIE). */
 function actFor(orgId: string | null): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the dashboard supports
   document.cookie = orgId ? `ev-org=${encodeURIComponent(orgId)}; path=/; max-age=31536000; samesite=lax` : 'ev-org=; path=/; max-age=0; samesite=lax';
 }
 

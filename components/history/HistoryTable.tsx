@@ -27,6 +27,7 @@ export function HistoryTable() {
   return (
     <Card>
       <div className="mb-4 flex flex-wrap items-end gap-3">
+        {/* biome-ignore lint/a11y/useSemanticElements: the form is the search landmark; <search> is not in every browser the dashboard supports */}
         <form onSubmit={onSearch} role="search" className="flex min-w-64 flex-1 items-end gap-2">
           <div className="flex-1">
             <label htmlFor="history-search" className={labelClass}>

@@ -22,6 +22,7 @@ export function ResultsTable({ jobId }: { jobId: string }) {
 
   return (
     <div className="space-y-4">
+      {/* biome-ignore lint/a11y/useSemanticElements: toggle buttons, not form fields: a fieldset would say otherwise */}
       <div role="group" aria-label="Filter results by verdict" className="flex flex-wrap gap-2">
         {[{ key: undefined, label: 'All' }, ...verdicts].map((option) => (
           <button
@@ -54,6 +55,7 @@ export function ResultsTable({ jobId }: { jobId: string }) {
         empty={rows.length === 0 && !results.isPending ? `No results${filter ? ` marked ${filter}` : ''}.` : null}
       >
         {rows.map((row, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a list can hold an address twice: its row number is part of its identity
           <tr key={`${row.email}-${index}`}>
             <td className="max-w-72 truncate px-3 py-2 font-medium text-slate-900">{row.email}</td>
             <td className="px-3 py-2">

@@ -33,6 +33,7 @@ export function ListPreview({
         </label>
         <select id="email-column" value={emailColumn} onChange={(e) => onEmailColumn(Number(e.target.value))} className={cx(selectClass, 'min-w-40')}>
           {list.columns.map((name, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a file's columns are their positions (names repeat or are empty)
             <option key={index} value={index}>
               {name}
             </option>
@@ -52,6 +53,7 @@ export function ListPreview({
             <tr>
               {list.columns.map((name, index) => (
                 <th
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a file's columns are their positions (names repeat or are empty)
                   key={index}
                   scope="col"
                   className={cx('whitespace-nowrap px-3 py-2 font-semibold', index === emailColumn && 'bg-indigo-50 text-indigo-700')}
@@ -64,9 +66,11 @@ export function ListPreview({
           </thead>
           <tbody className="divide-y divide-slate-100">
             {list.rows.slice(0, PREVIEW_ROWS).map((row, r) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the preview's rows have no identity but their place in the file
               <tr key={r}>
                 {list.columns.map((_name, c) => (
                   <td
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a file's columns are their positions
                     key={c}
                     className={cx(
                       'max-w-64 truncate whitespace-nowrap px-3 py-2 text-slate-700',

@@ -9,6 +9,7 @@ const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 function writeCookie(value: string, maxAge: number): void {
   const secure = window.location.protocol === 'https:' ? '; Secure' : '';
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the dashboard supports
   document.cookie = `${ORG_COOKIE}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}`;
 }
 
@@ -30,7 +31,7 @@ const listeners = new Set<() => void>();
 export function setNotMember(message: string | null): void {
   if (notMember === message) return;
   notMember = message;
-  listeners.forEach((notify) => notify());
+  for (const notify of listeners) notify();
 }
 
 function subscribe(notify: () => void): () => void {

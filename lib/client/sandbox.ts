@@ -27,7 +27,7 @@ export function setSandbox(on: boolean): void {
   } catch {
     // Private mode: the switch still works for this page view.
   }
-  listeners.forEach((notify) => notify());
+  for (const notify of listeners) notify();
 }
 
 function subscribe(notify: () => void): () => void {
