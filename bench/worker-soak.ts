@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { grantCredits } from '../lib/accounts/quota';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
+import { submitQueued } from '../lib/jobs/intake/submit';
 import { freshDatabaseUrl } from '../test/databases';
 import { pacingSpec, providerMix, startMixPeers } from '../test/peers/provider-mix';
 import { treeRssMb } from './server';

@@ -4,8 +4,8 @@ import { insertRows, q } from '../db/sql';
 import { AppError } from '../errors/errors';
 import { refund, reserve, type Reservation } from '../accounts/quota';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
-import { CHUNK_COLUMNS, chunkRows } from '../jobs/insert';
-import { chunkSize } from '../jobs/submit';
+import { CHUNK_COLUMNS, chunkRows } from '../jobs/intake/insert';
+import { chunkSize } from '../jobs/intake/submit';
 import { chunkQueue } from '../jobs/queue';
 import { failpoint } from '../failpoints/failpoints';
 import { env } from '../config/env';
@@ -157,7 +157,7 @@ async function skipPeriod(database: Database, monitor: MonitorRow, now: number, 
   });
 }
 
-/** Looks for due monitors every `everyMs` until the returned function is called (lib/jobs/embedded.ts). */
+/** Looks for due monitors every `everyMs` until the returned function is called (lib/jobs/worker/embedded.ts). */
 export function startMonitorScheduler(database: Database, everyMs: number, clock: () => number = Date.now): () => void {
   let running = false;
   const timer = setInterval(() => {

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
-import { startRetention } from '../retention/sweep';
-import type { Database } from '../db/client';
-import { newId } from '../db/ids';
-import type { Verifier } from '../verifier/types';
+import { startRetention } from '../../retention/sweep';
+import type { Database } from '../../db/client';
+import { newId } from '../../db/ids';
+import type { Verifier } from '../../verifier/types';
 import { finishStranded } from './lifecycle';
-import type { ChunkClaim } from './chunks';
-import { chunkQueue, claimChunk } from './queue';
+import type { ChunkClaim } from '../queue/ledger';
+import { chunkQueue, claimChunk } from '../queue';
 import { ChunkRun, yieldToEventLoop } from './chunk-run';
 
 export interface WorkerOptions {
@@ -43,7 +43,7 @@ export interface WorkerOptions {
 export const MAX_CHUNKS_IN_HAND = 3;
 
 /**
- * Claims chunks under a lease, verifies their unverified items (lib/jobs/chunk-run.ts), saves
+ * Claims chunks under a lease, verifies their unverified items (lib/jobs/worker/chunk-run.ts), saves
  * results in batches and finishes jobs. A chunk whose worker died is taken again once its lease
  * runs out; results already saved are skipped, so every address is verified once.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '../errors/errors';
+import type { AppError } from '../../errors/errors';
 import { parseBulkRequest } from './bulk-request';
 
 const refusal = (body: string) =>
@@ -8,7 +8,7 @@ const refusal = (body: string) =>
     (error: AppError) => ({ param: error.extra?.param, message: error.message }),
   );
 
-describe('parseBulkRequest refuses a field of the wrong shape with the message of its zod schema (lib/jobs/bulk-schema.ts)', () => {
+describe('parseBulkRequest refuses a field of the wrong shape with the message of its zod schema (lib/jobs/intake/bulk-schema.ts)', () => {
   it.each([
     ['{"emails": ["a@b.com", 1]}', 'emails.1', 'emails.1: Invalid input: expected string, received number'],
     ['{"emails": "a@b.com"}', 'emails', 'emails: Invalid input: expected array, received string'],

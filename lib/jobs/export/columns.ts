@@ -1,6 +1,6 @@
-import { byDialect } from '../db/sql';
-import type { Dialect } from '../db/client';
-import type { VerificationRecord } from '../results/rows';
+import { byDialect } from '../../db/sql';
+import type { Dialect } from '../../db/client';
+import type { VerificationRecord } from '../../results/rows';
 
 /**
  * The result columns of a job's download, declared once: their order, how each is read from a

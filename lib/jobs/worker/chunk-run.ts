@@ -1,12 +1,12 @@
-import type { Database } from '../db/client';
-import type { VerifyOutcome } from '../verifier/types';
-import { unexpectedErrorVerdict } from '../verifier/verdict';
-import { ruleBookFor } from '../rules/store';
-import { failpoint } from '../failpoints/failpoints';
-import { verificationRow } from '../results/rows';
+import type { Database } from '../../db/client';
+import type { VerifyOutcome } from '../../verifier/types';
+import { unexpectedErrorVerdict } from '../../verifier/verdict';
+import { ruleBookFor } from '../../rules/store';
+import { failpoint } from '../../failpoints/failpoints';
+import { verificationRow } from '../../results/rows';
 import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
-import { saveChunkResults, unverifiedItems, type ChunkClaim } from './chunks';
-import { releaseChunk } from './queue';
+import { saveChunkResults, unverifiedItems, type ChunkClaim } from '../queue/ledger';
+import { releaseChunk } from '../queue';
 import { ClaimWatch } from './claim-watch';
 import type { WorkerOptions } from './worker';
 

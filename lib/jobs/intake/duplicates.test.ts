@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countDuplicates } from '../client/parse-list';
+import { countDuplicates } from '../../client/parse-list';
 import { listShape, mailboxKey } from './duplicates';
 
 describe('mailboxKey', () => {

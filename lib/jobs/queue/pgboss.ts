@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPrisma, type Clock, type Db, type JobWithMetadata } from 'pg-boss';
-import { onClose, type Database } from '../db/client';
-import { newId } from '../db/ids';
-import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
-import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './queue';
+import { onClose, type Database } from '../../db/client';
+import { newId } from '../../db/ids';
+import { claimable, dbNow, releaseRow, type ChunkClaim } from './ledger';
+import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './';
 
 /**
  * PostgreSQL's queue: pg-boss (https://github.com/timgit/pg-boss, docs/dependencies.md). Each open
@@ -135,7 +135,7 @@ export function pgBossQueue(database: Database): ChunkQueue {
       const pinned = egress ? egressQueue(egress) : null;
       if (pinned) await ensure(pinned);
       await database.prisma.$transaction(async (tx) => {
-        // the delivery before the chunk: the one lock order (completeChunkAndFinish, lib/jobs/lifecycle.ts)
+        // the delivery before the chunk: the one lock order (completeChunkAndFinish, lib/jobs/worker/lifecycle.ts)
         const db = fromPrisma(tx);
         if (chunk.delivery) await boss.deleteJob(chunk.delivery.queue, chunk.delivery.id, { db });
         const notBefore = await releaseRow(tx, database.dialect, chunk, delayMs, countAttempt, egress);
@@ -147,7 +147,7 @@ export function pgBossQueue(database: Database): ChunkQueue {
           startAfter: new Date(notBefore),
         };
         // the egress that saw greylisting asks first; the fallback in the mode's queue is put back
-        // by other egresses' workers until the pin runs out (lib/jobs/queue.ts ClaimFilter)
+        // by other egresses' workers until the pin runs out (lib/jobs/queue/index.ts ClaimFilter)
         if (pinned) await boss.insert(pinned, [delivery], { db });
         await boss.insert(modeQueue(chunk.sandbox), [delivery], { db });
       }, TX);

@@ -1,11 +1,11 @@
-import type { Database } from '../db/client';
-import { recordAudit } from '../audit/record';
-import { byDialect, selectRows, sqlBoolean } from '../db/sql';
-import { AppError } from '../errors/errors';
-import { NOT_RULED } from '../results/chargeable';
-import { emailCase, mailboxCase } from '../results/history';
-import { VERIFICATION_COLUMNS } from '../results/rows';
-import { DAY_MS } from '../usage/days';
+import type { Database } from '../../db/client';
+import { recordAudit } from '../../audit/record';
+import { byDialect, selectRows, sqlBoolean } from '../../db/sql';
+import { AppError } from '../../errors/errors';
+import { NOT_RULED } from '../../results/chargeable';
+import { emailCase, mailboxCase } from '../../results/history';
+import { VERIFICATION_COLUMNS } from '../../results/rows';
+import { DAY_MS } from '../../usage/days';
 
 /**
  * Fresh results reused (opt-in per account, `users.reuse_days`): an address of a production list that

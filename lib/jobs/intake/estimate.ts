@@ -1,4 +1,4 @@
-import type { Database } from '../db/client';
+import type { Database } from '../../db/client';
 
 // Before any job has finished, a conservative guess per mode (addresses per second).
 const DEFAULT_RATE = { sandbox: 20_000, production: 5 };

@@ -1,6 +1,6 @@
-import type { Database } from '../db/client';
+import type { Database } from '../../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
-import { byDialect, selectRows } from '../db/sql';
+import { byDialect, selectRows } from '../../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
 export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';

@@ -1,12 +1,12 @@
-import type { Database, Db } from '../db/client';
-import { byDialect } from '../db/sql';
-import type { ChunkClaim } from './chunks';
-import { tableQueue } from './queue-table';
-import { pgBossQueue } from './queue-pgboss';
+import type { Database, Db } from '../../db/client';
+import { byDialect } from '../../db/sql';
+import type { ChunkClaim } from './ledger';
+import { tableQueue } from './table';
+import { pgBossQueue } from './pgboss';
 
 /**
  * How workers find the next chunk: the one seam between the job ledger (`job_chunks`: progress,
- * claim tokens, leases, lib/jobs/chunks.ts) and what hands chunks out. PostgreSQL deployments run
+ * claim tokens, leases, lib/jobs/queue/ledger.ts) and what hands chunks out. PostgreSQL deployments run
  * on pg-boss (queue-pgboss.ts: SKIP LOCKED fetches on the database clock, priorities, `startAfter`);
  * SQLite, one machine, claims from `job_chunks` itself (queue-table.ts). Renewal, the save under the
  * claim, completion and cancel are the ledger's, the same for both.
@@ -29,7 +29,7 @@ export interface ChunkQueue {
    * Gives every open chunk of an unfinished job that the queue cannot hand out a way to be handed
    * out (pg-boss: a delivery), so nothing written before the queue existed, or by an older web server
    * during a rolling restart, is stranded. Returns how many it gave one; workers call it at start and
-   * periodically (lib/jobs/worker.ts).
+   * periodically (lib/jobs/worker/worker.ts).
    */
   redeliver(): Promise<number>;
 }

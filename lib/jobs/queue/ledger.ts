@@ -1,10 +1,10 @@
-import type { Database, Db, Dialect } from '../db/client';
-import { byDialect, q, selectRows, sqliteInsert, insertRows } from '../db/sql';
-import { VERIFICATION_COLUMNS } from '../results/rows';
+import type { Database, Db, Dialect } from '../../db/client';
+import { byDialect, q, selectRows, sqliteInsert, insertRows } from '../../db/sql';
+import { VERIFICATION_COLUMNS } from '../../results/rows';
 
 /**
- * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/insert.ts), which
- * workers claim under a lease (through the queue, lib/jobs/queue.ts), renew, complete or hand back. Leases are on the database's clock, as
+ * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/intake/insert.ts), which
+ * workers claim under a lease (through the queue, lib/jobs/queue/index.ts), renew, complete or hand back. Leases are on the database's clock, as
  * politeness is (lib/db/politeness-pg.ts), so workers whose clocks disagree still agree
  * on when a lease ran out. Each claim gets a fresh token: renewals, saves and completion name the
  * claim, so a stale claim is refused even when the same worker (id) claimed the chunk again.
@@ -22,7 +22,7 @@ export interface ChunkClaim {
   sandbox: boolean;
   /** this claim's token (`claim_token`): only its holder may renew, save and complete */
   token: string;
-  /** PostgreSQL: the pg-boss job that brings the chunk back if this claim's worker dies (lib/jobs/queue-pgboss.ts) */
+  /** PostgreSQL: the pg-boss job that brings the chunk back if this claim's worker dies (lib/jobs/queue/pgboss.ts) */
   delivery?: { queue: string; id: string; priority: number };
 }
 
@@ -60,7 +60,7 @@ export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<
 
 /**
  * Stores results of a chunk only while its claim holds, in one transaction with that check: a
- * cancel (which ends the job and refunds what is not stored, lib/jobs/lifecycle.ts) is either
+ * cancel (which ends the job and refunds what is not stored, lib/jobs/worker/lifecycle.ts) is either
  * before the save, which then stores nothing, or after it, and charges what it stored. PostgreSQL
  * locks the chunk row (FOR SHARE: saves of one claim do not wait on each other); SQLite takes the
  * write lock first (BEGIN IMMEDIATE). False when nothing was stored because the claim is gone.

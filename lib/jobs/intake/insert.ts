@@ -1,9 +1,9 @@
-import type { Database, Db } from '../db/client';
-import { AUDIT_COLUMNS, auditValues, type AuditRow } from '../audit/record';
+import type { Database, Db } from '../../db/client';
+import { AUDIT_COLUMNS, auditValues, type AuditRow } from '../../audit/record';
 import { setImmediate as turn } from 'node:timers/promises';
-import { insertRows, q, sqliteInsert } from '../db/sql';
-import type { StoredUpload } from './formats';
-import { chunkQueue } from './queue';
+import { insertRows, q, sqliteInsert } from '../../db/sql';
+import type { StoredUpload } from '../export/formats';
+import { chunkQueue } from '../queue';
 import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
@@ -33,7 +33,7 @@ function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.le
 // Items are turned into rows a slice at a time, so a million-address job never holds a million
 // row arrays at once.
 const ITEM_SLICE = 10_000;
-// about 10 ms of synchronous writing each on SQLite (lib/jobs/slices.ts)
+// about 10 ms of synchronous writing each on SQLite (lib/jobs/intake/slices.ts)
 const SQLITE_ITEM_SLICE = 2_000;
 
 export function chunkRows(jobId: string, total: number, chunkSize: number, needsWork?: (idx: number) => boolean): unknown[][] {
@@ -42,7 +42,7 @@ export function chunkRows(jobId: string, total: number, chunkSize: number, needs
     for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
     return values;
   }
-  // Rows answered already (reused results, lib/jobs/reuse.ts) cost a chunk nothing: each chunk spans
+  // Rows answered already (reused results, lib/jobs/intake/reuse.ts) cost a chunk nothing: each chunk spans
   // the rows that hold `chunkSize` to verify, so the chunks a job has follow its work, not its length.
   // They still cover every row, end to end; a job with nothing left to verify has one.
   let start = 0;
@@ -106,7 +106,7 @@ const JOB_FIELDS = Object.keys(JOB_COLUMNS) as (keyof NewJob)[];
  * transaction would hold the server for seconds: items go in slices of their own transactions,
  * each taking its turn in the write queue, and the job row and its chunks last, in one: until then
  * no claim, status or list sees the job (chunks are claimed through their job's row; the one-machine
- * queue claims `job_chunks` itself, lib/jobs/queue-table.ts, so it has nothing to enqueue). Items of a
+ * queue claims `job_chunks` itself, lib/jobs/queue/table.ts, so it has nothing to enqueue). Items of a
  * submission that fails before that are deleted; a crash leaves them unreferenced.
  */
 export async function insertQueuedJob(
@@ -129,7 +129,7 @@ export async function insertQueuedJob(
         await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, 'job_items', ITEM_COLUMNS, itemRows(job.id, items, from, to)))());
         await turn();
       }
-      // results reused from the account's fresh ones (lib/jobs/reuse.ts), stored before any worker can see the job
+      // results reused from the account's fresh ones (lib/jobs/intake/reuse.ts), stored before any worker can see the job
       for (let from = 0; from < reused.length; from += COPY_BATCH) {
         const params = copyParams('sqlite', job.id, now, reused.slice(from, from + COPY_BATCH), emails);
         await writeLock.run(() => bulk.prepare(copyReusedSql('sqlite')).run(...params));
@@ -168,7 +168,7 @@ export async function insertQueuedJob(
         );
       }
       await insertRows(tx, database.dialect, 'job_chunks', CHUNK_COLUMNS, chunks);
-      // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue-pgboss.ts)
+      // PostgreSQL's queue engine gets the chunks' deliveries in this same transaction (lib/jobs/queue/pgboss.ts)
       await chunkQueue(database).enqueue(tx, job, chunks.length);
       if (audit) await tx.auditEvent.create({ data: audit });
     },

@@ -1,28 +1,28 @@
-import type { Database } from '../db/client';
-import { auditRow, recordAudit, type AuditDetails } from '../audit/record';
-import type { AuditTarget } from '../audit/actions';
-import { env } from '../config/env';
-import { refund, refundIn, reservationSwept, reserve } from '../accounts/quota';
-import { causeId, retriedKey } from '../accounts/causes';
-import { failpoint, pausepoint } from '../failpoints/failpoints';
-import { AppError } from '../errors/errors';
-import { refuseWithoutIdentity } from '../checks/single';
-import { isChargeable } from '../results/chargeable';
-import type { Verdict } from '../verifier/types';
-import { applySandboxTrigger } from '../checks/triggers';
-import { verifierFor } from '../checks/verifiers';
-import { verdictOfRules } from '../checks/rules';
-import { ruleBookFor } from '../rules/store';
-import { bulkCompletedEvent, enqueueEvent } from '../webhooks/outbox';
+import type { Database } from '../../db/client';
+import { auditRow, recordAudit, type AuditDetails } from '../../audit/record';
+import type { AuditTarget } from '../../audit/actions';
+import { env } from '../../config/env';
+import { refund, refundIn, reservationSwept, reserve } from '../../accounts/quota';
+import { causeId, retriedKey } from '../../accounts/causes';
+import { failpoint, pausepoint } from '../../failpoints/failpoints';
+import { AppError } from '../../errors/errors';
+import { refuseWithoutIdentity } from '../../checks/single';
+import { isChargeable } from '../../results/chargeable';
+import type { Verdict } from '../../verifier/types';
+import { applySandboxTrigger } from '../../checks/triggers';
+import { verifierFor } from '../../checks/verifiers';
+import { verdictOfRules } from '../../checks/rules';
+import { ruleBookFor } from '../../rules/store';
+import { bulkCompletedEvent, enqueueEvent } from '../../webhooks/outbox';
 import { listShape, mailboxKey, type ListShape } from './duplicates';
 import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
-import { q, selectRows } from '../db/sql';
-import type { StoredVerification } from '../results/rows';
-import { pokeWorker } from './embedded';
+import { q, selectRows } from '../../db/sql';
+import type { StoredVerification } from '../../results/rows';
+import { pokeWorker } from '../worker/embedded';
 import { estimateTime } from './estimate';
-import { storedUpload, type UploadFormat } from './formats';
-import { bulkItem, saveVerifications, verificationRow } from '../results/rows';
-import { summarize } from '../results/summary';
+import { storedUpload, type UploadFormat } from '../export/formats';
+import { bulkItem, saveVerifications, verificationRow } from '../../results/rows';
+import { summarize } from '../../results/summary';
 import { insertJobItems, insertQueuedJob, type NewJob } from './insert';
 
 export const INSTANT_LIMIT = 10;
@@ -36,9 +36,9 @@ export interface BulkRequest {
   columns?: string[];
   filename?: string;
   format?: UploadFormat;
-  /** the request body's size: the download's cap is relative to it (lib/jobs/csv.ts downloadCap) */
+  /** the request body's size: the download's cap is relative to it (lib/jobs/export/csv.ts downloadCap) */
   uploadBytes?: number;
-  /** never answer from the account's fresh results (lib/jobs/reuse.ts) */
+  /** never answer from the account's fresh results (lib/jobs/intake/reuse.ts) */
   noReuse?: boolean;
   /** the person submitting: the list's reservation counts against their caps (lib/accounts/member-caps.ts) */
   actorId?: string;
@@ -124,7 +124,7 @@ async function submitInstant(database: Database, request: BulkRequest) {
   // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)
   const rules = await ruleBookFor(database, request.userId);
   const byRule = await Promise.all(firsts.map(({ email }) => verdictOfRules(email, rules, request.sandbox)));
-  // the account's fresh results, when it opted in (lib/jobs/reuse.ts): answered from them, unreserved
+  // the account's fresh results, when it opted in (lib/jobs/intake/reuse.ts): answered from them, unreserved
   const position = new Map(firsts.map(({ idx }, i) => [idx, i]));
   const fresh =
     request.sandbox || request.noReuse
@@ -232,7 +232,7 @@ async function storeInstant<T>(database: Database, userId: string, reservation: 
 export async function submitQueued(database: Database, request: BulkRequest) {
   const shape = await listShape(request.emails);
   const jobId = causeId('job');
-  // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/reuse.ts)
+  // an account that opted in gets its fresh results again, unreserved and free (lib/jobs/intake/reuse.ts)
   const reused =
     request.sandbox || request.noReuse
       ? []

@@ -1,8 +1,8 @@
-import type { Database } from '../db/client';
-import { newId } from '../db/ids';
-import { q } from '../db/sql';
-import { claimable, dbNow, releaseRow, type ChunkClaim } from './chunks';
-import type { ChunkQueue } from './queue';
+import type { Database } from '../../db/client';
+import { newId } from '../../db/ids';
+import { q } from '../../db/sql';
+import { claimable, dbNow, releaseRow, type ChunkClaim } from './ledger';
+import type { ChunkQueue } from './';
 
 /**
  * The one-machine queue (SQLite): `job_chunks` is both the ledger and the queue. A claim is a

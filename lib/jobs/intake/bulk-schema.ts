@@ -16,7 +16,7 @@ export const bulkFields = z.object({
   email_column: z.number().int().min(0).optional().describe('With `rows` and no `emails`: the index of the address column.'),
   columns: z.array(z.string()).max(1000).optional().describe('The header of `rows`.'),
   filename: z.string().max(255).optional().describe('The uploaded file name, shown in the dashboard and the job list.'),
-  // The upload's file format, which the download keeps by default (lib/jobs/formats.ts).
+  // The upload's file format, which the download keeps by default (lib/jobs/export/formats.ts).
   delimiter: z.enum([',', ';', '\t', '|']).optional().describe("The upload's delimiter; the download writes the same by default."),
   bom: z.boolean().optional().describe('Whether the upload began with a UTF-8 byte order mark; the download does the same by default.'),
   newline: z.enum(['\r\n', '\n']).optional().describe("The upload's line ends; the download writes the same by default."),

@@ -1,9 +1,9 @@
-import type { Database } from '../db/client';
-import { selectRows } from '../db/sql';
-import { notFound } from '../errors/errors';
-import { isIdShaped } from '../db/ids';
-import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../results/rows';
-import type { JobSummary } from '../results/summary';
+import type { Database } from '../../db/client';
+import { selectRows } from '../../db/sql';
+import { notFound } from '../../errors/errors';
+import { isIdShaped } from '../../db/ids';
+import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../../results/rows';
+import type { JobSummary } from '../../results/summary';
 import { completedProviderCounts, waitingFor } from './insights';
 
 /**

@@ -1,16 +1,16 @@
-import type { Database, Db } from '../db/client';
-import { recordAudit } from '../audit/record';
-import { byDialect } from '../db/sql';
-import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/outbox';
-import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
-import { chargeableCount } from '../results/chargeable';
-import { summarize } from '../results/summary';
-import { AppError } from '../errors/errors';
-import { failpoint, pausepoint } from '../failpoints/failpoints';
-import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
-import { getOwnJob } from './status';
-import { chunkQueue } from './queue';
-import { recordChanges } from '../monitors/changes';
+import type { Database, Db } from '../../db/client';
+import { recordAudit } from '../../audit/record';
+import { byDialect } from '../../db/sql';
+import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../../webhooks/outbox';
+import { jobReservation, refundIn, type Reservation } from '../../accounts/quota';
+import { chargeableCount } from '../../results/chargeable';
+import { summarize } from '../../results/summary';
+import { AppError } from '../../errors/errors';
+import { failpoint, pausepoint } from '../../failpoints/failpoints';
+import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from '../queue/ledger';
+import { getOwnJob } from '../status/status';
+import { chunkQueue } from '../queue';
+import { recordChanges } from '../../monitors/changes';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
@@ -64,7 +64,7 @@ async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Pro
  * transaction: no crash can leave every chunk done and the job unfinished. 'lost' when the claim
  * no longer held the chunk (cancelled, failed, taken over): nothing else changes.
  *
- * Lock order, the same everywhere (claim, completion, hand-back: lib/jobs/queue-pgboss.ts): the job,
+ * Lock order, the same everywhere (claim, completion, hand-back: lib/jobs/queue/pgboss.ts): the job,
  * then the chunk's delivery, then the chunk. A claim fetches the delivery before it updates the
  * chunk, so the completion lets go of the delivery first too: when the lease runs out while the
  * chunk is being finished, the claim that fetched the delivery waits or skips, it never deadlocks.

@@ -1,8 +1,8 @@
-import type { Database } from '../db/client';
-import { byDialect, selectArrays } from '../db/sql';
-import { AppError, invalidRequest } from '../errors/errors';
-import { CHANGED_SQL } from '../monitors/changes';
-import { bucketCondition, type DownloadFilter } from '../results/rows';
+import type { Database } from '../../db/client';
+import { byDialect, selectArrays } from '../../db/sql';
+import { AppError, invalidRequest } from '../../errors/errors';
+import { CHANGED_SQL } from '../../monitors/changes';
+import { bucketCondition, type DownloadFilter } from '../../results/rows';
 import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, UPLOAD_AT, resultCells, resultSelect, resultValues, type ResultRow } from './columns';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
 import { fileKind, uploadInfo, type DownloadFormat, type FileKind, type StoredUpload } from './formats';
@@ -34,7 +34,7 @@ export function downloadCap(job: { uploadBytes: number; totalEmails: number }, r
 }
 
 /**
- * A page of results as the download writes them (ResultRow, lib/jobs/columns.ts). `withDuplicates`
+ * A page of results as the download writes them (ResultRow, lib/jobs/export/columns.ts). `withDuplicates`
  * reads the job's rows and joins each to its first occurrence's result; without it (a job with no
  * duplicates, the common and fast case) only the results are read. Either way a row with no result
  * yet (a running job's partial download) is left out.

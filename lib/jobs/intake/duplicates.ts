@@ -1,4 +1,4 @@
-import { checkSyntax } from '../verifier/syntax';
+import { checkSyntax } from '../../verifier/syntax';
 import { forEachSliced } from './slices';
 
 // Gmail ignores dots in the local part and treats googlemail.com as gmail.com (Google's own help:

@@ -1,14 +1,14 @@
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
-import { openDatabase, type Database } from '../db/client';
+import { DIALECTS, freshDatabaseUrl } from '../../../test/databases';
+import { openDatabase, type Database } from '../../db/client';
 import { FLAG_COLUMNS, FLAGS_AT, RESULT_COLUMNS, RESULT_COLUMN_SPECS, type ResultColumnName, type ResultRow } from './columns';
 import { resultLine, resultsCsv, resultsFile } from './csv';
 import { FORMULA_START, csvCell, csvLine } from './csv-cells';
 import { storedUpload } from './formats';
-import { insertJobItems } from './insert';
-import { bucketOf, type Bucket } from '../verifier/vocabulary';
-import { saveResults, verificationValues, type VerificationRecord } from '../results/rows';
+import { insertJobItems } from '../intake/insert';
+import { bucketOf, type Bucket } from '../../verifier/vocabulary';
+import { saveResults, verificationValues, type VerificationRecord } from '../../results/rows';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.
@@ -136,7 +136,7 @@ describe('csvCell and csvLine write what Papa.unparse writes', () => {
   });
 });
 
-/** A page row as csvPage reads it (lib/jobs/columns.ts ResultRow), from named values and the flag bits. */
+/** A page row as csvPage reads it (lib/jobs/export/columns.ts ResultRow), from named values and the flag bits. */
 type Named = Partial<Record<ResultColumnName, unknown>>;
 function pageRow(values: Named, flags: number): ResultRow {
   const row: ResultRow = [0, ...RESULT_COLUMN_SPECS.filter((c) => c.kind !== 'flag').map((c) => values[c.name] ?? null), flags, null];

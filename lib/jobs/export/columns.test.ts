@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, freshDatabaseUrl } from '../../test/databases';
-import { buildOpenApi } from '../api/openapi';
-import { openDatabase, type Database } from '../db/client';
+import { DIALECTS, freshDatabaseUrl } from '../../../test/databases';
+import { buildOpenApi } from '../../api/openapi';
+import { openDatabase, type Database } from '../../db/client';
 import { DUPLICATE_COLUMN, RESULT_COLUMNS, RESULT_COLUMN_SPECS } from './columns';
 import { uploadInfo } from './formats';
 
