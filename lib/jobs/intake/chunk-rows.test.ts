@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkRows } from './insert';
+import { chunkRows } from './chunk-rows';
 
 const ranges = (rows: unknown[][]) => rows.map((row) => [row[1], row[2], row[3]]);
 

@@ -4,6 +4,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { insertRows, q, sqliteInsert } from '../../db/sql';
 import type { StoredUpload } from '../export/formats';
 import { chunkQueue } from '../queue';
+import { CHUNK_COLUMNS, chunkRows } from './chunk-rows';
 import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
@@ -11,7 +12,6 @@ import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 type Tx = Pick<Db, '$executeRawUnsafe'>;
 
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
-export const CHUNK_COLUMNS = ['job_id', 'no', 'start_idx', 'end_idx'];
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
@@ -35,28 +35,6 @@ function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.le
 const ITEM_SLICE = 10_000;
 // about 10 ms of synchronous writing each on SQLite (lib/jobs/intake/slices.ts)
 const SQLITE_ITEM_SLICE = 2_000;
-
-export function chunkRows(jobId: string, total: number, chunkSize: number, needsWork?: (idx: number) => boolean): unknown[][] {
-  const values: unknown[][] = [];
-  if (!needsWork) {
-    for (let no = 0, start = 0; start < total; no++, start += chunkSize) values.push([jobId, no, start, Math.min(total, start + chunkSize)]);
-    return values;
-  }
-  // Rows answered already (reused results, lib/jobs/intake/reuse.ts) cost a chunk nothing: each chunk spans
-  // the rows that hold `chunkSize` to verify, so the chunks a job has follow its work, not its length.
-  // They still cover every row, end to end; a job with nothing left to verify has one.
-  let start = 0;
-  let work = 0;
-  for (let idx = 0; idx < total; idx++) {
-    if (needsWork(idx) && ++work === chunkSize) {
-      values.push([jobId, values.length, start, idx + 1]);
-      start = idx + 1;
-      work = 0;
-    }
-  }
-  if (start < total || values.length === 0) values.push([jobId, values.length, start, total]);
-  return values;
-}
 
 export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId: string, items: JobItems) {
   await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, items));

@@ -1,5 +1,6 @@
 import type { Database, Db, Dialect } from '../../db/client';
-import { byDialect, q, selectRows, sqliteInsert, insertRows } from '../../db/sql';
+import { newId } from '../../db/ids';
+import { dbNow, insertRows, q, selectRows, sqliteInsert } from '../../db/sql';
 import { VERIFICATION_COLUMNS } from '../../results/rows';
 
 /**
@@ -28,9 +29,88 @@ export interface ChunkClaim {
 
 type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
 
-/** The database's clock in epoch milliseconds, as an SQL expression. */
-export function dbNow(dialect: Dialect): string {
-  return byDialect(dialect, { postgres: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`, sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)` });
+/** Runs one statement written with `?` placeholders and answers its rows: Prisma, or pg-boss's own transaction (pgboss-claim.ts). */
+export type RunSql = (sql: string, values: unknown[]) => Promise<unknown[]>;
+
+/** One chunk of a job, as the queue found it. */
+export interface ChunkRef {
+  jobId: string;
+  no: number;
+}
+
+/** The account and mode of a chunk's job: a claim carries them. */
+export interface ChunkOwner {
+  userId: string;
+  sandbox: boolean;
+}
+
+/**
+ * Fair claiming, the one definition both engines rank by: the chunks an account's unfinished jobs
+ * have had served (leased or done). The table engine orders its claim by it (`SERVED_BY_ACCOUNT`);
+ * pg-boss turns it into a new job's priorities (`SERVED_OF_ACCOUNT`, one account's, `?` its id).
+ */
+const SERVED = `FROM job_chunks t JOIN jobs j ON j.id = t.job_id WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done')`;
+export const SERVED_BY_ACCOUNT = `SELECT j.user_id, COUNT(*) AS n ${SERVED} GROUP BY j.user_id`;
+export const SERVED_OF_ACCOUNT = `SELECT COUNT(*) AS n ${SERVED} AND j.user_id = ?`;
+
+/**
+ * A chunk this worker's egress may take: one handed back for greylisting by another egress is left
+ * to that one until `pinMs` after its retry time (lib/jobs/queue/queue.ts ClaimFilter). Parameters:
+ * the egress, then `pinMs`.
+ */
+export const pinnedHere = (dialect: Dialect, c: string) => `(${c}.egress IS NULL OR ${c}.egress = ? OR ${c}.not_before <= ${dbNow(dialect)} - ?)`;
+
+/** A claim's lease: the chunk's range and counts as the claim's UPDATE returned them, and its token. */
+export interface Lease {
+  startIdx: number;
+  endIdx: number;
+  attempts: number;
+  stalledClaims: number;
+  token: string;
+  /** when the lease runs out (database clock, epoch ms) */
+  leaseUntil: number;
+}
+
+/**
+ * The claim, the same for both engines: a conditional UPDATE that leases the chunk to `workerId`
+ * for `leaseMs` (database clock) under a fresh token, only while it is claimable (and, given an
+ * egress, not left to another one). Of two workers racing for a chunk only one sees its row change.
+ * Null when the chunk was not claimable.
+ */
+export async function leaseChunk(
+  run: RunSql,
+  dialect: Dialect,
+  chunk: ChunkRef,
+  worker: { workerId: string; leaseMs: number; egress?: string; pinMs?: number },
+): Promise<Lease | null> {
+  const token = newId('claim', 9);
+  const pinned = worker.egress !== undefined;
+  const rows = (await run(
+    q(
+      dialect,
+      `UPDATE job_chunks SET state = 'leased', worker_id = ?, claim_token = ?, lease_until = ${dbNow(dialect)} + ?, attempts = attempts + 1,
+        stalled_claims = stalled_claims + 1
+      WHERE job_id = ? AND no = ? AND ${claimable(dialect, 'job_chunks')} ${pinned ? `AND ${pinnedHere(dialect, 'job_chunks')}` : ''}
+      RETURNING start_idx, end_idx, attempts, stalled_claims, lease_until`,
+    ),
+    [worker.workerId, token, worker.leaseMs, chunk.jobId, chunk.no, ...(pinned ? [worker.egress, worker.pinMs ?? 0] : [])],
+  )) as { start_idx: number; end_idx: number; attempts: number; stalled_claims: number; lease_until: number | bigint | string }[];
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    startIdx: Number(row.start_idx),
+    endIdx: Number(row.end_idx),
+    attempts: Number(row.attempts),
+    stalledClaims: Number(row.stalled_claims),
+    token,
+    leaseUntil: Number(row.lease_until),
+  };
+}
+
+/** The claim a worker holds: the chunk, its lease, its job's owner and (pg-boss) the delivery that brings it back. */
+export function chunkClaim(chunk: ChunkRef, lease: Lease, owner: ChunkOwner, delivery?: ChunkClaim['delivery']): ChunkClaim {
+  const { leaseUntil: _until, ...held } = lease;
+  return { jobId: chunk.jobId, no: chunk.no, ...held, userId: owner.userId, sandbox: owner.sandbox, ...(delivery ? { delivery } : {}) };
 }
 
 /** A chunk any worker may claim now: pending and due, or leased under a lease that ran out. */

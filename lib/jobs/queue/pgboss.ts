@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { PgBoss, fromPrisma, type Clock, type Db, type JobWithMetadata } from 'pg-boss';
-import { onClose, type Database } from '../../db/client';
-import { newId } from '../../db/ids';
-import { claimable, dbNow, releaseRow, type ChunkClaim } from './ledger';
-import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './';
+import { fromPrisma, type JobWithMetadata } from 'pg-boss';
+import type { Database } from '../../db/client';
+import { q } from '../../db/sql';
+import { releaseRow, SERVED_OF_ACCOUNT } from './ledger';
+import { claim } from './pgboss-claim';
+import { type Delivery, egressQueue, engine, modeQueue, parse, TX } from './pgboss-engine';
+import type { ChunkQueue, QueuedJob, Tx } from './queue';
 
 /**
  * PostgreSQL's queue: pg-boss (https://github.com/timgit/pg-boss, docs/dependencies.md). Each open
@@ -13,8 +14,8 @@ import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './';
  * `job_chunks` stays the ledger and the fence: progress, claim token, lease, attempts, cancel.
  *
  * A claim is one transaction: fetch a due delivery (SKIP LOCKED, highest priority first, the database
- * clock), take the chunk with the ledger's conditional UPDATE, and put the delivery back due when
- * the new lease runs out (delete + insert, a fresh id). The delivery's availability time IS the lease:
+ * clock), take the chunk with the ledger's conditional UPDATE (`leaseChunk`, ledger.ts; pgboss-claim.ts),
+ * and put the delivery back due when the new lease runs out (delete + insert, a fresh id). The delivery's availability time IS the lease:
  * if the worker dies, the chunk is fetched again once `EV_LEASE_MS` has passed, whatever the lease
  * (pg-boss's own heartbeat has a 10 s floor; ours is the ledger's renewal). Renewal touches only the
  * ledger; a delivery fetched while its chunk is still leased by a live claim (renewed), not yet due,
@@ -26,102 +27,15 @@ import type { ChunkQueue, ClaimFilter, QueuedJob, Tx } from './';
  * during a finish makes one wait for the other, never a deadlock.
  *
  * Fairness: pg-boss fetches by priority, then age. A delivery's priority is minus its rank in its
- * account: the chunks the account's unfinished jobs have had served, then its position among the
+ * account: the chunks the account's unfinished jobs have had served (`SERVED_OF_ACCOUNT`), then its position among the
  * account's queued deliveries ordered by chunk number (so its jobs take turns). A new job re-ranks
  * the account's queued deliveries in its queue (`update`) when there are at most RERANK_LIMIT of
  * them; past that its chunks go after them. pg-boss's group concurrency limits how many jobs of a
  * group run at once; it does not order groups fairly, so it is not used.
  */
 
-const SANDBOX = 'ev-chunks-sandbox';
-const PRODUCTION = 'ev-chunks-production';
-const egressQueue = (egress: string) => `ev-chunks-egress-${egress.replace(/[^\w.-]/g, '_')}`;
-const modeQueue = (sandbox: boolean) => (sandbox ? SANDBOX : PRODUCTION);
-
-/** deliveries one claim call looks at before it gives up for this turn (the others are deferred or dropped) */
-const DELIVERIES_PER_CLAIM = 32;
 /** an account's queued deliveries that a new job of it re-ranks (above this, it queues behind them) */
 const RERANK_LIMIT = 2_000;
-/** a claim or hand-back is a few statements; under load it may wait for a connection of the pool longer than Prisma's default 2 s */
-const TX = { maxWait: 15_000, timeout: 15_000 };
-
-interface Delivery {
-  job: string;
-  no: number;
-  user: string;
-  sandbox: boolean;
-  /** the priority it was given, kept when it is put back */
-  p: number;
-}
-
-interface Engine {
-  boss: PgBoss;
-  ensure(queue: string): Promise<void>;
-}
-
-const engines = new WeakMap<Database, Promise<Engine>>();
-
-function engine(database: Database): Promise<Engine> {
-  let started = engines.get(database);
-  if (!started) {
-    started = startEngine(database);
-    engines.set(database, started);
-    started.catch(() => engines.delete(database));
-  }
-  return started;
-}
-
-/**
- * Starts pg-boss on the database (its own schema, `pgboss`, created or migrated by `start()`) with
- * a small pool of its own, for its bookkeeping and the claims; what must commit with our own rows
- * (enqueue, hand-back, completion) runs in the caller's Prisma transaction (`fromPrisma`). No supervisor or scheduler: no delivery stays `active` past
- * the transaction that fetched it. Stopped when the database is closed.
- */
-async function startEngine(database: Database): Promise<Engine> {
-  // pg-boss's timers and idle connections do not hold the process open (its pool takes pg.Pool's
-  // `allowExitOnIdle` from these options): a worker or a server lives for reasons of its own, and a
-  // script or test that queued a job may end
-  const options = {
-    connectionString: database.url,
-    max: 4,
-    supervise: false,
-    schedule: false,
-    registerInstance: false,
-    clock: UNREF_CLOCK,
-    allowExitOnIdle: true,
-  };
-  const boss = new PgBoss(options);
-  boss.on('error', (error) => console.error('[pg-boss]', error instanceof Error ? error.message : error));
-  await boss.start();
-  const queues = new Map<string, Promise<void>>();
-  const ensure = (queue: string) => {
-    let created = queues.get(queue);
-    if (!created) {
-      created = boss.createQueue(queue).catch((error: unknown) => {
-        queues.delete(queue);
-        throw error;
-      });
-      queues.set(queue, created);
-    }
-    return created;
-  };
-  await Promise.all([ensure(SANDBOX), ensure(PRODUCTION)]);
-  onClose(database, async () => {
-    engines.delete(database);
-    await boss.stop({ graceful: false, close: true }).catch(() => {});
-  });
-  return { boss, ensure };
-}
-
-const UNREF_CLOCK: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-  setInterval: (fn, ms) => setInterval(fn, ms).unref(),
-  clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
-};
-
-const parse = (data: unknown): Delivery => (typeof data === 'string' ? JSON.parse(data) : data) as Delivery;
 
 export function pgBossQueue(database: Database): ChunkQueue {
   return {
@@ -219,11 +133,7 @@ async function enqueue(database: Database, tx: Tx, job: QueuedJob, chunks: numbe
   const { boss } = await engine(database);
   const db = fromPrisma(tx);
   const queue = modeQueue(job.sandbox);
-  const [row] = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(
-    `SELECT COUNT(*) AS n FROM job_chunks t JOIN jobs j ON j.id = t.job_id
-      WHERE j.user_id = $1 AND j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done')`,
-    job.userId,
-  );
+  const [row] = await tx.$queryRawUnsafe<{ n: number | bigint }[]>(q('postgres', SERVED_OF_ACCOUNT), job.userId);
   const served = Number(row?.n ?? 0);
   const queued = await boss.findJobs<Delivery>(queue, { data: { user: job.userId }, queued: true, limit: RERANK_LIMIT + 1, db });
   const fresh = Array.from({ length: chunks }, (_, no) => ({ no, created: Infinity, job: job.id, id: null as string | null, priority: 0 }));
@@ -252,95 +162,4 @@ async function enqueue(database: Database, tx: Tx, job: QueuedJob, chunks: numbe
     }
   }
   for (let from = 0; from < inserts.length; from += 5_000) await boss.insert(queue, inserts.slice(from, from + 5_000), { db });
-}
-
-type Taken = { claim: ChunkClaim } | 'empty' | 'skipped';
-
-async function claim(database: Database, workerId: string, leaseMs: number, filter: ClaimFilter): Promise<ChunkClaim | null> {
-  const { ensure } = await engine(database);
-  const queues: string[] = [];
-  if (filter.egress !== undefined && !filter.sandboxOnly) {
-    queues.push(egressQueue(filter.egress));
-    await ensure(queues[0]!);
-  }
-  // sandbox and production jobs take turns; each queue is fair across accounts by its priorities
-  queues.push(...(filter.sandboxOnly ? [SANDBOX] : turn++ % 2 === 0 ? [SANDBOX, PRODUCTION] : [PRODUCTION, SANDBOX]));
-  let looked = 0;
-  for (const queue of queues) {
-    while (looked++ < DELIVERIES_PER_CLAIM) {
-      const taken = await take(database, queue, workerId, leaseMs, filter);
-      if (taken === 'empty') break;
-      if (taken !== 'skipped') return taken.claim;
-    }
-  }
-  return null;
-}
-let turn = 0;
-
-/**
- * Fetches one delivery of `queue` and, in the same transaction, claims its chunk or puts it back (or
- * drops it). The statements are all SQL of their own, so they run on a connection of pg-boss's pool
- * (`beginTransaction`): a claim costs half what it does through a Prisma interactive transaction.
- */
-async function take(database: Database, queue: string, workerId: string, leaseMs: number, filter: ClaimFilter): Promise<Taken> {
-  const { boss } = await engine(database);
-  const tx = await boss.getDb().beginTransaction!();
-  try {
-    const taken = await takeIn(tx.db, boss, queue, workerId, leaseMs, filter);
-    await tx.commit();
-    return taken;
-  } catch (error) {
-    await tx.rollback();
-    throw error;
-  }
-}
-
-async function takeIn(db: Db, boss: PgBoss, queue: string, workerId: string, leaseMs: number, filter: ClaimFilter): Promise<Taken> {
-  const now = dbNow('postgres');
-  const [fetched] = await boss.fetch<Delivery>(queue, { batchSize: 1, db });
-  if (!fetched) return 'empty';
-  const delivery = parse(fetched.data);
-  await boss.deleteJob(queue, fetched.id, { db });
-  const token = newId('claim', 9);
-  const pin = filter.egress === undefined ? '' : `AND (egress IS NULL OR egress = $6 OR not_before <= ${now} - $7)`;
-  const { rows: claimed } = await db.executeSql(
-    `UPDATE job_chunks SET state = 'leased', worker_id = $1, claim_token = $2, lease_until = ${now} + $3, attempts = attempts + 1,
-        stalled_claims = stalled_claims + 1
-      WHERE job_id = $4 AND no = $5 AND ${claimable('postgres', 'job_chunks')} ${pin}
-      RETURNING start_idx, end_idx, attempts, stalled_claims, lease_until`,
-    [workerId, token, leaseMs, delivery.job, delivery.no, ...(filter.egress === undefined ? [] : [filter.egress, filter.pinMs ?? 0])],
-  );
-  const chunk = claimed[0] as { start_idx: number; end_idx: number; attempts: number; stalled_claims: number; lease_until: string | number } | undefined;
-  if (chunk) {
-    // put back due when this lease runs out: a dead worker's chunk is fetched again then
-    const id = randomUUID();
-    await boss.insert(queue, [{ id, data: delivery, priority: delivery.p, startAfter: new Date(Number(chunk.lease_until)) }], { db });
-    return {
-      claim: {
-        jobId: delivery.job,
-        no: delivery.no,
-        startIdx: Number(chunk.start_idx),
-        endIdx: Number(chunk.end_idx),
-        attempts: Number(chunk.attempts),
-        stalledClaims: Number(chunk.stalled_claims),
-        userId: delivery.user,
-        sandbox: delivery.sandbox,
-        token,
-        delivery: { queue, id, priority: delivery.p },
-      },
-    };
-  }
-  const {
-    rows: [row],
-  } = (await db.executeSql(`SELECT state, lease_until, not_before, egress, ${now} AS now FROM job_chunks WHERE job_id = $1 AND no = $2`, [
-    delivery.job,
-    delivery.no,
-  ])) as { rows: { state: string; lease_until: string; not_before: string; egress: string | null; now: string }[] };
-  if (!row || (row.state !== 'pending' && row.state !== 'leased')) return 'skipped'; // done or cancelled: dropped
-  // leased by a live claim, not yet due, or pinned to another egress: back when it may be taken
-  const pinnedUntil = row.egress !== null && filter.egress !== undefined && row.egress !== filter.egress ? Number(row.not_before) + (filter.pinMs ?? 0) : 0;
-  const at = Math.max(Number(row.now), row.state === 'leased' ? Number(row.lease_until) : 0, Number(row.not_before), pinnedUntil);
-  // the same id: the claim holding the chunk deletes it when it completes or hands the chunk back
-  await boss.insert(queue, [{ id: fetched.id, data: delivery, priority: delivery.p, startAfter: new Date(at) }], { db });
-  return 'skipped';
 }

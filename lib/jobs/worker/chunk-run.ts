@@ -8,7 +8,7 @@ import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
 import { saveChunkResults, unverifiedItems, type ChunkClaim } from '../queue/ledger';
 import { releaseChunk } from '../queue';
 import { ClaimWatch } from './claim-watch';
-import type { WorkerOptions } from './worker';
+import type { WorkerOptions } from './options';
 
 const SAVE_BATCH = 1000;
 /**
