@@ -1,14 +1,14 @@
+import { type Reservation, refund, reserve } from '../accounts/quota';
+import { env } from '../config/env';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { insertRows, q } from '../db/sql';
 import { AppError } from '../errors/errors';
-import { refund, reserve, type Reservation } from '../accounts/quota';
-import { buildEvent, enqueueEvent } from '../webhooks/outbox';
+import { failpoint } from '../failpoints/failpoints';
 import { CHUNK_COLUMNS, chunkRows, chunkSize } from '../jobs/intake/chunk-rows';
 import { chunkQueue } from '../jobs/queue';
-import { failpoint } from '../failpoints/failpoints';
-import { env } from '../config/env';
 import { DAY_MS } from '../usage/days';
+import { buildEvent, enqueueEvent } from '../webhooks/outbox';
 
 /**
  * A monitor's runs (docs/lists.md, "Monitors"). Every worker process looks for due monitors on its

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../../test/databases';
 import { buildOpenApi } from '../../api/openapi';
-import { openDatabase, type Database } from '../../db/client';
-import { DUPLICATE_COLUMN, RESULT_COLUMNS, RESULT_COLUMN_SPECS } from './columns';
+import { type Database, openDatabase } from '../../db/client';
+import { DUPLICATE_COLUMN, RESULT_COLUMN_SPECS, RESULT_COLUMNS } from './columns';
 import { uploadInfo } from './formats';
 
 describe('the result columns are declared once', () => {

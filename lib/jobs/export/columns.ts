@@ -1,5 +1,5 @@
-import { byDialect } from '../../db/sql';
 import type { Dialect } from '../../db/client';
+import { byDialect } from '../../db/sql';
 import type { VerificationRecord } from '../../results/rows';
 
 /**

@@ -1,14 +1,14 @@
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl } from '../../../test/databases';
-import { openDatabase, type Database } from '../../db/client';
-import { FLAG_COLUMNS, FLAGS_AT, RESULT_COLUMNS, RESULT_COLUMN_SPECS, type ResultColumnName, type ResultRow } from './columns';
-import { resultLine, resultsCsv, resultsFile } from './csv';
-import { FORMULA_START, csvCell, csvLine } from './csv-cells';
-import { storedUpload } from './formats';
+import { type Database, openDatabase } from '../../db/client';
+import { saveResults, type VerificationRecord, verificationValues } from '../../results/rows';
+import { type Bucket, bucketOf } from '../../verifier/vocabulary';
 import { insertJobItems } from '../intake/insert';
-import { bucketOf, type Bucket } from '../../verifier/vocabulary';
-import { saveResults, verificationValues, type VerificationRecord } from '../../results/rows';
+import { FLAG_COLUMNS, FLAGS_AT, RESULT_COLUMN_SPECS, RESULT_COLUMNS, type ResultColumnName, type ResultRow } from './columns';
+import { resultLine, resultsCsv, resultsFile } from './csv';
+import { csvCell, csvLine, FORMULA_START } from './csv-cells';
+import { storedUpload } from './formats';
 
 // The CSV used to be written by Papa.unparse(rows, { escapeFormulae: FORMULA_START, newline: '\r\n' });
 // the hand-written cells must stay byte for byte what papaparse writes.

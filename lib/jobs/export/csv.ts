@@ -3,9 +3,9 @@ import { byDialect, selectArrays } from '../../db/sql';
 import { AppError, invalidRequest } from '../../errors/errors';
 import { CHANGED_SQL } from '../../monitors/changes';
 import { bucketCondition, type DownloadFilter } from '../../results/rows';
-import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, UPLOAD_AT, resultCells, resultSelect, resultValues, type ResultRow } from './columns';
+import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, type ResultRow, resultCells, resultSelect, resultValues, UPLOAD_AT } from './columns';
 import { cellWriter, csvCell, csvLine } from './csv-cells';
-import { fileKind, uploadInfo, type DownloadFormat, type FileKind, type StoredUpload } from './formats';
+import { type DownloadFormat, type FileKind, fileKind, type StoredUpload, uploadInfo } from './formats';
 import { pagedStream, xlsxStream } from './stream';
 
 /**

@@ -1,4 +1,4 @@
-import { Zip, ZipDeflate, strToU8 } from 'fflate';
+import { strToU8, Zip, ZipDeflate } from 'fflate';
 
 /**
  * A one-sheet `.xlsx` workbook written as a stream: the sheet's rows are deflated into the zip as

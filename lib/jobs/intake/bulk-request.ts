@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import type { z } from 'zod';
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { AppError, invalidRequest, validate } from '../../errors/errors';
-import { bulkFields } from './bulk-schema';
+import type { z } from 'zod';
 import { env } from '../../config/env';
-import { uploadFormat, type UploadFormat } from '../export/formats';
+import { AppError, invalidRequest, validate } from '../../errors/errors';
+import { type UploadFormat, uploadFormat } from '../export/formats';
+import { bulkFields } from './bulk-schema';
 import { forEachSliced, mapSliced } from './slices';
 
 /**

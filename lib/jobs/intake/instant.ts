@@ -1,24 +1,24 @@
-import type { Database } from '../../db/client';
-import { recordAudit } from '../../audit/record';
-import { refund, refundIn, reservationSwept, reserve } from '../../accounts/quota';
 import { causeId } from '../../accounts/causes';
-import { failpoint } from '../../failpoints/failpoints';
-import { AppError } from '../../errors/errors';
-import { refuseWithoutIdentity } from '../../checks/single';
-import { isChargeable } from '../../results/chargeable';
-import type { Verdict } from '../../verifier/types';
-import { verifierFor } from '../../checks/verifiers';
+import { refund, refundIn, reservationSwept, reserve } from '../../accounts/quota';
+import { recordAudit } from '../../audit/record';
 import { verdictOfRules } from '../../checks/rules';
-import { ruleBookFor } from '../../rules/store';
-import { bulkCompletedEvent, enqueueEvent } from '../../webhooks/outbox';
-import { listShape, mailboxKey } from './duplicates';
-import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
+import { refuseWithoutIdentity } from '../../checks/single';
+import { verifierFor } from '../../checks/verifiers';
+import type { Database } from '../../db/client';
 import { q, selectRows } from '../../db/sql';
+import { AppError } from '../../errors/errors';
+import { failpoint } from '../../failpoints/failpoints';
+import { isChargeable } from '../../results/chargeable';
 import type { StoredVerification } from '../../results/rows';
 import { bulkItem, saveVerifications, verificationRow } from '../../results/rows';
 import { summarize } from '../../results/summary';
+import { ruleBookFor } from '../../rules/store';
+import type { Verdict } from '../../verifier/types';
+import { bulkCompletedEvent, enqueueEvent } from '../../webhooks/outbox';
+import { listShape, mailboxKey } from './duplicates';
 import { insertJobItems } from './insert';
 import { type BulkRequest, listCounts, listDetails, listTarget, newJob, type Reservation } from './request';
+import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
 
 /** The stored results an instant list reuses, by the row that reuses them (at most 10). */
 async function storedRows(database: Database, fresh: Reused[]): Promise<Map<number, StoredVerification>> {

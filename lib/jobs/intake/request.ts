@@ -1,6 +1,6 @@
+import type { reserve } from '../../accounts/quota';
 import type { AuditTarget } from '../../audit/actions';
 import type { AuditDetails } from '../../audit/record';
-import type { reserve } from '../../accounts/quota';
 import { storedUpload, type UploadFormat } from '../export/formats';
 import type { ListShape } from './duplicates';
 import type { NewJob } from './insert';

@@ -1,5 +1,5 @@
-import type { Database } from '../../db/client';
 import { recordAudit } from '../../audit/record';
+import type { Database } from '../../db/client';
 import { byDialect, selectRows, sqlBoolean } from '../../db/sql';
 import { AppError } from '../../errors/errors';
 import { NOT_RULED } from '../../results/chargeable';

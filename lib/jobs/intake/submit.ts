@@ -1,17 +1,17 @@
-import type { Database } from '../../db/client';
-import { auditRow } from '../../audit/record';
-import { refund, reserve } from '../../accounts/quota';
 import { causeId, retriedKey } from '../../accounts/causes';
-import { pausepoint } from '../../failpoints/failpoints';
+import { refund, reserve } from '../../accounts/quota';
+import { auditRow } from '../../audit/record';
 import { applySandboxTrigger } from '../../checks/triggers';
-import { listShape, mailboxKey } from './duplicates';
-import { freshResults } from './reuse';
+import type { Database } from '../../db/client';
+import { pausepoint } from '../../failpoints/failpoints';
 import { pokeWorker } from '../worker/embedded';
+import { chunkSize } from './chunk-rows';
+import { listShape, mailboxKey } from './duplicates';
 import { estimateTime } from './estimate';
 import { insertQueuedJob } from './insert';
-import { chunkSize } from './chunk-rows';
 import { submitInstant } from './instant';
 import { type BulkRequest, listCounts, listDetails, listTarget, newJob } from './request';
+import { freshResults } from './reuse';
 
 export const INSTANT_LIMIT = 10;
 

@@ -1,6 +1,7 @@
 import type { Database, Db, Dialect } from '../../db/client';
 import { newId } from '../../db/ids';
-import { dbNow, insertRows, q, selectRows, sqliteInsert } from '../../db/sql';
+import { insertWhileHeld } from '../../db/insert-while-held';
+import { dbNow, q, selectRows } from '../../db/sql';
 import { VERIFICATION_COLUMNS } from '../../results/rows';
 
 /**
@@ -141,42 +142,22 @@ export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<
 /**
  * Stores results of a chunk only while its claim holds, in one transaction with that check: a
  * cancel (which ends the job and refunds what is not stored, lib/jobs/worker/lifecycle.ts) is either
- * before the save, which then stores nothing, or after it, and charges what it stored. PostgreSQL
- * locks the chunk row (FOR SHARE: saves of one claim do not wait on each other); SQLite takes the
- * write lock first (BEGIN IMMEDIATE). False when nothing was stored because the claim is gone.
+ * before the save, which then stores nothing, or after it, and charges what it stored (each
+ * database's way: lib/db/insert-while-held.ts). False when nothing was stored because the claim is gone.
  * A claim that stored results made progress: the chunk's stalled claims start again from none
  * (`PROGRESS`), so only claims in a row that stored nothing (a worker dying on the same address
  * each time) add up to failing the job, however often a fleet's workers are killed under it.
  */
 export async function saveChunkResults(database: Database, chunk: ChunkClaim, rows: unknown[][]): Promise<boolean> {
   const args = [chunk.jobId, chunk.no, chunk.token];
-  const { bulk, writeLock, prisma, dialect } = database;
-  if (bulk && writeLock) {
-    const check = bulk.prepare(`SELECT 1 FROM job_chunks WHERE ${HELD}`);
-    const progress = bulk.prepare(PROGRESS);
-    const saved = await writeLock.run(() =>
-      bulk
-        .transaction(() => {
-          if (!check.get(...args)) return false;
-          sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-          if (rows.length > 0 && chunk.stalledClaims > 0) progress.run(...args);
-          return true;
-        })
-        .immediate(),
-    );
-    return saved && progressed(chunk, rows);
-  }
-  const saved = await prisma.$transaction(
-    async (tx) => {
-      const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `SELECT 1 FROM job_chunks WHERE ${HELD} FOR SHARE`), ...args);
-      if (held.length !== 1) return false;
-      if (rows.length > 0) await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
-      return true;
-    },
-    { timeout: 60_000, maxWait: 30_000 },
-  );
-  // after the commit: inside, two saves of one claim holding FOR SHARE would deadlock on this UPDATE
-  if (saved && rows.length > 0 && chunk.stalledClaims > 0) await prisma.$executeRawUnsafe(q(dialect, PROGRESS), ...args);
+  const saved = await insertWhileHeld(database, {
+    held: { sql: `SELECT 1 FROM job_chunks WHERE ${HELD}`, values: args },
+    table: 'verifications',
+    columns: VERIFICATION_COLUMNS,
+    rows,
+    suffix: 'ON CONFLICT DO NOTHING',
+    after: chunk.stalledClaims > 0 ? { sql: PROGRESS, values: args } : null,
+  });
   return saved && progressed(chunk, rows);
 }
 

@@ -1,9 +1,9 @@
-import type { Db, PgBoss } from 'pg-boss';
 import { randomUUID } from 'node:crypto';
+import type { Db, PgBoss } from 'pg-boss';
 import type { Database } from '../../db/client';
 import { dbNow } from '../../db/sql';
 import { type ChunkClaim, chunkClaim, leaseChunk, type RunSql } from './ledger';
-import { egressQueue, engine, PRODUCTION, parse, SANDBOX, type Delivery } from './pgboss-engine';
+import { type Delivery, egressQueue, engine, PRODUCTION, parse, SANDBOX } from './pgboss-engine';
 import type { ClaimFilter } from './queue';
 
 /**

@@ -1,5 +1,5 @@
-import { PgBoss, type Clock } from 'pg-boss';
-import { onClose, type Database } from '../../db/client';
+import { type Clock, PgBoss } from 'pg-boss';
+import { type Database, onClose } from '../../db/client';
 
 /**
  * pg-boss itself (https://github.com/timgit/pg-boss, docs/dependencies.md), started once per

@@ -1,5 +1,5 @@
-import type { Database } from '../../db/client';
 import { setImmediate as turn } from 'node:timers/promises';
+import type { Database } from '../../db/client';
 import { byDialect, selectRows } from '../../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */

@@ -1,8 +1,8 @@
 import type { Database } from '../../db/client';
+import { isIdShaped } from '../../db/ids';
 import { selectRows } from '../../db/sql';
 import { notFound } from '../../errors/errors';
-import { isIdShaped } from '../../db/ids';
-import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../../results/rows';
+import { type Bucket, bucketCondition, bulkItem, type StoredVerification } from '../../results/rows';
 import type { JobSummary } from '../../results/summary';
 import { completedProviderCounts, waitingFor } from './insights';
 

@@ -1,13 +1,13 @@
 import type { Database } from '../../db/client';
-import type { VerifyOutcome } from '../../verifier/types';
-import { unexpectedErrorVerdict } from '../../verifier/verdict';
-import { ruleBookFor } from '../../rules/store';
 import { failpoint } from '../../failpoints/failpoints';
 import { verificationRow } from '../../results/rows';
-import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
-import { saveChunkResults, unverifiedItems, type ChunkClaim } from '../queue/ledger';
+import { ruleBookFor } from '../../rules/store';
+import type { VerifyOutcome } from '../../verifier/types';
+import { unexpectedErrorVerdict } from '../../verifier/verdict';
 import { releaseChunk } from '../queue';
+import { type ChunkClaim, saveChunkResults, unverifiedItems } from '../queue/ledger';
 import { ClaimWatch } from './claim-watch';
+import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
 import type { WorkerOptions } from './options';
 
 const SAVE_BATCH = 1000;

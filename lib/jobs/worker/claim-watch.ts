@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client';
-import { claimHeld, renewLease, type ChunkClaim } from '../queue/ledger';
+import { type ChunkClaim, claimHeld, renewLease } from '../queue/ledger';
 
 /** how often a production chunk's claim is checked while its conversations wait for a turn */
 const WATCH_MS = 250;

@@ -1,13 +1,13 @@
-import { db } from '../../db/client';
-import { identityRefusal, noteProductionWork, productionPaused } from '../../egress/state';
-import { env } from '../../config/env';
-import { egressOf } from '../../egress/egress';
 import { verifierFor } from '../../checks/verifiers';
-import { startDispatcher } from '../../webhooks/dispatch';
-import { JobWorker } from './worker';
-import { chunkQueue } from '../queue';
+import { env } from '../../config/env';
 import { processSlot } from '../../config/process-slots';
+import { db } from '../../db/client';
+import { egressOf } from '../../egress/egress';
+import { identityRefusal, noteProductionWork, productionPaused } from '../../egress/state';
 import { startMonitorScheduler } from '../../monitors/runs';
+import { startDispatcher } from '../../webhooks/dispatch';
+import { chunkQueue } from '../queue';
+import { JobWorker } from './worker';
 
 const running = processSlot<{ worker: JobWorker; stopDispatcher: () => Promise<void>; stopMonitors: () => void }>('worker');
 

@@ -1,16 +1,16 @@
-import type { Database, Db } from '../../db/client';
+import { jobReservation, type Reservation, refundIn } from '../../accounts/quota';
 import { recordAudit } from '../../audit/record';
+import type { Database, Db } from '../../db/client';
 import { byDialect } from '../../db/sql';
-import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../../webhooks/outbox';
-import { jobReservation, refundIn, type Reservation } from '../../accounts/quota';
-import { chargeableCount } from '../../results/chargeable';
-import { summarize } from '../../results/summary';
 import { AppError } from '../../errors/errors';
 import { failpoint, pausepoint } from '../../failpoints/failpoints';
-import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from '../queue/ledger';
-import { getOwnJob } from '../status/status';
-import { chunkQueue } from '../queue';
 import { recordChanges } from '../../monitors/changes';
+import { chargeableCount } from '../../results/chargeable';
+import { summarize } from '../../results/summary';
+import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../../webhooks/outbox';
+import { chunkQueue } from '../queue';
+import { type ChunkClaim, cancelChunks, completeChunk, openChunkCount, strandedJobs } from '../queue/ledger';
+import { getOwnJob } from '../status/status';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
-import { startRetention } from '../../retention/sweep';
 import type { Database } from '../../db/client';
 import { newId } from '../../db/ids';
-import { finishStranded } from './lifecycle';
-import type { ChunkClaim } from '../queue/ledger';
+import { startRetention } from '../../retention/sweep';
 import { chunkQueue, claimChunk } from '../queue';
+import type { ChunkClaim } from '../queue/ledger';
 import { ChunkRun, yieldToEventLoop } from './chunk-run';
+import { finishStranded } from './lifecycle';
 import type { WorkerOptions } from './options';
 
 /** production chunks a worker holds at once (a sandbox chunk is always alone) */
