@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client';
+import { OPEN_STATES } from '../states';
 
 // Before any job has finished, a conservative guess per mode (addresses per second).
 const DEFAULT_RATE = { sandbox: 20_000, production: 5 };
@@ -25,7 +26,7 @@ export async function measuredRate({ prisma }: Database, sandbox: boolean): Prom
 
 /** Work queued ahead of a new job, in addresses. */
 export async function queuedAhead({ prisma }: Database, sandbox: boolean): Promise<number> {
-  const jobs = await prisma.job.aggregate({ where: { sandbox, status: { in: ['queued', 'processing'] } }, _sum: { totalEmails: true } });
+  const jobs = await prisma.job.aggregate({ where: { sandbox, status: { in: [...OPEN_STATES] } }, _sum: { totalEmails: true } });
   return jobs._sum.totalEmails ?? 0;
 }
 

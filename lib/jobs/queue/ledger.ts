@@ -3,6 +3,7 @@ import { newId } from '../../db/ids';
 import { insertWhileHeld } from '../../db/insert-while-held';
 import { dbNow, q, selectRows } from '../../db/sql';
 import { VERIFICATION_COLUMNS } from '../../results/rows';
+import { OPEN_SQL } from '../states';
 
 /**
  * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/intake/insert.ts), which
@@ -50,7 +51,7 @@ export interface ChunkOwner {
  * have had served (leased or done). The table engine orders its claim by it (`SERVED_BY_ACCOUNT`);
  * pg-boss turns it into a new job's priorities (`SERVED_OF_ACCOUNT`, one account's, `?` its id).
  */
-const SERVED = `FROM job_chunks t JOIN jobs j ON j.id = t.job_id WHERE j.status IN ('queued', 'processing') AND t.state IN ('leased', 'done')`;
+const SERVED = `FROM job_chunks t JOIN jobs j ON j.id = t.job_id WHERE j.status IN (${OPEN_SQL}) AND t.state IN ('leased', 'done')`;
 export const SERVED_BY_ACCOUNT = `SELECT j.user_id, COUNT(*) AS n ${SERVED} GROUP BY j.user_id`;
 export const SERVED_OF_ACCOUNT = `SELECT COUNT(*) AS n ${SERVED} AND j.user_id = ?`;
 
@@ -234,7 +235,7 @@ export async function strandedJobs({ prisma, dialect }: Database, limit = 100): 
   const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(
     q(
       dialect,
-      `SELECT j.id FROM jobs j WHERE j.status IN ('queued', 'processing')
+      `SELECT j.id FROM jobs j WHERE j.status IN (${OPEN_SQL})
       AND NOT EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done') LIMIT ?`,
     ),
     limit,

@@ -5,6 +5,7 @@ import { releaseRow, SERVED_OF_ACCOUNT } from './ledger';
 import { claim } from './pgboss-claim';
 import { type Delivery, egressQueue, engine, modeQueue, parse, TX } from './pgboss-engine';
 import type { ChunkQueue, QueuedJob, Tx } from './queue';
+import { OPEN_SQL } from '../states';
 
 /**
  * PostgreSQL's queue: pg-boss (https://github.com/timgit/pg-boss, docs/dependencies.md). Each open
@@ -104,7 +105,7 @@ async function redeliver(database: Database): Promise<number> {
         // EXISTS became a nested loop over them for every chunk on tables not yet analyzed: 0.6 s);
         // work_mem above lets the hash hold about a million deliveries
         `SELECT c.job_id, c.no, c.state, c.lease_until, c.not_before, j.user_id, j.sandbox FROM job_chunks c JOIN jobs j ON j.id = c.job_id
-          WHERE j.status IN ('queued', 'processing') AND c.state IN ('pending', 'leased')
+          WHERE j.status IN (${OPEN_SQL}) AND c.state IN ('pending', 'leased')
             AND (c.job_id, c.no) NOT IN (SELECT d.data->>'job', (d.data->>'no')::int FROM pgboss.job d WHERE d.name LIKE 'ev-chunks-%')
           ORDER BY c.job_id, c.no LIMIT ${REDELIVER_BATCH}`,
       );

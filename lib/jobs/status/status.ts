@@ -5,6 +5,7 @@ import { notFound } from '../../errors/errors';
 import { type Bucket, bucketCondition, bulkItem, type StoredVerification } from '../../results/rows';
 import type { JobSummary } from '../../results/summary';
 import { completedProviderCounts, waitingFor } from './insights';
+import { isOpen } from '../states';
 
 /**
  * A job of this caller in this mode; anyone else's, or the other mode's, is a 404: a sandbox key
@@ -92,7 +93,7 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     previous_job_id: job.previousJobId,
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
-  if (job.status === 'queued' || job.status === 'processing') return { ...base, waiting: await waitingFor(database, job.id) };
+  if (isOpen(job.status)) return { ...base, waiting: await waitingFor(database, job.id) };
   if (job.status !== 'completed') return base;
   const rows = await resultsPage(database, jobId, { afterIdx: -1, limit: page.limit, offset: page.offset, bucket: page.bucket });
   const summary = JSON.parse(job.summary ?? '{}') as JobSummary;

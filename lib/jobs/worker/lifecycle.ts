@@ -11,6 +11,7 @@ import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../../webhook
 import { chunkQueue } from '../queue';
 import { type ChunkClaim, cancelChunks, completeChunk, openChunkCount, strandedJobs } from '../queue/ledger';
 import { getOwnJob } from '../status/status';
+import { isOpen, OPEN_STATES } from '../states';
 
 type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
@@ -31,12 +32,12 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
 async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Database['dialect'], jobId: string): Promise<boolean> {
   if ((await openChunkCount(tx, dialect, jobId)) > 0) return false;
   const job = await tx.job.findUnique({ where: { id: jobId } });
-  if (!job || (job.status !== 'queued' && job.status !== 'processing')) return false;
+  if (!job || !isOpen(job.status)) return false;
   const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
   const completedAt = new Date();
   failpoint('job.before-finish');
   const updated = await tx.job.updateMany({
-    where: { id: jobId, status: { in: ['queued', 'processing'] } },
+    where: { id: jobId, status: { in: [...OPEN_STATES] } },
     data: { status: 'completed', summary: JSON.stringify(summary), completedAt },
   });
   if (updated.count !== 1) return false;
@@ -103,7 +104,7 @@ export async function endUnfinished(
   data: { status: 'failed' | 'cancelled'; error?: string; summary?: string },
 ): Promise<boolean> {
   const updated = await tx.job.updateMany({
-    where: { id: job.id, status: { in: ['queued', 'processing'] } },
+    where: { id: job.id, status: { in: [...OPEN_STATES] } },
     data: { ...data, completedAt: new Date() },
   });
   if (updated.count !== 1) return false;
