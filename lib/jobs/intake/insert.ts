@@ -34,7 +34,7 @@ export async function insertJobItems(tx: Tx, dialect: Database['dialect'], jobId
   await insertRows(tx, dialect, 'job_items', ITEM_COLUMNS, itemRows(jobId, items));
 }
 
-/** A job's row as submission writes it, for an instant and a queued list alike (submit.ts newJob). */
+/** A job's row as submission writes it, for an instant and a queued list alike (request.ts newJob). */
 export interface NewJob extends StoredUpload {
   id: string;
   userId: string;

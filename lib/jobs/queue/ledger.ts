@@ -6,11 +6,14 @@ import { VERIFICATION_COLUMNS } from '../../results/rows';
 import { OPEN_SQL } from '../states';
 
 /**
- * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/intake/insert.ts), which
- * workers claim under a lease (through the queue, lib/jobs/queue/index.ts), renew, complete or hand back. Leases are on the database's clock, as
- * politeness is (lib/db/politeness-pg.ts), so workers whose clocks disagree still agree
- * on when a lease ran out. Each claim gets a fresh token: renewals, saves and completion name the
- * claim, so a stale claim is refused even when the same worker (id) claimed the chunk again.
+ * The chunk ledger: a queued job's addresses are cut into chunks (lib/jobs/intake/chunk-rows.ts),
+ * which workers claim under a lease (through the queue, lib/jobs/queue/queue.ts), renew, complete or
+ * hand back. Both engines claim with the one UPDATE here (`leaseChunk`), rank accounts by the one
+ * "served" count (`SERVED_BY_ACCOUNT`, `SERVED_OF_ACCOUNT`) and hand out the one `ChunkClaim`
+ * (`chunkClaim`). Leases are on the database's clock, as politeness is (lib/db/politeness-pg.ts),
+ * so workers whose clocks disagree still agree on when a lease ran out. Each claim gets a fresh
+ * token: renewals, saves and completion name the claim, so a stale claim is refused even when the
+ * same worker (id) claimed the chunk again.
  */
 
 export interface ChunkClaim {

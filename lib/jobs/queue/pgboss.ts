@@ -62,7 +62,7 @@ export function pgBossQueue(database: Database): ChunkQueue {
           startAfter: new Date(notBefore),
         };
         // the egress that saw greylisting asks first; the fallback in the mode's queue is put back
-        // by other egresses' workers until the pin runs out (lib/jobs/queue/index.ts ClaimFilter)
+        // by other egresses' workers until the pin runs out (lib/jobs/queue/queue.ts ClaimFilter)
         if (pinned) await boss.insert(pinned, [delivery], { db });
         await boss.insert(modeQueue(chunk.sandbox), [delivery], { db });
       }, TX);
