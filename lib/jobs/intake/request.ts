@@ -24,7 +24,7 @@ export interface BulkRequest {
   actorId?: string;
 }
 
-/** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant). */
+/** The job's row, the same for an instant and a queued list (written by insert.ts or submitInstant, instant.ts). */
 export function newJob(request: BulkRequest, shape: ListShape, id: string, reservation: Reservation | null): NewJob {
   return {
     id,
