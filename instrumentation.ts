@@ -5,7 +5,7 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { db } = await import('./lib/db/client');
-  const { embeddedWorkerEnabled, startWorker, stopOnSignals } = await import('./lib/jobs/embedded');
+  const { embeddedWorkerEnabled, startWorker, stopOnSignals } = await import('./lib/jobs/worker/embedded');
   const { startReservationSweeper } = await import('./lib/accounts/sweeper');
   // every server gives back reservations whose request died (docs/guarantees.md), worker or not
   startReservationSweeper(await db());

@@ -8,7 +8,7 @@ import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
 import { useDatabase } from '../lib/db/client';
 import { verifySingle } from '../lib/checks/single';
-import { submitBulk } from '../lib/jobs/submit';
+import { submitBulk } from '../lib/jobs/intake/submit';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
 
 export interface BooksFigures {

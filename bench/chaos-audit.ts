@@ -8,6 +8,7 @@
 import { auditCredits } from '../lib/accounts/audit';
 import type { Database } from '../lib/db/client';
 import { q } from '../lib/db/sql';
+import { OPEN_SQL } from '../lib/jobs/states';
 import { chargeableCount } from '../lib/results/chargeable';
 
 export interface Audit {
@@ -44,7 +45,7 @@ export async function auditBooks(database: Database, userIds: string[], granted:
       dialect,
       `SELECT j.id FROM jobs j WHERE
       (j.status = 'completed' AND EXISTS (SELECT 1 FROM job_chunks c WHERE c.job_id = j.id AND c.state <> 'done'))
-      OR (j.status IN ('queued', 'processing'))`,
+      OR (j.status IN (${OPEN_SQL}))`,
     ),
   );
   const storedTwice = Number(twice!.n);

@@ -6,10 +6,10 @@
  */
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
-import { completeChunkAndFinish } from '../lib/jobs/lifecycle';
+import { submitQueued } from '../lib/jobs/intake/submit';
+import { completeChunkAndFinish } from '../lib/jobs/worker/lifecycle';
 import { claimChunk } from '../lib/jobs/queue';
-import { JobWorker } from '../lib/jobs/worker';
+import { JobWorker } from '../lib/jobs/worker/worker';
 import { sandboxVerifier } from '../lib/verifier/sandbox';
 import { freshDatabaseUrl } from '../test/databases';
 

@@ -1,13 +1,13 @@
 /**
  * CSV download speed of a completed 1,000,000-row sandbox job (issue 2), without `npm run bench`:
- *   in-process  the stream of lib/jobs/csv.ts read to the end
+ *   in-process  the stream of lib/jobs/export/csv.ts read to the end
  *   --http      the same stream served by a plain node:http server through Next's own
  *               pipeToNodeResponse (as a route's Response body is), read by bench/bulk.ts downloadCsv
  *   --next DIR  instead of the above, `next start` from DIR (a checkout with a `next build`; `.` for
  *               this one) against the same database, GET /v1/verify/bulk/download timed by
  *               downloadCsv exactly as bench/run.ts [3] does, with the server's RSS; repeat the
  *               option to let several builds take turns
- *   --impl F    also times module F exporting resultsCsv (e.g. a copy of an older lib/jobs/csv.ts),
+ *   --impl F    also times module F exporting resultsCsv (e.g. a copy of an older lib/jobs/export/csv.ts),
  *               in turn with the current one so that both see the same load on the machine
  *   --verify    first checks that the current and --impl write the same bytes (SHA-256 per job)
  *
@@ -25,9 +25,9 @@ import { parseArgs } from 'node:util';
 import { ensureAccount } from '../lib/accounts/users';
 import { createApiKey } from '../lib/accounts/keys';
 import { useDatabase, type Database } from '../lib/db/client';
-import { resultsCsv as currentCsv } from '../lib/jobs/csv';
-import { storedUpload } from '../lib/jobs/formats';
-import { insertQueuedJob } from '../lib/jobs/insert';
+import { resultsCsv as currentCsv } from '../lib/jobs/export/csv';
+import { storedUpload } from '../lib/jobs/export/formats';
+import { insertQueuedJob } from '../lib/jobs/intake/insert';
 import { saveResults, verificationRow } from '../lib/results/rows';
 import { sandboxVerdict } from '../lib/verifier/sandbox';
 import { address, downloadCsv } from './bulk';

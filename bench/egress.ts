@@ -11,7 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
+import { submitQueued } from '../lib/jobs/intake/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import type { Pacing } from '../lib/verifier/politeness';
 import { freshDatabaseUrl } from '../test/databases';

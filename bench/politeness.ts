@@ -12,7 +12,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
+import { submitQueued } from '../lib/jobs/intake/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
 import type { Pacing } from '../lib/verifier/politeness';

@@ -9,9 +9,9 @@ import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
 import { useDatabase, type Database } from '../lib/db/client';
 import { verifierFor } from '../lib/checks/verifiers';
-import { submitQueued } from '../lib/jobs/submit';
-import { JobWorker } from '../lib/jobs/worker';
-import { setReuse } from '../lib/jobs/reuse';
+import { submitQueued } from '../lib/jobs/intake/submit';
+import { JobWorker } from '../lib/jobs/worker/worker';
+import { setReuse } from '../lib/jobs/intake/reuse';
 import { DIALECTS, freshDatabaseUrl } from '../test/databases';
 
 export interface ReuseFigures {

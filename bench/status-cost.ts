@@ -6,10 +6,10 @@
  * Usage alone: npx tsx bench/status-cost.ts [rows] [--syntax=N] [--dialects=sqlite,postgres]
  */
 import { openDatabase, type Database } from '../lib/db/client';
-import { listShape } from '../lib/jobs/duplicates';
-import { storedUpload } from '../lib/jobs/formats';
-import { insertQueuedJob } from '../lib/jobs/insert';
-import { jobStatus } from '../lib/jobs/status';
+import { listShape } from '../lib/jobs/intake/duplicates';
+import { storedUpload } from '../lib/jobs/export/formats';
+import { insertQueuedJob } from '../lib/jobs/intake/insert';
+import { jobStatus } from '../lib/jobs/status/status';
 import { saveResults, verificationValues, type VerificationRecord } from '../lib/results/rows';
 import { freshDatabaseUrl } from '../test/databases';
 

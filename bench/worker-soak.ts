@@ -10,7 +10,8 @@ import type { ChildProcess } from 'node:child_process';
 import { grantCredits } from '../lib/accounts/quota';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
+import { submitQueued } from '../lib/jobs/intake/submit';
+import { OPEN_STATES } from '../lib/jobs/states';
 import { freshDatabaseUrl } from '../test/databases';
 import { pacingSpec, providerMix, startMixPeers } from '../test/peers/provider-mix';
 import { treeRssMb } from './server';
@@ -68,7 +69,7 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
     try {
       while (performance.now() - started < ms) {
         if (worker.exitCode !== null) throw new Error(`the worker exited with ${worker.exitCode}`);
-        const left = await database.prisma.job.findMany({ where: { id: { in: open }, status: { in: ['queued', 'processing'] } }, select: { id: true } });
+        const left = await database.prisma.job.findMany({ where: { id: { in: open }, status: { in: [...OPEN_STATES] } }, select: { id: true } });
         open = left.map((job) => job.id);
         // keep two jobs in the queue, and a sandbox job every 30 s
         if (open.length < 2) {

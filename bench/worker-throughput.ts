@@ -6,8 +6,8 @@
 import { ensureAccount } from '../lib/accounts/users';
 import { grantCredits } from '../lib/accounts/quota';
 import { useDatabase } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
-import { JobWorker } from '../lib/jobs/worker';
+import { submitQueued } from '../lib/jobs/intake/submit';
+import { JobWorker } from '../lib/jobs/worker/worker';
 import { sandboxVerifier } from '../lib/verifier/sandbox';
 import { freshDatabaseUrl } from '../test/databases';
 

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase, type Database } from '../lib/db/client';
-import { submitQueued } from '../lib/jobs/submit';
+import { submitQueued } from '../lib/jobs/intake/submit';
 import { grantCredits } from '../lib/accounts/quota';
 import { createDnsResolver } from '../lib/verifier/dns';
 import { createVerifier } from '../lib/verifier/verify';

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import Papa from 'papaparse';
 import readExcelFile from 'read-excel-file/node';
 import { strToU8, zipSync } from 'fflate';
-import { XlsxWriter } from '../lib/jobs/xlsx';
+import { XlsxWriter } from '../lib/jobs/export/xlsx';
 import { sandboxOn, signUp } from './helpers';
 
 // A German marketer's export: umlauts, a comma inside a cell, the same people typed twice.

@@ -2,7 +2,7 @@
 // if all work should happen here). SIGTERM stops claiming, finishes or releases the chunk in hand, exits.
 // EV_METRICS_PORT (with EV_METRICS_TOKEN): its Prometheus metrics on that port (docs/operations.md).
 import { env } from '../lib/config/env';
-import { startWorker, stopOnSignals } from '../lib/jobs/embedded';
+import { startWorker, stopOnSignals } from '../lib/jobs/worker/embedded';
 import { serveMetrics } from '../lib/metrics/server';
 import { startReservationSweeper } from '../lib/accounts/sweeper';
 import { db } from '../lib/db/client';

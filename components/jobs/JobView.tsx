@@ -12,6 +12,7 @@ import { ListInsights } from './ListInsights';
 import { MonitorPanel } from './MonitorPanel';
 import { ResultsTable } from './ResultsTable';
 import { SummaryChart } from './SummaryChart';
+import { isOpen } from '@/lib/jobs/states';
 
 export function JobView({ jobId }: { jobId: string }) {
   const job = useJobStatus(jobId);
@@ -37,14 +38,14 @@ export function JobView({ jobId }: { jobId: string }) {
             </p>
           )}
         </div>
-        {canRun && (status === 'queued' || status === 'processing') && (
+        {canRun && isOpen(status) && (
           <Button variant="danger" onClick={() => cancel.mutate(jobId)} disabled={cancel.isPending}>
             Cancel job
           </Button>
         )}
       </div>
       <ErrorNote error={job.error ?? cancel.error} />
-      {canRun && (status === 'queued' || status === 'processing') && <EgressBanner />}
+      {canRun && isOpen(status) && <EgressBanner />}
 
       {job.isPending && <p className="text-sm text-slate-500">Loading job…</p>}
 

@@ -6,8 +6,7 @@ import { useJobStatus, useJobs } from '@/lib/client/hooks';
 import type { JobListItem } from '@/lib/sdk/src/index';
 import { Button, Card, Empty, ErrorNote, ProgressBar, formatDate, number } from '../ui';
 import { JobStateBadge } from '../jobs/JobStateBadge';
-
-const running = (status: string) => status === 'queued' || status === 'processing';
+import { isOpen } from '@/lib/jobs/states';
 
 /** The caller's jobs, newest first; each unfinished one polls its own status until it is done. */
 export function JobList() {
@@ -43,7 +42,7 @@ export function JobList() {
 }
 
 function JobRow({ job }: { job: JobListItem }) {
-  const live = useJobStatus(job.job_id, running(job.status));
+  const live = useJobStatus(job.job_id, isOpen(job.status));
   const status = live.data?.status ?? job.status;
   const progress = live.data?.progress ?? job.progress;
   const processed = live.data?.processed_emails ?? job.processed_emails;

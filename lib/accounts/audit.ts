@@ -2,6 +2,7 @@ import type { Database } from '../db/client';
 import { byDialect, sqlBoolean } from '../db/sql';
 import { CHARGEABLE_SQL } from '../results/chargeable';
 import type { LedgerTx } from './ledger';
+import { isOpen } from '../jobs/states';
 
 /**
  * `npm run audit-credits` (scripts/audit-credits.ts) and the chaos bench: proves the books of every
@@ -130,7 +131,7 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
   for (const row of data.orphans) note(row.user_id, `${row.cause}: a ${row.kind} without a reservation`);
   for (const job of data.jobs) {
     const chargeable = n(job.chargeable);
-    const unfinished = job.status === 'queued' || job.status === 'processing';
+    const unfinished = isOpen(job.status);
     if (job.charged !== null) {
       if (n(job.charged) !== chargeable) note(job.user_id, `job ${job.id}: ${chargeable} chargeable results, ${n(job.charged)} charged`);
       if (unfinished) note(job.user_id, `job ${job.id}: settled while still ${job.status}`);

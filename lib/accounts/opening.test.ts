@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
 import { readMigrations } from '@/lib/db/migrate';
-import { cancelJob } from '@/lib/jobs/lifecycle';
+import { cancelJob } from '@/lib/jobs/worker/lifecycle';
 import { accountUsage, utcDay } from './quota';
 import { auditCredits } from './audit';
 

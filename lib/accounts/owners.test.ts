@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pauseAt } from '@/lib/failpoints/failpoints';
-import { submitBulk, submitQueued } from '@/lib/jobs/submit';
-import { JobWorker } from '@/lib/jobs/worker';
-import { finishJobIfDone } from '@/lib/jobs/lifecycle';
+import { submitBulk, submitQueued } from '@/lib/jobs/intake/submit';
+import { JobWorker } from '@/lib/jobs/worker/worker';
+import { finishJobIfDone } from '@/lib/jobs/worker/lifecycle';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { newId } from '@/lib/db/ids';
 import { withKeyToken } from './causes';

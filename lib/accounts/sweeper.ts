@@ -11,7 +11,7 @@ import { ownerId, ownerStaleMs } from './owners';
  * rows), a queued job whose row never got written. A reservation is held by its owner, the process
  * that made it (lib/accounts/owners.ts): it is swept once that owner has stopped beating for
  * `ownerStaleMs()` (EV_RESERVATION_TIMEOUT_MS, within 3 to 30 s) and it has no charge row and no
- * job row (a job's reservation is settled when the job ends, lib/jobs/lifecycle.ts). A reservation whose owner beats is never swept, however old: its
+ * job row (a job's reservation is settled when the job ends, lib/jobs/worker/lifecycle.ts). A reservation whose owner beats is never swept, however old: its
  * job may be being inserted right now. Rows from before owners (`owner` null) are swept once older
  * than EV_RESERVATION_TIMEOUT_MS. Every server and worker process sweeps, every quarter of that
  * bound and at least every 15 s; two sweeping at once are safe, the charge row lets one settle, and

@@ -71,7 +71,7 @@ function discardThenHangUp(reader: ReadableStreamDefaultReader<Uint8Array>): voi
 /**
  * A small JSON body (bounded by its route's limit before it got here) as a value. Every route but
  * bulk has a limit of kilobytes, so JSON.parse's worst case (about 20x the text for `[{},{},...]`)
- * stays small; bulk bodies are read by lib/jobs/bulk-request.ts, which checks their shape as it goes.
+ * stays small; bulk bodies are read by lib/jobs/intake/bulk-request.ts, which checks their shape as it goes.
  */
 function parseJson(bytes: Buffer): unknown {
   if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');

@@ -7,7 +7,7 @@ import * as rm from './responses-monitors';
 import * as rt from './responses-teams';
 import type { Scope } from '../accounts/scopes';
 import type { Role } from '../accounts/roles';
-import { downloadColumnsText } from '../jobs/columns';
+import { downloadColumnsText } from '../jobs/export/columns';
 
 /** The /v1 operations the OpenAPI document (openapi.ts) lists: each route's path, schemas and error statuses. */
 

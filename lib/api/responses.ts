@@ -5,6 +5,7 @@ import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { ROLES } from '../accounts/roles';
+import { JOB_STATES } from '../jobs/states';
 
 /**
  * What the API answers, as zod schemas: the OpenAPI document (lib/api/openapi.ts) is generated from
@@ -164,7 +165,7 @@ export const bulkQueued = z
   .register(named, { id: 'BulkQueued', description: 'More than 10 addresses: a queued job.' });
 export const bulkSubmitted = z.union([bulkInstant, bulkQueued]).register(named, { id: 'BulkSubmitted' });
 
-export const jobState = z.enum(['queued', 'processing', 'completed', 'cancelled', 'failed']).register(named, { id: 'JobState' });
+export const jobState = z.enum(JOB_STATES).register(named, { id: 'JobState' });
 
 export const jobStatus = z
   .object({

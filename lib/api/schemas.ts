@@ -1,6 +1,6 @@
 import { ROLES } from '../accounts/roles';
 import { z } from 'zod';
-import { bulkFields } from '../jobs/bulk-schema';
+import { bulkFields } from '../jobs/intake/bulk-schema';
 import { requestSchemas } from './registry';
 import { BUCKETS } from '../verifier/vocabulary';
 import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
@@ -14,7 +14,7 @@ export const emailBody = z
   .object({ email: z.string().describe('The address to verify, as the user typed it.') })
   .register(requestSchemas, { id: 'EmailRequest', description: 'One address.', examples: [{ email: 'valid@example.com' }] });
 
-/** Bulk: the fields are declared with their reader (lib/jobs/bulk-schema.ts); registered here for the OpenAPI document. */
+/** Bulk: the fields are declared with their reader (lib/jobs/intake/bulk-schema.ts); registered here for the OpenAPI document. */
 export const bulkBody = bulkFields.register(requestSchemas, {
   id: 'BulkRequest',
   description:
@@ -85,7 +85,7 @@ export const egressQuery = z.object({ refresh: boolParam.optional().describe('Ch
 
 export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed']);
 
-// Monitors (lib/monitors) and the reuse of fresh results (lib/jobs/reuse.ts)
+// Monitors (lib/monitors) and the reuse of fresh results (lib/jobs/intake/reuse.ts)
 const intervalDays = z.number().int().min(1).max(365).describe('Days between runs: 30, 60 or 90 as the dashboard offers, or any number from 1 to 365.');
 export const monitorBody = z
   .object({ list_id: z.string().max(100).describe("A completed job of the caller's mode."), interval_days: intervalDays })

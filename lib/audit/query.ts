@@ -1,5 +1,5 @@
 import type { Database } from '../db/client';
-import { csvLine } from '../jobs/csv-cells';
+import { csvLine } from '../jobs/export/csv-cells';
 import type { AuditAction } from './actions';
 
 /**
@@ -114,7 +114,7 @@ export const AUDIT_CSV_COLUMNS = [
   'details',
 ] as const;
 
-/** Every row the filter selects as CSV (formula-escaped cells, lib/jobs/csv-cells.ts), read a page at a time while it streams. */
+/** Every row the filter selects as CSV (formula-escaped cells, lib/jobs/export/csv-cells.ts), read a page at a time while it streams. */
 export function auditCsv(database: Database, orgId: string, filter: AuditFilter, pageSize = 1000): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cursor: Cursor | null = null;

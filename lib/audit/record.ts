@@ -78,7 +78,7 @@ export async function recordAuditRows(prisma: Pick<Db, 'auditEvent'>, rows: Audi
   if (rows.length) await prisma.auditEvent.createMany({ data: rows });
 }
 
-/** The audit_events columns in AuditRow's order, for a synchronous SQLite write (lib/jobs/insert.ts). */
+/** The audit_events columns in AuditRow's order, for a synchronous SQLite write (lib/jobs/intake/insert.ts). */
 export const AUDIT_COLUMNS = [
   'id',
   'org_id',

@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import type { Bucket, BulkInput, KeyInput, KeyUpdateInput, PasswordChangeInput, WebhookInput } from '../sdk/src/index';
 import { useSandbox } from './sandbox';
 import { sdk } from './sdk';
+import { isEnded } from '../jobs/states';
 
 // One hook per endpoint, each one SDK call. Every key starts with the mode, so switching sandbox on
 // or off shows that mode's data instead of the other's cached answers.
@@ -15,7 +16,7 @@ function useRefreshingMutation<T, R>(names: string[], mutationFn: (input: T) => 
   return useMutation({ mutationFn, onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => names.includes(q.queryKey[1] as string) }) });
 }
 
-const finished = (status: string | undefined) => status === 'completed' || status === 'failed' || status === 'cancelled';
+const finished = (status: string | undefined) => isEnded(status);
 
 export function useAccount() {
   return useQuery({ queryKey: useModeKey('account'), queryFn: () => sdk().account() });

@@ -57,7 +57,7 @@ export function detectEmailColumn(columns: string[], rows: string[][]): number {
 }
 
 /**
- * Rows whose address appeared earlier in the list, compared as the server does (lib/jobs/duplicates.ts):
+ * Rows whose address appeared earlier in the list, compared as the server does (lib/jobs/intake/duplicates.ts):
  * without case, the local part in NFC, the domain as A-labels, Gmail without dots. Only well-formed addresses are compared; empty cells are not duplicates.
  */
 export function countDuplicates(rows: string[][], column: number): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { XlsxWriter } from '../jobs/xlsx';
+import { XlsxWriter } from '../jobs/export/xlsx';
 import { cellText, readWorkbook, sheetList } from './parse-workbook';
 
 function workbook(sheet: string, rows: unknown[][]): Promise<Blob> {

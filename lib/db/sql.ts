@@ -124,6 +124,11 @@ export function byDialect<T>(dialect: Dialect, choices: Record<Dialect, T>): T {
   return choices[dialect];
 }
 
+/** The database's clock in epoch milliseconds, as an SQL expression (leases, politeness: workers whose clocks disagree still agree on it). */
+export function dbNow(dialect: Dialect): string {
+  return byDialect(dialect, { postgres: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`, sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)` });
+}
+
 /** A boolean written into the SQL text itself (SQLite has no boolean type), e.g. so the planner can match a partial index's predicate. */
 export function sqlBoolean(dialect: Dialect, value: boolean): string {
   return byDialect(dialect, { postgres: String(value), sqlite: value ? '1' : '0' });

@@ -55,7 +55,7 @@ export const notFound = (what = 'Job') => new AppError('not_found', `${what} not
 
 /**
  * `input` parsed by a zod schema, or a 400 naming the first offending field as zod's path (`emails.3`).
- * Here rather than in lib/api so the domain (lib/jobs/bulk-request.ts) validates without the request plumbing.
+ * Here rather than in lib/api so the domain (lib/jobs/intake/bulk-request.ts) validates without the request plumbing.
  */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);

@@ -1,4 +1,5 @@
 import { db } from '../db/client';
+import { OPEN_SQL } from '../jobs/states';
 
 /**
  * The queue as the database holds it, for the scrape-time gauges: cheap queries only (jobs by
@@ -28,7 +29,7 @@ async function readQueueState(now: number): Promise<QueueState> {
   const [jobs, chunks, oldest] = await Promise.all([
     prisma.job.groupBy({ by: ['status'], _count: { _all: true } }),
     prisma.$queryRawUnsafe<{ state: string; n: number | bigint }[]>(
-      `SELECT c.state, COUNT(*) AS n FROM job_chunks c JOIN jobs j ON j.id = c.job_id WHERE j.status IN ('queued', 'processing') GROUP BY c.state`,
+      `SELECT c.state, COUNT(*) AS n FROM job_chunks c JOIN jobs j ON j.id = c.job_id WHERE j.status IN (${OPEN_SQL}) GROUP BY c.state`,
     ),
     prisma.job.findFirst({ where: { status: 'queued' }, orderBy: { createdAt: 'asc' }, select: { createdAt: true } }),
   ]);

@@ -34,7 +34,7 @@ export async function changesBetween(tx: Pick<Db, '$queryRawUnsafe'>, dialect: D
 }
 
 /**
- * In the transaction that completes a monitor's run (lib/jobs/lifecycle.ts): its changes are kept on
+ * In the transaction that completes a monitor's run (lib/jobs/worker/lifecycle.ts): its changes are kept on
  * the job (the list's health, GET /v1/monitors/{id}) and, when any row changed, `list.changed` is written.
  */
 export async function recordChanges(

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { isIdShaped, newId } from '../db/ids';
 import { AppError, notFound } from '../errors/errors';
-import { getOwnJob } from '../jobs/status';
+import { getOwnJob } from '../jobs/status/status';
 import type { JobSummary } from '../results/summary';
 import type { Change } from './changes';
 import { DAY_MS } from '../usage/days';

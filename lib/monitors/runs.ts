@@ -1,15 +1,14 @@
+import { type Reservation, refund, reserve } from '../accounts/quota';
+import { env } from '../config/env';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { insertRows, q } from '../db/sql';
 import { AppError } from '../errors/errors';
-import { refund, reserve, type Reservation } from '../accounts/quota';
-import { buildEvent, enqueueEvent } from '../webhooks/outbox';
-import { CHUNK_COLUMNS, chunkRows } from '../jobs/insert';
-import { chunkSize } from '../jobs/submit';
-import { chunkQueue } from '../jobs/queue';
 import { failpoint } from '../failpoints/failpoints';
-import { env } from '../config/env';
+import { CHUNK_COLUMNS, chunkRows, chunkSize } from '../jobs/intake/chunk-rows';
+import { chunkQueue } from '../jobs/queue';
 import { DAY_MS } from '../usage/days';
+import { buildEvent, enqueueEvent } from '../webhooks/outbox';
 
 /**
  * A monitor's runs (docs/lists.md, "Monitors"). Every worker process looks for due monitors on its
@@ -157,7 +156,7 @@ async function skipPeriod(database: Database, monitor: MonitorRow, now: number, 
   });
 }
 
-/** Looks for due monitors every `everyMs` until the returned function is called (lib/jobs/embedded.ts). */
+/** Looks for due monitors every `everyMs` until the returned function is called (lib/jobs/worker/embedded.ts). */
 export function startMonitorScheduler(database: Database, everyMs: number, clock: () => number = Date.now): () => void {
   let running = false;
   const timer = setInterval(() => {

@@ -16,7 +16,7 @@ export const NOT_RULED = `reason NOT IN (${RULED_REASONS.map((r) => `'${r}'`).jo
 
 /**
  * The SQL form of `isChargeable` above, a condition on a `verifications` row (the ledger's audit and the usage report use it too).
- * A row answered from an earlier result of the account (`reused_at`, lib/jobs/reuse.ts) is never charged.
+ * A row answered from an earlier result of the account (`reused_at`, lib/jobs/intake/reuse.ts) is never charged.
  */
 export const CHARGEABLE_SQL = `reused_at IS NULL AND status <> 'unknown' AND reason <> 'invalid_email' AND ${NOT_RULED}`;
 

@@ -1,12 +1,12 @@
-import type { Database } from '../db/client';
-import { bulkInsert, byDialect, insertRows, selectRows, sqlBoolean, sqliteInsert } from '../db/sql';
 import type { Settlement } from '../accounts/ledger';
 import { reservationSwept } from '../accounts/quota';
-import { chargeWithRows, settleIn, settleInSqlite } from '../accounts/ledger';
+import type { Database } from '../db/client';
+import { insertSettled } from '../db/settled-insert';
+import { bulkInsert, byDialect, selectRows, sqlBoolean } from '../db/sql';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { NOT_RULED } from './chargeable';
-import { VERIFICATION_COLUMNS, bool, verificationRow, type StoredVerification } from './rows';
+import { bool, type StoredVerification, VERIFICATION_COLUMNS, verificationRow } from './rows';
 
 /**
  * Records one single verification in history. The rows of all the checks that reach this point in
@@ -45,36 +45,13 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
     await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, batch.rows);
     return new Set();
   }
-  const settlements = [...batch.paid.values()].map((p) => p.settlement);
-  const kept = (won: Set<string>) => {
+  const keep = (won: Set<string>) => {
     const lost = new Set([...batch.paid.keys()].filter((cause) => !won.has(cause)));
     const dropped = new Set([...lost].map((cause) => batch.paid.get(cause)!.row));
     return { lost, rows: batch.rows.filter((row) => !dropped.has(row)) };
   };
-  const { bulk, writeLock } = database;
-  if (!bulk && settlements.every((s) => s.charged === s.free + s.credits) && batch.rows.length * VERIFICATION_COLUMNS.length < 30_000) {
-    try {
-      await chargeWithRows(database.prisma, settlements, 'verifications', VERIFICATION_COLUMNS, batch.rows);
-      return new Set();
-    } catch {
-      // a cause was settled already (or the statement failed): the transaction below sorts it out
-    }
-  }
-  if (bulk && writeLock) {
-    // SQLite: one synchronous transaction on the direct connection, as the unpaid rows take
-    return writeLock.run(() =>
-      bulk.transaction(() => {
-        const { lost, rows } = kept(settleInSqlite(bulk, settlements));
-        sqliteInsert(bulk, 'verifications', VERIFICATION_COLUMNS, rows);
-        return lost;
-      })(),
-    );
-  }
-  return database.prisma.$transaction(async (tx) => {
-    const { lost, rows } = kept(await settleIn(tx, database.dialect, settlements));
-    await insertRows(tx, database.dialect, 'verifications', VERIFICATION_COLUMNS, rows);
-    return lost;
-  });
+  const settlements = [...batch.paid.values()].map((p) => p.settlement);
+  return insertSettled(database, { settlements, table: 'verifications', columns: VERIFICATION_COLUMNS, rows: batch.rows, keep });
 }
 
 /**
@@ -146,11 +123,12 @@ export async function listHistory(database: Database, query: HistoryQuery) {
     params.push(mailboxCase(query.email));
   }
   // a production search by address goes by that index (SQLite would pick the one matching ORDER BY)
-  const byEmail = query.email !== undefined && !query.sandbox && byDialect(database.dialect, { sqlite: true, postgres: false });
+  const byEmail =
+    query.email !== undefined && !query.sandbox ? byDialect(database.dialect, { sqlite: ' INDEXED BY verifications_user_id_email_idx', postgres: '' }) : '';
   const rows = await selectRows<StoredVerification>(
     database,
     `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
-      FROM verifications${byEmail ? ' INDEXED BY verifications_user_id_email_idx' : ''} WHERE ${where} ORDER BY id DESC LIMIT ?`,
+      FROM verifications${byEmail} WHERE ${where} ORDER BY id DESC LIMIT ?`,
     [...params, query.limit + 1],
   );
   const page = rows.slice(0, query.limit).map((row) => ({

@@ -69,7 +69,7 @@ export const VERIFICATION_COLUMNS = [
 const everyField: Exclude<keyof VerificationRecord, (typeof VERIFICATION_COLUMNS)[number]> extends never ? true : never = true;
 void everyField;
 
-/** Every column of `verifications`: its id, the fields a verdict is stored with, and reused_at (set by the copy of lib/jobs/reuse.ts). */
+/** Every column of `verifications`: its id, the fields a verdict is stored with, and reused_at (set by the copy of lib/jobs/intake/reuse.ts). */
 export const STORED_COLUMNS = ['id', ...VERIFICATION_COLUMNS, 'reused_at'] as const;
 
 export interface Recorded {
@@ -155,7 +155,7 @@ export interface StoredVerification {
   idx: number | null;
   details: string;
   created_at: number | bigint;
-  /** lib/jobs/reuse.ts: the time of the result this row repeats */
+  /** lib/jobs/intake/reuse.ts: the time of the result this row repeats */
   reused_at?: number | bigint | null;
 }
 

@@ -2,7 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { Zip, ZipDeflate, strToU8 } from 'fflate';
 import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
-import { csvLine } from '../jobs/csv-cells';
+import { csvLine } from '../jobs/export/csv-cells';
 import { listWebhooks } from '../webhooks/manage';
 import { bool, STORED_COLUMNS } from '../results/rows';
 import { effectiveDays } from './policy';
@@ -10,7 +10,7 @@ import { effectiveDays } from './policy';
 /**
  * GET /v1/export (docs/retention.md): everything the account has, as a zip of CSV and JSON files,
  * streamed: the big files (results, uploaded rows) are read a page at a time and deflated as they
- * come (fflate's streaming Zip, as the .xlsx download, lib/jobs/xlsx.ts), so memory stays flat.
+ * come (fflate's streaming Zip, as the .xlsx download, lib/jobs/export/xlsx.ts), so memory stays flat.
  * Keys go without their hash, webhooks without their signing secret.
  */
 

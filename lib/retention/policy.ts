@@ -4,6 +4,7 @@ import { env } from '../config/env';
 import { DAY_MS } from '../usage/days';
 import { AppError } from '../errors/errors';
 import { monitoredJobsToKeep } from '../monitors/keep';
+import { ENDED_STATES } from '../jobs/states';
 
 /**
  * How long an account's data is kept (docs/retention.md). EV_RETENTION_DAYS is the installation's
@@ -13,7 +14,7 @@ import { monitoredJobsToKeep } from '../monitors/keep';
 /** `list.expiring` is sent this many days before a list is deleted, and again a day before. */
 export const WARN_DAYS = [7, 1] as const;
 /** Only a list that has ended is expired (one still running is left until it ends). */
-export const ENDED_STATUSES = ['completed', 'cancelled', 'failed'];
+export const ENDED_STATUSES = [...ENDED_STATES];
 
 /** The days an account's data is kept: its own setting within the installation's, or null (kept). */
 export function effectiveDays(accountDays: number | null): number | null {

@@ -4,7 +4,7 @@ import { utcDay } from '../accounts/quota';
 import type { Role } from '../accounts/roles';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { csvLine } from '../jobs/csv-cells';
+import { csvLine } from '../jobs/export/csv-cells';
 import { daysOf, type DayRange } from './days';
 
 /**
@@ -65,7 +65,7 @@ export async function usageByMember(database: Database, orgId: string, range: Da
 
 export const MEMBER_USAGE_COLUMNS = ['day', 'user_id', 'email', 'role', 'charged'] as const;
 
-/** The split as CSV (RFC 4180, CRLF, formula-escaped: lib/jobs/csv-cells.ts): a row per person and day of the range. */
+/** The split as CSV (RFC 4180, CRLF, formula-escaped: lib/jobs/export/csv-cells.ts): a row per person and day of the range. */
 export function memberUsageCsv(members: MemberUsage[]): string {
   let text = csvLine(MEMBER_USAGE_COLUMNS);
   for (const member of members) {

@@ -5,7 +5,7 @@ import { grantCredits } from '@/lib/accounts/quota';
 import { auditCredits } from '@/lib/accounts/audit';
 import { keyAccess } from '@/lib/accounts/keys';
 import { callerOf, claimKey, requestHash, type Claim } from '@/lib/api/idempotency';
-import { submitQueued } from '@/lib/jobs/submit';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { call, setup } from './harness';
 

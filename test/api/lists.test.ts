@@ -4,9 +4,9 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as account from '@/app/v1/account/route';
-import { mailboxKey } from '@/lib/jobs/duplicates';
+import { mailboxKey } from '@/lib/jobs/intake/duplicates';
 import { claimChunk } from '@/lib/jobs/queue';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { byDialect } from '@/lib/db/sql';
 import { DIALECTS } from '../databases';
@@ -378,7 +378,7 @@ describe.each(DIALECTS)('a job that waits for greylisting servers says so, on %s
 
     // the servers accept the next try: the job completes and nothing waits any more
     await ctx.database.prisma.$executeRawUnsafe(`UPDATE job_chunks SET not_before = 0`);
-    // on PostgreSQL the chunks' pg-boss jobs are due at the retry time too (lib/jobs/queue-pgboss.ts)
+    // on PostgreSQL the chunks' pg-boss jobs are due at the retry time too (lib/jobs/queue/pgboss.ts)
     await byDialect(dialect, {
       postgres: () => ctx.database.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET start_after = now() WHERE state = 'created'`),
       sqlite: async () => 0,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { serveMetrics } from '@/lib/metrics/server';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';

@@ -8,7 +8,7 @@ import * as webhookTest from '@/app/v1/webhooks/[id]/test/route';
 import * as deliveries from '@/app/v1/webhooks/[id]/deliveries/route';
 import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/route';
 import { selectRows } from '@/lib/db/sql';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { saveResults, verificationRow } from '@/lib/results/rows';
 import { DIALECTS } from '../databases';

@@ -4,7 +4,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as history from '@/app/v1/history/route';
 import * as account from '@/app/v1/account/route';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { createApiKey } from '@/lib/accounts/keys';
 import { verifierFor } from '@/lib/checks/verifiers';

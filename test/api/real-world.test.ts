@@ -3,7 +3,7 @@ import * as single from '@/app/v1/verify/single/route';
 import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';
@@ -114,7 +114,7 @@ describe.each(DIALECTS)('real-world verdicts on %s', (dialect) => {
       expect(byEmail['alice@postscreen.test']).toMatchObject({ status: 'deliverable' });
       expect(byEmail['bob@postscreen.test']).toMatchObject({ status: 'undeliverable', reason: 'rejected_email' });
       expect(byEmail['nobody@yahoo.test']).toMatchObject({ status: 'undeliverable', mailbox_provider: 'yahoo' });
-      // the same mailbox in another spelling is a duplicate (lib/jobs/duplicates.ts): asked once, its
+      // the same mailbox in another spelling is a duplicate (lib/jobs/intake/duplicates.ts): asked once, its
       // row in the download points at the first
       expect(byEmail['nobody@YAHOO.TEST']).toBeUndefined();
       expect(askedNobody() - before).toBe(1);

@@ -5,7 +5,7 @@ import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as download from '@/app/v1/verify/bulk/download/[jobId]/route';
 import * as egress from '@/app/v1/egress/route';
 import { metrics } from '@/lib/metrics/registry';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';

@@ -19,7 +19,7 @@ import { createApiKey } from '@/lib/accounts/keys';
 import { grantCredits } from '@/lib/accounts/quota';
 import { ensureAccount } from '@/lib/accounts/users';
 import type { Database } from '@/lib/db/client';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { retentionState } from '@/lib/retention/policy';
 import { DAY_MS } from '@/lib/usage/days';
 import { retentionPass } from '@/lib/retention/sweep';

@@ -3,7 +3,7 @@ import { auditCredits } from '@/lib/accounts/audit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { q } from '@/lib/db/sql';
 import { newId } from '@/lib/db/ids';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { chargeableCount } from '@/lib/results/chargeable';
 import { runDueMonitors } from '@/lib/monitors/runs';
 import { DAY_MS } from '@/lib/usage/days';

@@ -7,7 +7,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as account from '@/app/v1/account/route';
 import { grantCredits } from '@/lib/accounts/quota';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { verifierFor } from '@/lib/checks/verifiers';
 import { DIALECTS } from '../databases';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';

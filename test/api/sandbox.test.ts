@@ -20,7 +20,7 @@ import * as unknownPath from '@/app/v1/[...path]/route';
 import Papa from 'papaparse';
 import { ensureAccount } from '@/lib/accounts/users';
 import { createApiKey } from '@/lib/accounts/keys';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { dispatchDueDeliveries } from '@/lib/webhooks/dispatch';
 import { DIALECTS } from '../databases';

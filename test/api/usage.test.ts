@@ -8,7 +8,7 @@ import * as bulk from '@/app/v1/verify/bulk/route';
 import * as status from '@/app/v1/verify/bulk/status/[jobId]/route';
 import * as rules from '@/app/v1/rules/route';
 import { grantCredits } from '@/lib/accounts/quota';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerdict, sandboxVerifier } from '@/lib/verifier/sandbox';
 import { bucketOf } from '@/lib/verifier/vocabulary';
 import { DIALECTS } from '../databases';

@@ -1,7 +1,7 @@
 // Hostile addresses through /v1/verify/single, /v1/verify and /v1/verify/bulk, and CSV formula
 // injection / huge cells through bulk rows+columns and the CSV download. SQLite and PostgreSQL.
 // Cases per dialect: 43 addresses x 3 endpoints = 129, + 24 CSV rows = 153; x 2 dialects (SQLite, PostgreSQL) = 306.
-// Known failures: 3 CSV rows per dialect (lib/jobs/csv.ts), 6 NUL-address rows on PostgreSQL.
+// Known failures: 3 CSV rows per dialect (lib/jobs/export/csv.ts), 6 NUL-address rows on PostgreSQL.
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as single from '@/app/v1/verify/single/route';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitQueued } from '@/lib/jobs/submit';
-import { JobWorker, MAX_CHUNKS_IN_HAND } from '@/lib/jobs/worker';
+import { submitQueued } from '@/lib/jobs/intake/submit';
+import { JobWorker, MAX_CHUNKS_IN_HAND } from '@/lib/jobs/worker/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import type { Verifier } from '@/lib/verifier/types';

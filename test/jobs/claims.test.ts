@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { renewLease, saveChunkResults } from '@/lib/jobs/chunks';
+import { renewLease, saveChunkResults } from '@/lib/jobs/queue/ledger';
 import { claimChunk } from '@/lib/jobs/queue';
-import { cancelJob, completeChunkAndFinish } from '@/lib/jobs/lifecycle';
-import { submitQueued } from '@/lib/jobs/submit';
+import { cancelJob, completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { q } from '@/lib/db/sql';
 import { verificationRow } from '@/lib/results/rows';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';

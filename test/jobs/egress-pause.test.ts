@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { q } from '@/lib/db/sql';
 import { egressStatus, productionPaused } from '@/lib/egress/state';
-import { submitQueued } from '@/lib/jobs/submit';
-import { JobWorker } from '@/lib/jobs/worker';
+import { submitQueued } from '@/lib/jobs/intake/submit';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '../api/harness';
 import { DIALECTS } from '../databases';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { claimChunk } from '@/lib/jobs/queue';
-import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
-import { submitQueued } from '@/lib/jobs/submit';
+import { completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAccount } from '@/lib/accounts/users';
 import { grantCredits } from '@/lib/accounts/quota';
 import { q } from '@/lib/db/sql';
-import { submitQueued } from '@/lib/jobs/submit';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
 import { booksOf, jobStatusOf, startWorkerProcess, subscribe, waitFor } from './processes';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCredits } from '@/lib/accounts/quota';
 import { claimChunk, releaseChunk } from '@/lib/jobs/queue';
-import { submitQueued } from '@/lib/jobs/submit';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { startWorkerProcess } from './processes';
 import { freePort } from '../peers/common';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pauseAt } from '@/lib/failpoints/failpoints';
-import { saveChunkResults } from '@/lib/jobs/chunks';
+import { saveChunkResults } from '@/lib/jobs/queue/ledger';
 import { claimChunk } from '@/lib/jobs/queue';
-import { completeChunkAndFinish } from '@/lib/jobs/lifecycle';
-import { submitQueued } from '@/lib/jobs/submit';
+import { completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { q } from '@/lib/db/sql';
 import { verificationRow } from '@/lib/results/rows';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';

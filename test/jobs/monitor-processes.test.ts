@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { newId } from '@/lib/db/ids';
-import { JobWorker } from '@/lib/jobs/worker';
-import { submitQueued } from '@/lib/jobs/submit';
+import { JobWorker } from '@/lib/jobs/worker/worker';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
 import { startWorkerProcess, waitFor, type WorkerProcess } from './processes';

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { processedCount } from '@/lib/jobs/status';
-import { submitQueued } from '@/lib/jobs/submit';
+import { processedCount } from '@/lib/jobs/status/status';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { isChargeable } from '@/lib/results/chargeable';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitQueued } from '@/lib/jobs/submit';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { setup } from '../api/harness';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';

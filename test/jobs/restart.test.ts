@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q } from '@/lib/db/sql';
-import { processedCount } from '@/lib/jobs/status';
-import { submitQueued } from '@/lib/jobs/submit';
+import { processedCount } from '@/lib/jobs/status/status';
+import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
 

@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { strFromU8, unzipSync } from 'fflate';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '@/test/api/harness';
 import { startApiServer } from '@/test/api/server';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '@/test/api/harness';
 import { startApiServer } from '@/test/api/server';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobWorker } from '@/lib/jobs/worker';
+import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { setup } from '@/test/api/harness';
 import { startApiServer } from '@/test/api/server';

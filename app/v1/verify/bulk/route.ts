@@ -5,9 +5,9 @@ import { listQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/errors/errors';
 import { db } from '@/lib/db/client';
 import { env } from '@/lib/config/env';
-import { parseBulkRequest } from '@/lib/jobs/bulk-request';
-import { decodeCursor, listJobs } from '@/lib/jobs/status';
-import { submitBulk } from '@/lib/jobs/submit';
+import { parseBulkRequest } from '@/lib/jobs/intake/bulk-request';
+import { decodeCursor, listJobs } from '@/lib/jobs/status/status';
+import { submitBulk } from '@/lib/jobs/intake/submit';
 
 export const POST = apiRoute(
   async (_request, caller) => {

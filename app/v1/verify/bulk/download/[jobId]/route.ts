@@ -2,10 +2,10 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute } from '@/lib/api/route';
 import { downloadQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { downloadCap, resultsFile } from '@/lib/jobs/csv';
+import { downloadCap, resultsFile } from '@/lib/jobs/export/csv';
 import { watchBody } from '@/lib/api/heavy';
 import { env } from '@/lib/config/env';
-import { getOwnJob } from '@/lib/jobs/status';
+import { getOwnJob } from '@/lib/jobs/status/status';
 import { recordAudit } from '@/lib/audit/record';
 
 export const GET = apiRoute<{ jobId: string }>(

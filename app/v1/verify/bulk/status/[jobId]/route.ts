@@ -2,7 +2,7 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute, ok } from '@/lib/api/route';
 import { statusQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
-import { jobStatus } from '@/lib/jobs/status';
+import { jobStatus } from '@/lib/jobs/status/status';
 
 export const GET = apiRoute<{ jobId: string }>(async (request, caller, { jobId }) => {
   const query = parseQuery(request, statusQuery);

@@ -1,0 +1,61 @@
+import type { Database } from './client';
+import { insertRows, q, sqliteInsert } from './sql';
+
+/** SQL written with `?` placeholders, and its values. */
+export interface Statement {
+  sql: string;
+  values: unknown[];
+}
+
+/**
+ * Rows stored only while a row they depend on is held (a chunk's results while its claim holds,
+ * lib/jobs/queue/ledger.ts), checked in the same transaction as the insert, so whatever ends the
+ * hold (a cancel) is either before the save, which then stores nothing, or after it.
+ */
+export interface HeldInsert {
+  /** a SELECT that finds the held row (no locking clause: each engine adds its own) */
+  held: Statement;
+  table: string;
+  columns: readonly string[];
+  rows: unknown[][];
+  /** e.g. ON CONFLICT DO NOTHING */
+  suffix: string;
+  /** a statement that follows a save that stored rows (null: none) */
+  after: Statement | null;
+}
+
+/**
+ * Runs a HeldInsert; false when nothing was stored because the row was no longer held.
+ * PostgreSQL locks the held row FOR SHARE (saves of one holder do not wait on each other) and runs
+ * `after` once it has committed: inside, two saves holding FOR SHARE would deadlock on it. SQLite's direct
+ * connection takes the write lock first (BEGIN IMMEDIATE) and runs it all in one transaction.
+ */
+export async function insertWhileHeld(database: Database, plan: HeldInsert): Promise<boolean> {
+  const { bulk, writeLock, prisma, dialect } = database;
+  const stores = plan.rows.length > 0;
+  if (bulk && writeLock) {
+    const check = bulk.prepare(plan.held.sql);
+    const after = plan.after && bulk.prepare(plan.after.sql);
+    return writeLock.run(() =>
+      bulk
+        .transaction(() => {
+          if (!check.get(...plan.held.values)) return false;
+          sqliteInsert(bulk, plan.table, plan.columns, plan.rows, plan.suffix);
+          if (stores && after) after.run(...(plan.after?.values ?? []));
+          return true;
+        })
+        .immediate(),
+    );
+  }
+  const saved = await prisma.$transaction(
+    async (tx) => {
+      const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `${plan.held.sql} FOR SHARE`), ...plan.held.values);
+      if (held.length !== 1) return false;
+      if (stores) await insertRows(tx, dialect, plan.table, plan.columns, plan.rows, plan.suffix);
+      return true;
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
+  if (saved && stores && plan.after) await prisma.$executeRawUnsafe(q(dialect, plan.after.sql), ...plan.after.values);
+  return saved;
+}
