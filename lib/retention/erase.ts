@@ -3,7 +3,7 @@ import { env } from '../config/env';
 import { byDialect, q } from '../db/sql';
 import { invalidRequest } from '../errors/errors';
 import { bumpAccountVersion } from '../accounts/versions';
-import { deleteDeliveries } from './sweep';
+import { deleteDeliveries } from './expire';
 import { deleteVerifications } from './usage-kept';
 import { recordAudit } from '../audit/record';
 
