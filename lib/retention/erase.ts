@@ -23,7 +23,7 @@ export interface Erased {
 /** The address as asked: trimmed, 400 when it cannot be one. */
 export function erasableAddress(raw: string): string {
   const email = raw.trim();
-  if (email.length < 3 || email.length > 320 || !email.includes('@') || /[\s\u0000]/.test(email)) {
+  if (email.length < 3 || email.length > 320 || !email.includes('@') || /\s/.test(email) || email.includes('\u0000')) {
     throw invalidRequest('email', 'Not an email address.');
   }
   return email;

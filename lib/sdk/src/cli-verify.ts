@@ -47,7 +47,7 @@ export async function bulkCommand(
   if (!file) throw new UsageError('bulk needs a file (or - for stdin)');
   const filter = options.filter as Bucket | undefined;
   if (filter !== undefined && !['deliverable', 'undeliverable', 'risky', 'unknown'].includes(filter)) throw new UsageError(`unknown --filter ${filter}`);
-  let list;
+  let list: ReturnType<typeof listFromCsv>;
   try {
     list = listFromCsv(parseCsv(await readInput(file, io.stdin)), options.column as string | undefined);
   } catch (error) {

@@ -43,43 +43,48 @@ Exit codes: 0 done (verify: every address deliverable), 1 verify: an address is 
 2 usage, 3 authentication, 4 insufficient credits, 5 rate limited, 6 request refused (invalid,
 not found, conflict), 7 server, time-out or connection error, 8 bulk job failed or cancelled.`;
 
+/** The command line's options and positionals (node:util parseArgs; throws on an unknown option). */
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      sandbox: { type: 'boolean' },
+      'base-url': { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string', short: 'o' },
+      column: { type: 'string' },
+      filter: { type: 'string' },
+      timeout: { type: 'string' },
+      retries: { type: 'string' },
+      progress: { type: 'boolean', default: true },
+      'no-progress': { type: 'boolean' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'allowed-ips': { type: 'string' },
+      'expires-at': { type: 'string' },
+      origins: { type: 'string' },
+      'checks-per-day': { type: 'string' },
+      'checks-per-month': { type: 'string' },
+      role: { type: 'string' },
+      publishable: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      csv: { type: 'boolean' },
+      action: { type: 'string' },
+      match: { type: 'string' },
+      actor: { type: 'string' },
+    },
+  });
+}
+
 /** Runs the CLI with these arguments; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        sandbox: { type: 'boolean' },
-        'base-url': { type: 'string' },
-        json: { type: 'boolean' },
-        out: { type: 'string', short: 'o' },
-        column: { type: 'string' },
-        filter: { type: 'string' },
-        timeout: { type: 'string' },
-        retries: { type: 'string' },
-        progress: { type: 'boolean', default: true },
-        'no-progress': { type: 'boolean' },
-        name: { type: 'string' },
-        scopes: { type: 'string' },
-        'allowed-ips': { type: 'string' },
-        'expires-at': { type: 'string' },
-        origins: { type: 'string' },
-        'checks-per-day': { type: 'string' },
-        'checks-per-month': { type: 'string' },
-        role: { type: 'string' },
-        publishable: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        csv: { type: 'boolean' },
-        action: { type: 'string' },
-        match: { type: 'string' },
-        actor: { type: 'string' },
-      },
-    });
+    parsed = parse(argv);
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
     return EXIT.usage;
