@@ -20,18 +20,14 @@ import { createVerifier } from '../lib/verifier/verify';
 import { freshDatabaseUrl } from '../test/databases';
 import { treeCpuMs, treeRssMb } from './server';
 import { startWorkerProcess, stopWorker, waitForJob } from './worker-process';
-import { startCountingSmtp, type CountingSmtp } from '../test/peers/counting-smtp';
-import { startDnsmasq } from '../test/peers/dnsmasq';
+import type { CountingSmtp } from '../test/peers/counting-smtp';
+import { providerMix, startMixPeers, type MixTarget, type ProviderMix } from '../test/peers/provider-mix';
 
 const REPLY_DELAY_MS = 200;
 const PER_PROCESS = 50; // EV_WORKER_CONCURRENCY and EV_GLOBAL_CONCURRENCY of each worker
 
-interface Target {
-  name: string;
-  share: number;
-  domains: number;
-  mx: string[];
-  ips: string[];
+/** A provider of the mix (test/peers/provider-mix.ts) with more MX hosts, and its pacing here. */
+interface Target extends MixTarget {
   pacing: Pacing;
 }
 
@@ -95,34 +91,6 @@ export interface PolitenessReport {
   runs: RunFigures[];
 }
 
-function buildList(total: number) {
-  const lines: string[] = [];
-  const emails: string[] = [];
-  const byTarget = new Map<string, number>();
-  TARGETS.forEach((target, t) => {
-    target.mx.forEach((name, i) => lines.push(`host-record=${name},${target.ips[i]}`));
-    for (let d = 0; d < target.domains; d++) lines.push(`mx-host=${target.name}${d}.test,${target.mx[d % target.mx.length]},10`);
-    const count = Math.round(total * target.share);
-    byTarget.set(target.name, count);
-    for (let i = 0; i < count; i++) emails.push(`${i % 2 ? 'ok' : 'no'}${t}x${i}@${target.name}${i % target.domains}.test`);
-  });
-  const rest = total - emails.length;
-  const smallDomains = Math.max(1, Math.round(total / 20));
-  const smallIps: string[] = [];
-  for (let d = 0; d < smallDomains; d++) {
-    const ip = `127.1.${d >> 8}.${(d & 255) + 1}`;
-    smallIps.push(ip);
-    lines.push(`mx-host=s${d}.test,mx.s${d}.test,10`, `host-record=mx.s${d}.test,${ip}`);
-  }
-  for (let i = 0; i < rest; i++) emails.push(`${i % 2 ? 'ok' : 'no'}s${i}@s${i % smallDomains}.test`);
-  // a list is in no order: spread every target over every chunk
-  for (let i = emails.length - 1; i > 0; i--) {
-    const j = (i * 2654435761) % (i + 1);
-    [emails[i], emails[j]] = [emails[j]!, emails[i]!];
-  }
-  return { lines, emails, byTarget, smallIps, smallDomains, smallPerDomain: Math.ceil(rest / smallDomains) };
-}
-
 /**
  * The fastest any schedule within the limits can finish: per target, the concurrency bound
  * (rounds of `connectionMs`) and the pace bound (n starts `60 s / pace` apart, the last one
@@ -137,24 +105,23 @@ function idealMs(counts: Map<string, number>, smallPerDomain: number, total: num
 }
 
 export async function runPolitenessBench(total = Number(process.env.BENCH_POLITE_ADDRESSES ?? 2000)): Promise<PolitenessReport> {
-  const list = buildList(total);
-  const dns = await startDnsmasq(list.lines, ['test', 'google.com', 'outlook.com', 'yahoodns.net']);
-  const smtp = await startCountingSmtp({ hosts: [...TARGETS.flatMap((t) => t.ips), ...list.smallIps], replyDelayMs: REPLY_DELAY_MS });
+  const list = providerMix(total, { targets: TARGETS });
+  const peers = await startMixPeers(list, REPLY_DELAY_MS, TARGETS);
+  const { dns, smtp } = peers;
   try {
     const connectionMs = await measureConnection(dns.server, smtp);
     const runs: RunFigures[] = [];
     for (const workers of [1, 3]) runs.push(await runJob(workers, list, dns.server, smtp, connectionMs));
     return {
       addresses: list.emails.length,
-      smallDomains: list.smallDomains,
+      smallDomains: list.smallIps.length,
       replyDelayMs: REPLY_DELAY_MS,
       connectionMs: Math.round(connectionMs),
       pacing: PACING_SPEC,
       runs,
     };
   } finally {
-    await smtp.stop();
-    await dns.stop();
+    await peers.stop();
   }
 }
 
@@ -175,7 +142,7 @@ async function measureConnection(dnsServer: string, smtp: CountingSmtp): Promise
   return sample.reduce((sum, c) => sum + (c.closedAt! - c.openedAt), 0) / sample.length;
 }
 
-async function runJob(workers: number, list: ReturnType<typeof buildList>, dnsServer: string, smtp: CountingSmtp, connectionMs: number): Promise<RunFigures> {
+async function runJob(workers: number, list: ProviderMix, dnsServer: string, smtp: CountingSmtp, connectionMs: number): Promise<RunFigures> {
   const fresh = await freshDatabaseUrl('postgres');
   const saved = { DATABASE_URL: process.env.DATABASE_URL, EV_CHUNK_SIZE: process.env.EV_CHUNK_SIZE };
   process.env.DATABASE_URL = fresh.url;

@@ -3,7 +3,7 @@ import { env } from '../config/env';
 import { byDialect, q } from '../db/sql';
 import { invalidRequest } from '../errors/errors';
 import { bumpAccountVersion } from '../accounts/versions';
-import { deleteDeliveries } from './sweep';
+import { deleteDeliveries } from './expire';
 import { deleteVerifications } from './usage-kept';
 import { recordAudit } from '../audit/record';
 
@@ -23,7 +23,7 @@ export interface Erased {
 /** The address as asked: trimmed, 400 when it cannot be one. */
 export function erasableAddress(raw: string): string {
   const email = raw.trim();
-  if (email.length < 3 || email.length > 320 || !email.includes('@') || /[\s\u0000]/.test(email)) {
+  if (email.length < 3 || email.length > 320 || !email.includes('@') || /\s/.test(email) || email.includes('\u0000')) {
     throw invalidRequest('email', 'Not an email address.');
   }
   return email;

@@ -2,14 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/client';
 import { env } from '../config/env';
-import { q } from '../db/sql';
-import { failpoint } from '../failpoints/failpoints';
-import { buildEvent, downloadUrl, enqueueEvent } from '../webhooks/outbox';
-import { releaseLease, takeLease } from './lease';
 import { DAY_MS } from '../usage/days';
-import { ENDED_STATUSES, WARN_DAYS, effectiveDays } from './policy';
-import { deleteVerifications } from './usage-kept';
-import { monitoredJobsToKeep } from '../monitors/keep';
+import { accountPass, type AccountRemoved, type Step } from './expire';
+import { releaseLease, takeLease } from './lease';
+import { effectiveDays } from './policy';
 
 /**
  * Retention (docs/retention.md): deletes what has passed each account's retention and warns of it.
@@ -23,13 +19,13 @@ import { monitoredJobsToKeep } from '../monitors/keep';
  * accounts' work; the state is only the rows themselves, so a pass cut short anywhere (a restart)
  * is finished by the next one. A monitored list and its latest run (monitoredJobsToKeep,
  * lib/monitors/keep.ts), and a job with `retention_hold`, are never expired or warned of. The
- * credit ledger and usage counts are kept (lib/retention/usage-kept.ts).
+ * credit ledger and usage counts are kept (lib/retention/usage-kept.ts). One account's part is
+ * expire.ts (its warnings: warn-expiring.ts); this file walks the accounts and the audit log.
  *
  * Workers run passes every EV_RETENTION_SWEEP_MS under the `retention` lease (lease.ts): one worker
  * of the database at a time, taken over when it dies.
  */
 
-const ENDED = ENDED_STATUSES;
 const LEASE = 'retention';
 const RENEW_EVERY_MS = 5000;
 
@@ -43,15 +39,8 @@ export interface RetentionOptions {
   renew?: () => Promise<boolean>;
 }
 
-export interface RetentionReport {
+export interface RetentionReport extends AccountRemoved {
   accounts: number;
-  warned: number;
-  jobs: number;
-  results: number;
-  list_rows: number;
-  history: number;
-  idempotency_answers: number;
-  webhook_deliveries: number;
   /** audit log rows past EV_AUDIT_RETENTION_DAYS */
   audit_events: number;
 }
@@ -123,148 +112,6 @@ async function auditPass({ prisma }: Database, now: number, batch: number, step:
     report.audit_events += await step(async () => (await prisma.auditEvent.deleteMany({ where: { id: { in: ids } } })).count);
     if (ids.length < batch) break;
   }
-}
-
-type Step = <T>(work: () => Promise<T>) => Promise<T>;
-
-async function accountPass(
-  database: Database,
-  userId: string,
-  now: number,
-  windowMs: number,
-  batch: number,
-  step: Step,
-  report: RetentionReport,
-): Promise<void> {
-  const cutoff = now - windowMs;
-  const { prisma, dialect } = database;
-  // a monitored list and its latest run stay: the next run starts from them (lib/monitors)
-  const kept = [...(await monitoredJobsToKeep(database, userId))];
-  report.warned += await warnExpiring(database, userId, cutoff, windowMs, kept);
-  for (;;) {
-    const expired = await prisma.job.findMany({
-      where: { userId, retentionHold: false, id: { notIn: kept }, status: { in: ENDED }, createdAt: { lt: new Date(cutoff) } },
-      select: { id: true },
-      orderBy: { createdAt: 'asc' },
-      take: 10,
-    });
-    if (expired.length === 0) break;
-    for (const job of expired) {
-      await deleteJob(database, job.id, batch, step, report);
-      report.jobs++;
-    }
-  }
-  for (let after = -1; ; ) {
-    const { count, lastId } = await step(() =>
-      deleteVerifications(database, 'user_id = ? AND job_id IS NULL AND created_at < ? AND id > ?', [userId, cutoff, after], batch, true),
-    );
-    report.history += count;
-    after = lastId;
-    if (count < batch) break;
-  }
-  report.idempotency_answers += await prisma.$executeRawUnsafe(
-    q(dialect, `DELETE FROM idempotency_keys WHERE user_id = ? AND created_at < ? AND state <> 'running'`),
-    userId,
-    cutoff,
-  );
-  for (;;) {
-    const ids = (
-      await prisma.webhookDelivery.findMany({
-        where: { webhook: { userId }, createdAt: { lt: new Date(cutoff) } },
-        select: { id: true },
-        take: batch,
-      })
-    ).map((row) => row.id);
-    if (ids.length === 0) break;
-    report.webhook_deliveries += await step(() => deleteDeliveries(database, ids));
-  }
-}
-
-/** Deletes deliveries and their attempts (the attempts first: not left to the foreign key's cascade). */
-export async function deleteDeliveries({ prisma }: Database, ids: string[]): Promise<number> {
-  return prisma.$transaction(async (tx) => {
-    await tx.webhookAttempt.deleteMany({ where: { deliveryId: { in: ids } } });
-    return (await tx.webhookDelivery.deleteMany({ where: { id: { in: ids } } })).count;
-  });
-}
-
-/**
- * A list past its retention: results first (their counts kept), then its uploaded rows, then the rest
- * with the job row. Both tables are walked by ranges of `idx` on their (job_id, idx) index, from the
- * lowest left: each batch is an index range, however many rows before it are deleted and not yet
- * vacuumed (a `LIMIT` from the start would step over all of those each time: quadratic on PostgreSQL).
- */
-async function deleteJob(database: Database, jobId: string, batch: number, step: Step, report: RetentionReport): Promise<void> {
-  const { prisma, dialect } = database;
-  const span = async (table: string) =>
-    (
-      await prisma.$queryRawUnsafe<{ lo: number | bigint | null; hi: number | bigint | null }[]>(
-        q(dialect, `SELECT MIN(idx) AS lo, MAX(idx) AS hi FROM ${table} WHERE job_id = ?`),
-        jobId,
-      )
-    )[0];
-  const results = await span('verifications');
-  for (let from = Number(results?.lo ?? 0); results?.hi != null && from <= Number(results.hi); from += batch) {
-    const { count } = await step(() => deleteVerifications(database, 'job_id = ? AND idx >= ? AND idx < ?', [jobId, from, from + batch], batch));
-    failpoint('retention.list-batch');
-    report.results += count;
-  }
-  const items = await span('job_items');
-  for (let from = Number(items?.lo ?? 0); items?.hi != null && from <= Number(items.hi); from += batch) {
-    report.list_rows += await step(() =>
-      prisma.$executeRawUnsafe(q(dialect, 'DELETE FROM job_items WHERE job_id = ? AND idx >= ? AND idx < ?'), jobId, from, from + batch),
-    );
-  }
-  // a result without an index (none is written so; kept from being orphaned all the same)
-  for (;;) if ((await deleteVerifications(database, 'job_id = ? AND idx IS NULL', [jobId], batch)).count < batch) break;
-  await prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(q(dialect, 'DELETE FROM job_chunks WHERE job_id = ?'), jobId);
-    await tx.$executeRawUnsafe(q(dialect, 'DELETE FROM job_progress WHERE job_id = ?'), jobId);
-    await tx.$executeRawUnsafe(q(dialect, 'DELETE FROM jobs WHERE id = ?'), jobId);
-  });
-}
-
-/** `list.expiring` for the account's ended lists within a day, then within a week, of their deletion; each once. */
-async function warnExpiring({ prisma }: Database, userId: string, cutoff: number, windowMs: number, kept: string[]): Promise<number> {
-  let sent = 0;
-  for (const daysLeft of [...WARN_DAYS].sort((a, b) => a - b)) {
-    const notYet = { OR: [{ expiryNotice: null }, { expiryNotice: { gt: daysLeft } }] };
-    const jobs = await prisma.job.findMany({
-      where: {
-        userId,
-        retentionHold: false,
-        id: { notIn: kept },
-        status: { in: ENDED },
-        createdAt: { gte: new Date(cutoff), lt: new Date(cutoff + daysLeft * DAY_MS) },
-        ...notYet,
-      },
-      select: { id: true, sandbox: true, uploadFilename: true, totalEmails: true, createdAt: true },
-      take: 100,
-    });
-    for (const job of jobs) {
-      const claimed = await prisma.$transaction(async (tx) => {
-        const { count } = await tx.job.updateMany({ where: { id: job.id, ...notYet }, data: { expiryNotice: daysLeft } });
-        if (count !== 1) return false;
-        const deletedAt = job.createdAt.getTime() + windowMs;
-        await enqueueEvent(
-          tx,
-          userId,
-          buildEvent('list.expiring', job.sandbox, {
-            job_id: job.id,
-            filename: job.uploadFilename,
-            total_emails: job.totalEmails,
-            created_at: job.createdAt.toISOString(),
-            expires_at: new Date(deletedAt).toISOString(),
-            days_left: daysLeft,
-            download_url: downloadUrl(job.id),
-          }),
-        );
-        return true;
-      });
-      if (claimed) sent++;
-    }
-  }
-  return sent;
 }
 
 /**

@@ -2,7 +2,7 @@ import { parseBody } from '@/lib/api/body';
 import { assertSameOrigin, clientAddress } from '@/lib/auth/origin';
 import { json, publicRoute } from '@/lib/api/route';
 import { signupBody } from '@/lib/api/schemas';
-import { signUp } from '@/lib/auth/login';
+import { signUp } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
 import { AppError, invalidRequest } from '@/lib/errors/errors';
 

@@ -1,5 +1,6 @@
 import type { RequestOptions, Transport } from './client.ts';
-import type { AccountMessage, EgressReport, OrganisationSettings, OrganisationUpdateInput, PasswordChangeInput } from './account-types.ts';
+import type { AccountMessage, OrganisationSettings, OrganisationUpdateInput, PasswordChangeInput } from './account-types.ts';
+import type { EgressReport } from './egress-types.ts';
 
 /** GET /v1/egress; `refresh` checks again now (at most every 10 s) instead of answering from the cache. */
 export function egress(t: Transport, options: RequestOptions & { refresh?: boolean } = {}): Promise<EgressReport> {

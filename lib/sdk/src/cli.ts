@@ -1,42 +1,17 @@
 #!/usr/bin/env node
-import { createWriteStream, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
-import { KEYS_HELP, keysCommand } from './cli-keys.ts';
-import { listFromCsv, parseCsv } from './csv.ts';
-import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
-import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
-import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
 import { AUDIT_HELP, auditCommand } from './cli-audit.ts';
+import { DATA_HELP, eraseCommand, exportCommand, retentionCommand } from './cli-data.ts';
+import { EXIT, UsageError, exitCodeOf } from './cli-exit.ts';
+import { readInput, writeOut, type Io } from './cli-io.ts';
+import { KEYS_HELP, keysCommand } from './cli-keys.ts';
+import { MONITORS_HELP, changedCommand, monitorsCommand, reuseCommand } from './cli-monitors.ts';
+import { RULES_HELP, rulesCommand, usageCommand } from './cli-rules.ts';
 import { TEAMS_HELP, invitationsCommand, membersCommand } from './cli-teams.ts';
-import {
-  AuthenticationError,
-  ConnectionError,
-  EmailVerifier,
-  EmailVerifierError,
-  InsufficientCreditsError,
-  RateLimitError,
-  ServerError,
-  TimeoutError,
-  type Bucket,
-  type JobStatus,
-} from './index.ts';
+import { bulkCommand, verifyCommand } from './cli-verify.ts';
+import { EmailVerifier, EmailVerifierError } from './index.ts';
 
-/** Exit codes: lib/sdk/README.md lists them. */
-export const EXIT = {
-  ok: 0,
-  notDeliverable: 1,
-  usage: 2,
-  authentication: 3,
-  credits: 4,
-  rateLimited: 5,
-  refused: 6,
-  unavailable: 7,
-  jobEnded: 8,
-} as const;
+export { EXIT } from './cli-exit.ts';
 
 const HELP = `Usage: email-verifier <command> [options]
 
@@ -68,141 +43,48 @@ Exit codes: 0 done (verify: every address deliverable), 1 verify: an address is 
 2 usage, 3 authentication, 4 insufficient credits, 5 rate limited, 6 request refused (invalid,
 not found, conflict), 7 server, time-out or connection error, 8 bulk job failed or cancelled.`;
 
-interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream;
-  env: Record<string, string | undefined>;
-}
-
-class UsageError extends Error {}
-
-function exitCodeOf(error: unknown): number {
-  if (error instanceof UsageError) return EXIT.usage;
-  if (error instanceof AuthenticationError) return EXIT.authentication;
-  if (error instanceof InsufficientCreditsError) return EXIT.credits;
-  if (error instanceof RateLimitError) return EXIT.rateLimited;
-  if (error instanceof ServerError || error instanceof TimeoutError || error instanceof ConnectionError) return EXIT.unavailable;
-  if (error instanceof EmailVerifierError) return EXIT.refused;
-  return EXIT.unavailable;
-}
-
-async function readInput(file: string, stdin: NodeJS.ReadableStream): Promise<string> {
-  if (file !== '-') {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-    }
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function progressBar(io: Io, enabled: boolean) {
-  let lastStep = -1;
-  return {
-    update(status: JobStatus) {
-      if (!enabled) return;
-      const line = `${status.status.padEnd(10)} ${String(status.progress).padStart(3)}% ${status.processed_emails}/${status.total_emails}`;
-      if (io.stderr.isTTY) {
-        const filled = Math.round(status.progress / 5);
-        io.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(20 - filled)}] ${line}`);
-      } else if (Math.floor(status.progress / 10) !== lastStep) {
-        // not a terminal: a line every 10 %, so a log stays readable
-        lastStep = Math.floor(status.progress / 10);
-        io.stderr.write(`${line}\n`);
-      }
+/** The command line's options and positionals (node:util parseArgs; throws on an unknown option). */
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      sandbox: { type: 'boolean' },
+      'base-url': { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string', short: 'o' },
+      column: { type: 'string' },
+      filter: { type: 'string' },
+      timeout: { type: 'string' },
+      retries: { type: 'string' },
+      progress: { type: 'boolean', default: true },
+      'no-progress': { type: 'boolean' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'allowed-ips': { type: 'string' },
+      'expires-at': { type: 'string' },
+      origins: { type: 'string' },
+      'checks-per-day': { type: 'string' },
+      'checks-per-month': { type: 'string' },
+      role: { type: 'string' },
+      publishable: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      csv: { type: 'boolean' },
+      action: { type: 'string' },
+      match: { type: 'string' },
+      actor: { type: 'string' },
     },
-    end() {
-      if (enabled && io.stderr.isTTY) io.stderr.write('\n');
-    },
-  };
-}
-
-async function verifyCommand(client: EmailVerifier, emails: string[], json: boolean, io: Io): Promise<number> {
-  if (emails.length === 0) throw new UsageError('verify needs at least one address');
-  let code: number = EXIT.ok;
-  for (const email of emails) {
-    const result = await client.verify(email);
-    io.stdout.write(json ? `${JSON.stringify(result)}\n` : `${result.email}\t${result.status}\t${result.score}\t${result.reason}\n`);
-    if (result.status !== 'deliverable') code = EXIT.notDeliverable;
-  }
-  return code;
-}
-
-/** A download to `out`, or to stdout (not ended: it belongs to the process; written chunk by chunk, minding back-pressure). */
-async function writeOut(body: ReadableStream<Uint8Array>, out: string | undefined, io: Io): Promise<void> {
-  const csv = Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
-  if (out) await pipeline(csv, createWriteStream(out));
-  else for await (const chunk of csv) if (!io.stdout.write(chunk)) await new Promise((resolve) => io.stdout.once('drain', resolve));
-}
-
-async function bulkCommand(client: EmailVerifier, file: string | undefined, options: Record<string, string | boolean | undefined>, io: Io): Promise<number> {
-  if (!file) throw new UsageError('bulk needs a file (or - for stdin)');
-  const filter = options.filter as Bucket | undefined;
-  if (filter !== undefined && !['deliverable', 'undeliverable', 'risky', 'unknown'].includes(filter)) throw new UsageError(`unknown --filter ${filter}`);
-  let list;
-  try {
-    list = listFromCsv(parseCsv(await readInput(file, io.stdin)), options.column as string | undefined);
-  } catch (error) {
-    throw error instanceof UsageError ? error : new UsageError(`${file}: ${(error as Error).message}`);
-  }
-  const submitted = await client.bulk.submit({ ...list, ...(file !== '-' ? { filename: basename(file) } : {}) });
-  const bar = progressBar(io, options.progress !== false);
-  const done = await client.bulk.wait(submitted.job_id, { onProgress: (status) => bar.update(status), intervalMs: 1000 });
-  bar.end();
-  if (done.status !== 'completed') {
-    io.stderr.write(`job ${done.job_id} ${done.status}${done.error ? `: ${done.error}` : ''}\n`);
-    return EXIT.jobEnded;
-  }
-  const out = options.out as string | undefined;
-  await writeOut(await client.bulk.download(done.job_id, { filter }), out, io);
-  const s = done.data!.summary;
-  io.stderr.write(
-    `${done.job_id}: ${s.total} addresses, ${s.deliverable} deliverable, ${s.undeliverable} undeliverable, ${s.risky} risky, ${s.unknown} unknown${out ? ` → ${out}` : ''}\n`,
-  );
-  return EXIT.ok;
+  });
 }
 
 /** Runs the CLI with these arguments; returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        sandbox: { type: 'boolean' },
-        'base-url': { type: 'string' },
-        json: { type: 'boolean' },
-        out: { type: 'string', short: 'o' },
-        column: { type: 'string' },
-        filter: { type: 'string' },
-        timeout: { type: 'string' },
-        retries: { type: 'string' },
-        progress: { type: 'boolean', default: true },
-        'no-progress': { type: 'boolean' },
-        name: { type: 'string' },
-        scopes: { type: 'string' },
-        'allowed-ips': { type: 'string' },
-        'expires-at': { type: 'string' },
-        origins: { type: 'string' },
-        'checks-per-day': { type: 'string' },
-        'checks-per-month': { type: 'string' },
-        role: { type: 'string' },
-        publishable: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        csv: { type: 'boolean' },
-        action: { type: 'string' },
-        match: { type: 'string' },
-        actor: { type: 'string' },
-      },
-    });
+    parsed = parse(argv);
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n\n${HELP}\n`);
     return EXIT.usage;

@@ -1,5 +1,5 @@
 import { ConnectionError, EmailVerifierError, TimeoutError, errorFromResponse } from './errors.ts';
-import type { ErrorBody } from './types.ts';
+import type { ErrorBody } from './errors.ts';
 
 export interface EmailVerifierOptions {
   /** an API key: a secret one (`ev_live_…`), or in a web page a publishable one (`ev_pub_…`, sent as `?key=` so the CORS preflight can be answered) */

@@ -1,4 +1,20 @@
-import type { ErrorBody } from './types.ts';
+import type { Role, Scope } from './key-types.ts';
+
+/** The body of an error answer: `error` is its code (`rate_limit`, `not_found`, …), `message` says it in words. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  param?: string;
+  /** `insufficient_scope`: the scope the operation needs */
+  scope?: Scope;
+  /** `insufficient_role`: the role the operation needs */
+  role?: Role;
+  limit?: number;
+  retry_after?: number;
+  required?: number;
+  free_remaining_today?: number;
+  credits?: number;
+}
 
 export interface ErrorDetails {
   /** the API's error code (`rate_limit`, `not_found`, …), or the SDK's own (`timeout`, `connection_error`) */

@@ -1,5 +1,12 @@
-import { Transport, sleep, type EmailVerifierOptions, type RequestOptions } from './client.ts';
+import { Transport, type EmailVerifierOptions, type RequestOptions } from './client.ts';
 import { changePassword, egress, organisation, signOutEverywhere, updateOrganisation } from './account.ts';
+import type { Account, AccountMessage, OrganisationSettings, OrganisationUpdateInput, PasswordChangeInput } from './account-types.ts';
+import type { EgressReport } from './egress-types.ts';
+import type { SingleResult, VerifyResult } from './verdict-types.ts';
+import { Bulk } from './bulk.ts';
+import { History } from './history.ts';
+import { Webhooks } from './webhooks.ts';
+import { Keys } from './keys.ts';
 import { Rules, quota, setQuotaWarning, usage, usageCsv, type UsageRange } from './rules.ts';
 import type { QuotaState, UsageReport } from './rules-types.ts';
 import { eraseAddress, exportData, retention, setRetention } from './data.ts';
@@ -10,37 +17,16 @@ import type { ReuseSettings } from './monitor-types.ts';
 import { auditCsv, auditPage } from './audit.ts';
 import type { AuditEvent, AuditFilter, AuditPage } from './audit-types.ts';
 import { TwoFactor } from './two-factor.ts';
-import type {
-  Account,
-  AccountMessage,
-  EgressReport,
-  OrganisationSettings,
-  OrganisationUpdateInput,
-  HistoryPage,
-  JobPage,
-  PasswordChangeInput,
-  ApiKey,
-  ApiKeyCreated,
-  KeyInput,
-  KeyUpdateInput,
-  BulkInput,
-  BulkSubmitted,
-  Bucket,
-  Delivery,
-  DeliverySent,
-  HistoryRecord,
-  JobCancelled,
-  JobListItem,
-  JobStatus,
-  SingleResult,
-  VerifyResult,
-  Webhook,
-  WebhookCreated,
-  WebhookInput,
-} from './types.ts';
+import { pages } from './pages.ts';
 
 export * from './errors.ts';
-export * from './types.ts';
+export * from './verdict-types.ts';
+export * from './job-types.ts';
+export * from './webhook-types.ts';
+export * from './key-types.ts';
+export * from './account-types.ts';
+export * from './egress-types.ts';
+export * from './monitor-types.ts';
 export * from './rules-types.ts';
 export * from './data-types.ts';
 export * from './audit-types.ts';
@@ -49,148 +35,7 @@ export * from './team-types.ts';
 export { rulesFromRows, type UsageRange } from './rules.ts';
 export { verifyWebhook, type HeaderSource, type VerifyWebhookOptions } from './webhook.ts';
 export type { EmailVerifierOptions, RequestOptions, RetryInfo } from './client.ts';
-
-const path = (id: string) => encodeURIComponent(id);
-
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-
-async function* pages<T>(read: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
-  let cursor: string | undefined;
-  do {
-    const page = await read(cursor);
-    yield* page.data;
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-}
-
-export interface WaitOptions extends RequestOptions {
-  /** called after every poll */
-  onProgress?: (status: JobStatus) => void;
-  /** between polls; default 1,000 ms */
-  intervalMs?: number;
-}
-
-const ENDED = new Set(['completed', 'failed', 'cancelled']);
-
-class Bulk {
-  constructor(private readonly t: Transport) {}
-
-  /** Submits addresses (or CSV rows); 10 or fewer are answered at once (`instant: true`). */
-  submit(input: string[] | BulkInput, options?: RequestOptions): Promise<BulkSubmitted> {
-    return this.t.json('POST', '/v1/verify/bulk', { ...options, body: Array.isArray(input) ? { emails: input } : input });
-  }
-
-  /** Progress; when completed, `data` holds the summary and one page of results. */
-  status(jobId: string, options: RequestOptions & { limit?: number; offset?: number; filter?: Bucket } = {}): Promise<JobStatus> {
-    const { limit, offset, filter, ...rest } = options;
-    return this.t.json('GET', `/v1/verify/bulk/status/${path(jobId)}`, { ...rest, query: { limit, offset, filter } });
-  }
-
-  /** Polls until the job has completed, failed or been cancelled, and returns that status. */
-  async wait(jobId: string, options: WaitOptions = {}): Promise<JobStatus> {
-    const { onProgress, intervalMs = 1000, ...rest } = options;
-    for (;;) {
-      const status = await this.status(jobId, rest);
-      onProgress?.(status);
-      if (ENDED.has(status.status)) return status;
-      await sleep(intervalMs, rest.signal);
-    }
-  }
-
-  /** The results as CSV, streamed (409 ConflictError until the job has completed). */
-  download(jobId: string, options: RequestOptions & { filter?: Bucket } = {}): Promise<ReadableStream<Uint8Array>> {
-    const { filter, ...rest } = options;
-    return this.t.stream(`/v1/verify/bulk/download/${path(jobId)}`, { ...rest, query: { filter } });
-  }
-
-  /** The account's jobs in this client's mode, newest first, page after page. */
-  list(options: RequestOptions & { pageSize?: number } = {}): AsyncGenerator<JobListItem, void, undefined> {
-    const { pageSize, ...rest } = options;
-    return pages((cursor) => this.page({ ...rest, limit: pageSize, cursor }));
-  }
-
-  /** One page of `list` (a table with its own next button); `cursor` is the last page's `next_cursor`. */
-  page(options: RequestOptions & { limit?: number; cursor?: string } = {}): Promise<JobPage> {
-    const { limit, cursor, ...rest } = options;
-    return this.t.json('GET', '/v1/verify/bulk', { ...rest, query: { limit, cursor } });
-  }
-
-  cancel(jobId: string, options?: RequestOptions): Promise<JobCancelled> {
-    return this.t.json('DELETE', `/v1/verify/bulk/${path(jobId)}`, options);
-  }
-}
-
-class History {
-  constructor(private readonly t: Transport) {}
-
-  /** Past verifications, newest first, page after page; `sandbox` defaults to this client's mode. */
-  list(options: RequestOptions & { pageSize?: number; email?: string; sandbox?: boolean } = {}): AsyncGenerator<HistoryRecord, void, undefined> {
-    const { pageSize, ...rest } = options;
-    return pages((cursor) => this.page({ ...rest, limit: pageSize, cursor }));
-  }
-
-  /** One page of `list`; `cursor` is the last page's `next_cursor`. */
-  page(options: RequestOptions & { limit?: number; cursor?: string; email?: string; sandbox?: boolean } = {}): Promise<HistoryPage> {
-    const { limit, cursor, email, sandbox, ...rest } = options;
-    return this.t.json('GET', '/v1/history', { ...rest, query: { limit, cursor, email, sandbox } });
-  }
-}
-
-class Webhooks {
-  constructor(private readonly t: Transport) {}
-
-  /** The answer holds the signing `secret`, shown this once. */
-  create(input: WebhookInput, options?: RequestOptions): Promise<WebhookCreated> {
-    return this.t.json('POST', '/v1/webhooks', { ...options, body: input });
-  }
-
-  async list(options?: RequestOptions): Promise<Webhook[]> {
-    return (await this.t.json<{ data: Webhook[] }>('GET', '/v1/webhooks', options)).data;
-  }
-
-  delete(id: string, options?: RequestOptions): Promise<{ success: true; id: string; deleted: true }> {
-    return this.t.json('DELETE', `/v1/webhooks/${path(id)}`, options);
-  }
-
-  /** The latest 50 deliveries with every attempt. */
-  async deliveries(id: string, options?: RequestOptions): Promise<Delivery[]> {
-    return (await this.t.json<{ data: Delivery[] }>('GET', `/v1/webhooks/${path(id)}/deliveries`, options)).data;
-  }
-
-  /** Sends a `webhook.test` event now. */
-  test(id: string, options?: RequestOptions): Promise<DeliverySent> {
-    return this.t.json('POST', `/v1/webhooks/${path(id)}/test`, options);
-  }
-
-  replay(id: string, deliveryId: string, options?: RequestOptions): Promise<DeliverySent> {
-    return this.t.json('POST', `/v1/webhooks/${path(id)}/deliveries/${path(deliveryId)}/replay`, options);
-  }
-}
-
-class Keys {
-  constructor(private readonly t: Transport) {}
-
-  async list(options?: RequestOptions): Promise<ApiKey[]> {
-    return (await this.t.json<{ data: ApiKey[] }>('GET', '/v1/keys', options)).data;
-  }
-
-  /** A secret key (every scope unless `scopes`), or `type: 'publishable'` with `allowed_origins`; the answer's `key` is shown this once. */
-  create(input: KeyInput = {}, options?: RequestOptions): Promise<ApiKeyCreated> {
-    return this.t.json('POST', '/v1/keys', { ...options, body: input });
-  }
-
-  /** Changes the name, scopes or restrictions; `null` clears one. */
-  update(id: string, input: KeyUpdateInput, options?: RequestOptions): Promise<ApiKey> {
-    return this.t.json('PATCH', `/v1/keys/${path(id)}`, { ...options, body: input });
-  }
-
-  revoke(id: string, options?: RequestOptions): Promise<{ success: true; id: string; revoked: true }> {
-    return this.t.json('DELETE', `/v1/keys/${path(id)}`, options);
-  }
-}
+export type { WaitOptions } from './bulk.ts';
 
 /**
  * The email verifier API. Every call retries 429 (after Retry-After), 5xx, time-outs and network

@@ -1,4 +1,4 @@
-import type { VerdictStatus } from './types.ts';
+import type { VerdictStatus } from './verdict-types.ts';
 
 /** Monitors (GET/POST/PATCH/DELETE /v1/monitors) and the reuse of fresh results (GET/POST /v1/account/reuse). */
 

@@ -1,4 +1,4 @@
-import type { Role } from './account-types.ts';
+import type { Role } from './key-types.ts';
 // Allow and block rules, the quota warning and usage, as the OpenAPI document states them.
 
 export type RuleAction = 'allow' | 'block';

@@ -1,6 +1,7 @@
 /** Organisations, members and invitations (/v1/organisations, /v1/members, /v1/invitations; docs/teams.md). */
 
-import type { OrganisationSettings, Role } from './account-types.ts';
+import type { OrganisationSettings } from './account-types.ts';
+import type { Role } from './key-types.ts';
 
 export interface Member {
   user_id: string;

@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from './client.ts';
-import type { Role } from './account-types.ts';
+import type { Role } from './key-types.ts';
 
 /** GET /v1/account/two-factor: the signed-in person's two-factor sign-in. */
 export interface TwoFactorState {

@@ -1,5 +1,5 @@
 import { WebhookVerificationError } from './errors.ts';
-import type { WebhookPayload } from './types.ts';
+import type { WebhookPayload } from './webhook-types.ts';
 
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 

@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { InvitationsCard, MembersCard, OrganisationCard } from '@/components/settings/Members';
+import { InvitationsCard } from '@/components/settings/Invitations';
+import { MembersCard } from '@/components/settings/Members';
+import { OrganisationCard } from '@/components/settings/Organisation';
 import { PageTitle, linkButton } from '@/components/ui';
 
 export const metadata: Metadata = { title: 'Members' };

@@ -2,7 +2,7 @@ import { parseBody } from '@/lib/api/body';
 import { assertSameOrigin, clientAddress } from '@/lib/auth/origin';
 import { json, publicRoute } from '@/lib/api/route';
 import { invitationJoinBody } from '@/lib/api/schemas';
-import { signUpWithInvitation } from '@/lib/auth/login';
+import { signUpWithInvitation } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
 import { AppError, invalidRequest } from '@/lib/errors/errors';
 

@@ -2,7 +2,7 @@ import { parseBody } from '@/lib/api/body';
 import { assertSameOrigin, clientAddress } from '@/lib/auth/origin';
 import { json, publicRoute } from '@/lib/api/route';
 import { invitationTokenBody } from '@/lib/api/schemas';
-import { lookUpInvitationThrottled } from '@/lib/auth/login';
+import { lookUpInvitationThrottled } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
 import { AppError, invalidRequest } from '@/lib/errors/errors';
 
@@ -10,7 +10,7 @@ import { AppError, invalidRequest } from '@/lib/errors/errors';
  * What the join page (app/(auth)/join/page.tsx) shows of a link before anyone signs in: the
  * organisation, the role and the address, and whether that address has an account. Guarded as
  * sign-up is (app/api/signup/route.ts): our own pages' Origin, JSON, a small body; refused links
- * are throttled per client address (lib/auth/login.ts). Any link that cannot be used: the one 404.
+ * are throttled per client address (lib/auth/signup.ts). Any link that cannot be used: the one 404.
  */
 export const POST = publicRoute(
   async (request, readBody) => {

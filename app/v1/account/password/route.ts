@@ -1,7 +1,7 @@
 import { parseBody } from '@/lib/api/body';
 import { AppError } from '@/lib/errors/errors';
 import { apiRoute, ok } from '@/lib/api/route';
-import { changePasswordThrottled } from '@/lib/auth/login';
+import { changePasswordThrottled } from '@/lib/auth/credential-changes';
 import { passwordChangeBody } from '@/lib/api/schemas';
 import { readSession, reissuedSessionCookie } from '@/lib/auth/sessions';
 

@@ -1,7 +1,7 @@
 import { parseBody } from '@/lib/api/body';
 import { apiRoute, ok } from '@/lib/api/route';
 import { twoFactorDisableBody } from '@/lib/api/schemas';
-import { disableTwoFactorThrottled } from '@/lib/auth/login';
+import { disableTwoFactorThrottled } from '@/lib/auth/credential-changes';
 import { forgetTwoFactorGates } from '@/lib/auth/organisation';
 import { sessionPerson, startEnrolment, twoFactorState } from '@/lib/auth/two-factor';
 import { db } from '@/lib/db/client';
