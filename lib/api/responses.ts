@@ -23,12 +23,10 @@ export const riskLevel = z.enum(RISK_LEVELS).register(named, { id: 'RiskLevel' }
 export const reason = z.enum(REASONS).register(named, { id: 'Reason', description: 'Why the verdict is what it is.' });
 export const verdictStatus = z.enum(VERDICT_STATUSES).register(named, { id: 'VerdictStatus' });
 const score = percent.describe('0-100: deliverable ≥ 80, undeliverable 0.');
-export const subReason = z
-  .enum(SUB_REASONS)
-  .register(named, {
-    id: 'SubReason',
-    description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).',
-  });
+export const subReason = z.enum(SUB_REASONS).register(named, {
+  id: 'SubReason',
+  description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).',
+});
 const mailboxProvider = z
   .string()
   .nullable()

@@ -7,6 +7,7 @@ import { corsHeaders } from './cors';
 import { admitKey } from './key-access';
 import { readBytes } from './body';
 import { errorResponse } from './errors';
+import type { Operation, PathParams } from './operation';
 import { takeHeavySlot, watchBody } from './heavy';
 import { withIdempotency } from './idempotency';
 import { takeCreation } from './limits';
@@ -22,25 +23,13 @@ export interface ApiContext extends Caller {
 
 type Handler<P> = (request: Request, context: ApiContext, params: P) => Promise<Response>;
 
-/** What a route accepts: a JSON object of a few fields unless it says otherwise. */
+/** What a route accepts: a JSON object of a few fields unless its operation says otherwise. */
 export const DEFAULT_BODY_BYTES = 16 * 1024;
 
-export interface RouteOptions {
-  /** the largest body this route reads (default DEFAULT_BODY_BYTES); a function is asked per request */
-  maxBodyBytes?: number | (() => number);
-  /** the route creates rows (keys, webhooks, deliveries): counted in the account's creation rate, in both modes */
-  creates?: boolean;
-  /** the unknown-path answer only: no operation, so no key scope to check */
-  unscoped?: boolean;
-  /** a bulk submission or a download: holds one of the account's heavy slots while it runs (./heavy.ts) */
-  heavy?: boolean;
-  /**
-   * the answer holds a secret shown once (a two-factor secret, recovery codes): it is never stored
-   * under an Idempotency-Key (where another session of the organisation could replay it); the
-   * header is ignored
-   */
-  unstored?: boolean;
-}
+/** A route handler as Next.js calls it, with the operation it serves (null: the unknown-path answer). */
+export type BoundHandler<P = Record<string, string>> = ((request: Request, segment: { params: Promise<P> }) => Promise<Response>) & {
+  readonly operation: Operation | null;
+};
 
 const EMPTY = Buffer.alloc(0);
 
@@ -59,17 +48,35 @@ export function isSandbox(request: Request): boolean {
  * found). A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts). The handler runs in
  * the audit context of its caller (lib/audit/context.ts).
  */
-export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options: RouteOptions = {}) {
-  return async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
+export function apiRoute<const O extends Operation>(op: O, handler: Handler<PathParams<O['path']>>): BoundHandler<PathParams<O['path']>> {
+  return serve(op, handler);
+}
+
+/** The unknown-path answer (app/v1/[...path]): authenticated like every /v1 call, no operation, so no role or scope to check. */
+export function unknownPathRoute(handler: Handler<{ path: string[] }>): BoundHandler<{ path: string[] }> {
+  return serve(null, handler);
+}
+
+/**
+ * An operation that needs no key (scope `public`: the OpenAPI document), bound like the others so
+ * that every /v1 handler names its operation.
+ */
+export function publicOperation(op: Operation & { scope: 'public' }, handler: () => Response): (() => Response) & { readonly operation: Operation } {
+  return Object.assign(() => handler(), { operation: op });
+}
+
+function serve<P>(op: Operation | null, handler: Handler<P>): BoundHandler<P> {
+  const options: Partial<Operation> = op ?? {};
+  const route = async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
     const since = performance.now();
     const sandbox = isSandbox(request);
     const requestId = newId('req');
     let rate: RateHeaders = sandbox ? simulatedRateHeaders() : uncountedRateHeaders(env().EV_RATE_LIMIT_PER_MINUTE);
     let cors: Record<string, string> = {};
     try {
-      const caller = await authenticate(request);
+      const caller = await authenticate(request, op);
       cors = corsHeaders(request, caller.key);
-      const keyRate = await admitKey(request, caller, options.unscoped);
+      const keyRate = await admitKey(request, caller, op);
       if (keyRate) rate = keyRate;
       else if (!sandbox) rate = await takeRateLimit(caller.subject, env().EV_RATE_LIMIT_PER_MINUTE);
       if (options.creates) await takeCreation(caller.userId);
@@ -96,6 +103,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>, options
       return errorResponse(error, { ...rate, ...cors, 'X-Request-Id': requestId });
     }
   };
+  return Object.assign(route, { operation: op });
 }
 
 /**
