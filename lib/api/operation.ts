@@ -3,7 +3,7 @@ import type { Scope } from '../accounts/scopes';
 import type { Role } from '../accounts/roles';
 
 /**
- * One /v1 endpoint, declared once (lib/api/operations.ts): its path and method, who may call it,
+ * One /v1 endpoint, declared once (lib/api/operations/, one file per area): its path and method, who may call it,
  * how much of a body it reads, and its request and response schemas. Its route file binds its
  * handler to it (`apiRoute(operations.submitBulk, handler)`, lib/api/route.ts), so authentication,
  * the role and scope checks and the OpenAPI document (lib/api/openapi.ts) all read this object.
@@ -11,6 +11,9 @@ import type { Role } from '../accounts/roles';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 export type Status = 400 | 402 | 404 | 409 | 413 | 503 | 504;
+
+/** What a verification can answer beyond every call's errors: no credits, no sender identity, the sandbox's timeout. */
+export const VERIFY_ERRORS: Status[] = [402, 503, 504];
 
 export interface Operation {
   method: Method;
