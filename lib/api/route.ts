@@ -6,6 +6,7 @@ import { authenticate, type Caller } from './auth';
 import { corsHeaders } from './cors';
 import { admitKey } from './key-access';
 import { readBytes } from './body';
+import { answer, type AnswerOf } from './answer';
 import { errorResponse } from './errors';
 import type { Operation, PathParams } from './operation';
 import { takeHeavySlot, watchBody } from './heavy';
@@ -21,7 +22,11 @@ export interface ApiContext extends Caller {
   since: number;
 }
 
-type Handler<P> = (request: Request, context: ApiContext, params: P) => Promise<Response>;
+/**
+ * A route's handler: one domain call, returning the domain value its operation answers (shaped by
+ * lib/api/answer.ts), or a Response of its own (a file, a stream, a cookie to set).
+ */
+type Handler<P, A = never> = (request: Request, context: ApiContext, params: P) => Promise<Response | A>;
 
 /** What a route accepts: a JSON object of a few fields unless its operation says otherwise. */
 export const DEFAULT_BODY_BYTES = 16 * 1024;
@@ -38,17 +43,20 @@ export function isSandbox(request: Request): boolean {
 }
 
 /**
- * Every /v1 handler goes through here: authenticate, hold a key to its scopes and restrictions
+ * Every /v1 handler goes through here, bound to the operation it serves (lib/api/operations/), which
+ * says who may call it and how: authenticate (a session's two-factor and SSO exemptions are the
+ * operation's), hold the caller to the operation's role and a key to its scopes and restrictions
  * (lib/api/key-access.ts; a publishable key's page gets CORS headers, lib/api/cors.ts), rate-limit
  * (production requests per key, a publishable key's per visitor and per key; in both
  * modes, requests that create rows per account: lib/api/limits.ts), read the body within the route's
- * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, and
- * turn any thrown error into the one error envelope. Every response carries the X-RateLimit-*
+ * byte limit (refused with 413 while it streams in, before anything buffers it whole), run, answer
+ * the handler's value through the operation's response schema (lib/api/answer.ts), and turn any
+ * thrown error into the one error envelope. Every response carries the X-RateLimit-*
  * headers and an X-Request-Id (also logged with an unexpected error, so a client's report can be
  * found). A POST with an Idempotency-Key runs under it (lib/api/idempotency.ts). The handler runs in
  * the audit context of its caller (lib/audit/context.ts).
  */
-export function apiRoute<const O extends Operation>(op: O, handler: Handler<PathParams<O['path']>>): BoundHandler<PathParams<O['path']>> {
+export function apiRoute<const O extends Operation>(op: O, handler: Handler<PathParams<O['path']>, AnswerOf<O>>): BoundHandler<PathParams<O['path']>> {
   return serve(op, handler);
 }
 
@@ -65,7 +73,7 @@ export function publicOperation(op: Operation & { scope: 'public' }, handler: ()
   return Object.assign(() => handler(), { operation: op });
 }
 
-function serve<P>(op: Operation | null, handler: Handler<P>): BoundHandler<P> {
+function serve<P, A>(op: Operation | null, handler: Handler<P, A>): BoundHandler<P> {
   const options: Partial<Operation> = op ?? {};
   const route = async (request: Request, segment: { params: Promise<P> }): Promise<Response> => {
     const since = performance.now();
@@ -86,7 +94,10 @@ function serve<P>(op: Operation | null, handler: Handler<P>): BoundHandler<P> {
       try {
         const limit = typeof options.maxBodyBytes === 'function' ? options.maxBodyBytes() : (options.maxBodyBytes ?? DEFAULT_BODY_BYTES);
         const body = request.method === 'GET' || request.method === 'HEAD' || !request.body ? EMPTY : await readBytes(request, limit);
-        const run = () => handler(request, { ...caller, sandbox, body, since }, params);
+        const run = async () => {
+          const result = await handler(request, { ...caller, sandbox, body, since }, params);
+          return result instanceof Response || !op ? (result as Response) : answer(op, result as object);
+        };
         // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts)
         const actor = { userId: caller.actorId, keyId: caller.key?.id ?? null, clientAddress: clientAddress(request), method: caller.via };
         response = await withAuditActor(actor, () => (options.unstored ? run() : withIdempotency(request, body, caller, sandbox, run)));
@@ -126,10 +137,5 @@ export function publicRoute(
   };
 }
 
+/** A JSON answer of a route outside /v1 (sign-up, invitation links): /v1 operations answer through lib/api/answer.ts. */
 export const json = (body: unknown, status = 200) => Response.json(body, { status });
-
-/**
- * A success answer in the envelope: `success: true` before the domain's fields. Domain functions
- * return data; every route adds the envelope here.
- */
-export const ok = (body: object, status = 200) => json({ success: true, ...body }, status);

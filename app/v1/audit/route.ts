@@ -1,5 +1,5 @@
 import { parseQuery } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { auditQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/errors/errors';
@@ -22,5 +22,5 @@ export const GET = apiRoute(operations.listAuditEvents, async (request, caller) 
   }
   const cursor = text ? decodeCursor(text) : null;
   if (text && !cursor) throw invalidRequest('cursor', 'cursor: not a cursor from this API');
-  return ok(await listAudit(database, caller.userId, filter, limit, cursor));
+  return listAudit(database, caller.userId, filter, limit, cursor);
 });

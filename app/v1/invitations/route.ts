@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { invitationBody } from '@/lib/api/schemas';
 import { createInvitation, listInvitations } from '@/lib/accounts/invitations';
@@ -29,7 +29,7 @@ export const POST = apiRoute(operations.createInvitation, async (request, caller
   const link = `${linkBase(request)}/join?token=${token}`;
   if (!relayConfigured()) {
     console.info(`invitation ${invitation.id} for ${invitation.email} (no EV_SMTP_URL, not mailed): ${link}`);
-    return ok({ ...shown, mailed: false, link }, 201);
+    return { ...shown, mailed: false, link };
   }
   const org = await database.prisma.user.findUnique({ where: { id: caller.userId }, select: { email: true, orgName: true } });
   const name = org?.orgName ?? org?.email ?? 'an organisation';
@@ -47,12 +47,12 @@ export const POST = apiRoute(operations.createInvitation, async (request, caller
         'If you did not expect this invitation, ignore this mail.',
       ].join('\n'),
     });
-    return ok({ ...shown, mailed: true, link: null }, 201);
+    return { ...shown, mailed: true, link: null };
   } catch (error) {
     const mailError = describeMailError(error);
     console.warn(`invitation ${invitation.id} for ${invitation.email} not mailed: ${mailError}`);
-    return ok({ ...shown, mailed: false, link, mail_error: mailError }, 201);
+    return { ...shown, mailed: false, link, mail_error: mailError };
   }
 });
 
-export const GET = apiRoute(operations.listInvitations, async (_request, caller) => ok({ data: await listInvitations(await db(), caller.userId) }));
+export const GET = apiRoute(operations.listInvitations, async (_request, caller) => ({ data: await listInvitations(await db(), caller.userId) }));

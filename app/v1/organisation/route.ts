@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { organisationBody } from '@/lib/api/schemas';
 import { renameOrganisation } from '@/lib/accounts/members';
@@ -14,9 +14,7 @@ async function settings(orgId: string, sso: SsoSettings) {
   return { id: orgId, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor, sso_available: oidcSettings() !== null, ...sso };
 }
 
-export const GET = apiRoute(operations.getOrganisation, async (_request, caller) =>
-  ok(await settings(caller.userId, await ssoSettings(await db(), caller.userId))),
-);
+export const GET = apiRoute(operations.getOrganisation, async (_request, caller) => settings(caller.userId, await ssoSettings(await db(), caller.userId)));
 
 /** Owners: only the fields sent change. */
 export const PATCH = apiRoute(operations.renameOrganisation, async (_request, caller) => {
@@ -37,5 +35,5 @@ export const PATCH = apiRoute(operations.renameOrganisation, async (_request, ca
     await renameOrganisation(database, caller.userId, { name, require_two_factor }, caller.actorId);
     forgetTwoFactorGates();
   }
-  return ok(await settings(caller.userId, sso));
+  return settings(caller.userId, sso);
 });

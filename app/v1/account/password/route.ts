@@ -1,6 +1,7 @@
 import { parseBody } from '@/lib/api/body';
 import { AppError } from '@/lib/errors/errors';
-import { apiRoute, ok } from '@/lib/api/route';
+import { answer } from '@/lib/api/answer';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { changePasswordThrottled } from '@/lib/auth/login';
 import { passwordChangeBody } from '@/lib/api/schemas';
@@ -14,7 +15,7 @@ export const POST = apiRoute(operations.changePassword, async (request, caller) 
   if (caller.via !== 'session') throw new AppError('forbidden', 'Change the password from the dashboard, signed in; API keys cannot.');
   const body = parseBody(caller.body, passwordChangeBody);
   const version = await changePasswordThrottled(caller.actorId, body.current_password, body.new_password);
-  const response = ok({ message: 'Password changed. Other sessions are signed out.' });
+  const response = answer(operations.changePassword, { message: 'Password changed. Other sessions are signed out.' });
   const token = await readSession(request);
   if (token) response.headers.append('Set-Cookie', await reissuedSessionCookie(request, token, version));
   return response;

@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { invitationTokenBody } from '@/lib/api/schemas';
 import { acceptInvitation } from '@/lib/accounts/invitations';
@@ -10,5 +10,5 @@ import { AppError } from '@/lib/errors/errors';
 export const POST = apiRoute(operations.acceptInvitation, async (_request, caller) => {
   if (caller.via !== 'session') throw new AppError('forbidden', 'Accept an invitation from the dashboard, signed in as the invited address; API keys cannot.');
   const { token } = parseBody(caller.body, invitationTokenBody);
-  return ok(await acceptInvitation(await db(), token, { id: caller.actorId }));
+  return acceptInvitation(await db(), token, { id: caller.actorId });
 });

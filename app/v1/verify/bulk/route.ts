@@ -1,6 +1,6 @@
 import { parseQuery } from '@/lib/api/body';
 import { takeJobLimits } from '@/lib/api/limits';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { listQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/errors/errors';
@@ -18,12 +18,12 @@ export const POST = apiRoute(operations.submitBulk, async (_request, caller) => 
     actorId: caller.actorId,
     sandbox: caller.sandbox,
   };
-  return ok(await submitBulk(await db(), bulk, (queued) => takeJobLimits(caller.userId, caller.sandbox, queued)));
+  return submitBulk(await db(), bulk, (queued) => takeJobLimits(caller.userId, caller.sandbox, queued));
 });
 
 export const GET = apiRoute(operations.listJobs, async (request, caller) => {
   const query = parseQuery(request, listQuery);
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
   if (query.cursor && !cursor) throw invalidRequest('cursor', 'cursor: not a cursor from this API');
-  return ok(await listJobs(await db(), caller.userId, caller.sandbox, query.limit, cursor));
+  return listJobs(await db(), caller.userId, caller.sandbox, query.limit, cursor);
 });

@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { twoFactorConfirmBody } from '@/lib/api/schemas';
 import { forgetTwoFactorGates } from '@/lib/auth/organisation';
@@ -10,5 +10,5 @@ export const POST = apiRoute(operations.confirmTwoFactor, async (_request, calle
   const userId = sessionPerson(caller);
   const enabled = await confirmEnrolment(await db(), userId, parseBody(caller.body, twoFactorConfirmBody).code);
   forgetTwoFactorGates();
-  return ok(enabled);
+  return enabled;
 });
