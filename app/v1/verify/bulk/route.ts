@@ -5,7 +5,6 @@ import { operations } from '@/lib/api/operations';
 import { listQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/errors/errors';
 import { db } from '@/lib/db/client';
-import { env } from '@/lib/config/env';
 import { parseBulkRequest } from '@/lib/jobs/bulk-request';
 import { decodeCursor, listJobs } from '@/lib/jobs/status';
 import { submitBulk } from '@/lib/jobs/submit';
