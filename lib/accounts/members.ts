@@ -78,7 +78,7 @@ async function membersWhere({ prisma }: Database, where: { orgId: string; userId
 }
 
 /**
- * Renames the organisation and/or sets whether it requires two-factor (owners: lib/api/operations.ts).
+ * Renames the organisation and/or sets whether it requires two-factor (owners: lib/api/operations/).
  * Requiring two-factor needs the person asking to have it on (409), so an owner cannot lock
  * themselves out of their own settings. Each change is a `settings.changed` audit row, from and to.
  */

@@ -2,7 +2,7 @@
  * A person's role in an organisation (docs/teams.md), lowest first: viewers read, members verify and
  * run lists, admins manage keys, webhooks, rules, settings and the members below them, owners manage
  * everyone and the organisation. Each /v1 operation names the lowest role it needs (`role` in
- * lib/api/operations.ts). An API key acts with its own role: at most its maker's. No Node imports:
+ * lib/api/operations/). An API key acts with its own role: at most its maker's. No Node imports:
  * the dashboard reads this.
  */
 export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;

@@ -5,7 +5,7 @@ import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 import type { Role } from '../accounts/roles';
 import { assertTwoFactorMet, sessionOrganisation } from '../auth/organisation';
-import { operationFor } from './scopes';
+import type { Operation } from './operation';
 import { assertSignInMethodAllowed } from '../accounts/sso';
 
 export interface Caller {
@@ -54,10 +54,10 @@ export async function keyCaller(request: Request): Promise<Caller | null> {
  * A Bearer key (or a publishable `?key=`), or (for the dashboard's own pages) the next-auth session
  * cookie, which must not have been signed out everywhere (lib/auth/sessions.ts), acting for the
  * organisation the person chose and still belongs to, with two-factor on when it requires it
- * (lib/auth/organisation.ts). A request with a
- * key never reads the cookie.
+ * (lib/auth/organisation.ts), unless `op` (the operation the route serves, null for an unknown path)
+ * is exempt. A request with a key never reads the cookie.
  */
-export async function authenticate(request: Request): Promise<Caller> {
+export async function authenticate(request: Request, op: Operation | null): Promise<Caller> {
   const byKey = await keyCaller(request);
   if (byKey) return byKey;
   const token = await readSession(request);
@@ -65,7 +65,6 @@ export async function authenticate(request: Request): Promise<Caller> {
   // Cookie-authenticated writes must come from our own pages (CSRF); SameSite=Lax covers the rest.
   if (request.method !== 'GET' && request.method !== 'HEAD') assertSameOrigin(request);
   const { orgId, role } = await sessionOrganisation(request, token.sub);
-  const op = operationFor(request.method, new URL(request.url).pathname);
   // an organisation that requires two-factor admits a person without it only to enrol or switch
   if (!op?.twoFactorExempt) await assertTwoFactorMet(orgId, token.sub);
   const signIn = token.via === 'oidc' ? 'oidc' : 'password';

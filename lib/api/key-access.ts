@@ -5,8 +5,7 @@ import { AppError } from '../errors/errors';
 import type { Caller } from './auth';
 import { allowedOrigin } from './cors';
 import { takeRateLimit, type RateHeaders } from './ratelimit';
-import { operationFor } from './scopes';
-import type { Operation } from './operations';
+import type { Operation } from './operation';
 import { roleAtLeast } from '../accounts/roles';
 
 /**
@@ -16,9 +15,8 @@ import { roleAtLeast } from '../accounts/roles';
  * operation's scope, and a publishable key's limits per visitor address and per key.
  * Returns the rate headers of a publishable key's request (counted in both modes), else null.
  */
-export async function admitKey(request: Request, caller: Caller, unscoped = false): Promise<RateHeaders | null> {
-  // the unknown-path answer (404) needs no scope or role
-  const op = unscoped ? null : operationFor(request.method, new URL(request.url).pathname);
+export async function admitKey(request: Request, caller: Caller, op: Operation | null): Promise<RateHeaders | null> {
+  // op null: the unknown-path answer (404), which needs no scope or role
   if (op && op.scope !== 'public' && !roleAtLeast(caller.role, op.role)) {
     throw new AppError(
       'insufficient_role',
@@ -32,7 +30,7 @@ export async function admitKey(request: Request, caller: Caller, unscoped = fals
   if (key.type === 'publishable' && !allowedOrigin(request, key)) {
     throw new AppError('origin_not_allowed', 'A publishable key works only from a web page whose Origin is one of its allowed_origins.');
   }
-  if (!unscoped && (key.scopes !== null || key.type === 'publishable')) assertScope(request, key, op);
+  if (op && (key.scopes !== null || key.type === 'publishable')) assertScope(request, key, op);
   return key.type === 'publishable' ? takePublishableLimits(request, key) : null;
 }
 
@@ -47,8 +45,8 @@ function assertIpAllowed(request: Request, rules: string[]): void {
   );
 }
 
-function assertScope(request: Request, key: KeyAccess, op: Operation | null): void {
-  if (!op || op.scope === 'public') throw new AppError('insufficient_scope', `This key cannot call ${request.method} ${new URL(request.url).pathname}.`);
+function assertScope(request: Request, key: KeyAccess, op: Operation): void {
+  if (op.scope === 'public') throw new AppError('insufficient_scope', `This key cannot call ${request.method} ${new URL(request.url).pathname}.`);
   if (key.type === 'publishable' && !op.publishable) {
     throw new AppError('insufficient_scope', 'A publishable key can only call POST /v1/verify/single and POST /v1/verify.', { scope: op.scope });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { responseSchemas as named } from './registry';
-import { count, eventBase, success, timestamp } from './responses';
+import { count, eventBase, success, timestamp } from './responses-common';
 
 /** The answers and the event of retention, erasure and export (docs/retention.md). */
 

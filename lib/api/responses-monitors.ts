@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { VERDICT_STATUSES } from '../verifier/vocabulary';
 import { responseSchemas as named } from './registry';
-import { count, eventBase, success, timestamp } from './responses';
+import { count, eventBase, success, timestamp } from './responses-common';
 
 /** The answers and events of monitors and of the reuse of fresh results (docs/lists.md, "Monitors", "Reuse"). */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../accounts/roles';
 import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
 import { responseSchemas as named } from './registry';
-import { count, eventBase, success, timestamp } from './responses';
+import { count, eventBase, success, timestamp } from './responses-common';
 
 /** The answers and events of allow and block rules, the quota warning and usage (docs/rules-and-usage.md). */
 

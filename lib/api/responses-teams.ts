@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../accounts/roles';
 import { AUDIT_ACTIONS } from '../audit/actions';
 import { responseSchemas as named } from './registry';
-import { success, timestamp } from './responses';
+import { success, timestamp } from './responses-common';
 
 /** The answers of organisations and their members (docs/teams.md). */
 

@@ -1,12 +1,13 @@
-import { ROLES } from '../accounts/roles';
 import { z } from 'zod';
 import { bulkFields } from '../jobs/intake/bulk-schema';
 import { requestSchemas } from './registry';
 import { BUCKETS } from '../verifier/vocabulary';
 import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
-import { KEY_TYPES, SCOPES } from '../accounts/scopes';
-import { normalizeIpRule, normalizeOrigin } from '../accounts/restrictions';
 import { AUDIT_ACTIONS } from '../audit/actions';
+
+/** What the routes take: bodies and queries, validated by zod (lib/api/body.ts). Keys' and teams' are in schemas-keys.ts and schemas-teams.ts. */
+export * from './schemas-keys';
+export * from './schemas-teams';
 
 // No length cap on the address itself: an over-long address is a syntax verdict (200, invalid_email;
 // counted in invalid_format_emails in bulk), not a request error. The byte limit bounds the body.
@@ -114,84 +115,6 @@ export const webhookBody = z
   })
   .register(requestSchemas, { id: 'WebhookRequest', examples: [{ url: 'https://hooks.example.com/ev', events: ['bulk.completed'] }] });
 
-// Keys (lib/accounts/keys.ts): restrictions are normalised here, so the domain stores canonical values.
-const ipRule = z
-  .string()
-  .max(64)
-  .transform((value, ctx) => normalizeIpRule(value) ?? (ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${value}` }), z.NEVER));
-const originRule = z
-  .string()
-  .max(300)
-  .transform((value, ctx) => normalizeOrigin(value) ?? (ctx.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${value}` }), z.NEVER));
-const perMinute = z.number().int().min(1).max(100_000);
-const keyRestrictions = {
-  scopes: z
-    .array(z.enum(SCOPES))
-    .min(1)
-    .max(SCOPES.length)
-    .describe(
-      'What the key may call (README, docs/integrations.md). Omitted: every scope, or the scopes of the key that makes it. A publishable key holds `verify` only. A key makes and edits only keys within its own scopes, allowed_ips and expiry (docs/security.md).',
-    ),
-  allowed_ips: z
-    .array(ipRule)
-    .min(1)
-    .max(50)
-    .describe(
-      'Client addresses or CIDR blocks (IPv4, IPv6) the key works from; others get 403 `ip_not_allowed`. The client address is found as EV_TRUST_PROXY says (docs/security.md, "The client address").',
-    ),
-  allowed_origins: z.array(originRule).min(1).max(20).describe('Publishable keys: the page origins (`https://shop.example`) allowed to call with it.'),
-  expires_at: z.iso.datetime({ offset: true }).describe('After this instant the key answers 401.'),
-  rate_limits: z
-    .object({
-      per_visitor_per_minute: perMinute.optional(),
-      per_key_per_minute: perMinute.optional(),
-      checks_per_day: z.number().int().min(1).max(10_000_000).optional(),
-    })
-    .describe(
-      'Publishable keys: requests per minute per visitor (an IPv4 address, an IPv6 /64) and per key, and charged checks per UTC day (defaults EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE, EV_PUBLISHABLE_PER_KEY_PER_MINUTE, EV_PUBLISHABLE_CHECKS_PER_DAY).',
-    ),
-};
-export const keyBody = z
-  .object({
-    name: z.string().max(100).optional(),
-    type: z
-      .enum(KEY_TYPES)
-      .optional()
-      .describe('`secret` (default) for servers; `publishable` for web pages: POST /v1/verify/single and /v1/verify only, from `allowed_origins` only.'),
-    scopes: keyRestrictions.scopes.optional(),
-    allowed_ips: keyRestrictions.allowed_ips.optional(),
-    allowed_origins: keyRestrictions.allowed_origins.optional(),
-    expires_at: keyRestrictions.expires_at.optional(),
-    rate_limits: keyRestrictions.rate_limits.optional(),
-    role: z.enum(ROLES).optional().describe('The highest role the key acts with (docs/teams.md): at most yours; default yours.'),
-  })
-  .register(requestSchemas, {
-    id: 'KeyRequest',
-    examples: [
-      { name: 'CRM', scopes: ['verify'], allowed_ips: ['203.0.113.0/24'] },
-      { name: 'Sign-up form', type: 'publishable', allowed_origins: ['https://shop.example'] },
-    ],
-  });
-export const keyUpdateBody = z
-  .object({
-    name: z.string().max(100).optional(),
-    scopes: keyRestrictions.scopes.nullable().optional().describe('`null`: every scope.'),
-    allowed_ips: keyRestrictions.allowed_ips.nullable().optional().describe('`null`: any address.'),
-    allowed_origins: keyRestrictions.allowed_origins.optional(),
-    expires_at: keyRestrictions.expires_at.nullable().optional().describe('`null`: never expires.'),
-    rate_limits: z
-      .object({
-        per_visitor_per_minute: perMinute.nullable().optional(),
-        per_key_per_minute: perMinute.nullable().optional(),
-        checks_per_day: z.number().int().min(1).max(10_000_000).nullable().optional(),
-      })
-      .nullable()
-      .optional()
-      .describe('The limits sent change, the others stay; a limit `null`: its default; `null`: every default.'),
-    role: z.enum(ROLES).optional().describe('The highest role the key acts with: at most yours.'),
-  })
-  .register(requestSchemas, { id: 'KeyUpdateRequest', description: 'Only the fields sent change.', examples: [{ scopes: ['verify', 'jobs'] }] });
-
 // Accounts. Lengths only bound the work (scrypt over a megabyte is slow); the body limit bounds the rest.
 export const signupBody = z.object({ email: z.string().max(320), password: z.string().max(1024) });
 export const passwordChangeBody = z
@@ -252,71 +175,6 @@ export const retentionBody = z
   })
   .register(requestSchemas, { id: 'RetentionRequest', examples: [{ retention_days: 30 }] });
 
-// Teams (docs/teams.md).
-const cap = z.number().int().min(0).max(1_000_000_000).nullable();
-export const memberUpdateBody = z
-  .object({
-    role: z.enum(ROLES).optional().describe('At most your own role; an owner may hand ownership over by making another member owner, then lowering their own.'),
-    checks_per_day: cap.optional().describe('Charged checks a UTC day this member (their sessions and the keys they made) may spend; `null`: no cap.'),
-    checks_per_month: cap.optional().describe('Charged checks a calendar month (UTC); `null`: no cap.'),
-  })
-  .strict()
-  .register(requestSchemas, { id: 'MemberUpdate', description: 'Only the fields sent change.', examples: [{ role: 'viewer' }, { checks_per_day: 500 }] });
-export const organisationBody = z
-  .object({
-    name: z.string().min(1).max(100).optional().describe("Shown in the dashboard's header and in invitations."),
-    require_two_factor: z
-      .boolean()
-      .optional()
-      .describe(
-        "Every member's dashboard session must have two-factor on (403 `two_factor_required` otherwise); you must have it on yourself to turn this on (409). API keys are not affected.",
-      ),
-    sso_domain: z
-      .string()
-      .trim()
-      .toLowerCase()
-      .regex(/^@?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a domain name such as acme.com')
-      .nullable()
-      .optional()
-      .describe(
-        "Single sign-on (docs/security.md): claim this email domain (your own email's); people signing in through the installation's identity provider with a verified address there join the organisation. `null`: unclaim. One organisation per domain (409 `conflict`).",
-      ),
-    sso_default_role: z.enum(['admin', 'member', 'viewer']).optional().describe('The role people joining by the claimed domain get (default `member`).'),
-    password_sign_in: z
-      .boolean()
-      .optional()
-      .describe(
-        '`false`: members act for the organisation only from sessions signed in through single sign-on (a password session gets 403 `sso_required`). Turning it off needs single sign-on configured and this request made from a session signed in through it (409 `conflict` otherwise).',
-      ),
-  })
-  .strict()
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'Send at least one of name, require_two_factor, sso_domain, sso_default_role, password_sign_in.',
-  })
-  .register(requestSchemas, {
-    id: 'OrganisationUpdate',
-    description: 'Only the fields sent change.',
-    examples: [{ name: 'Acme marketing' }, { require_two_factor: true }, { sso_domain: 'acme.com', sso_default_role: 'member' }, { password_sign_in: false }],
-  });
-
-// Two-factor sign-in (docs/security.md, "Two-factor").
-const otpCode = z.string().min(1).max(64);
-export const twoFactorConfirmBody = z
-  .object({ code: otpCode.describe('The 6-digit code the authenticator app shows for the secret just enrolled.') })
-  .strict()
-  .register(requestSchemas, { id: 'TwoFactorConfirm', examples: [{ code: '123456' }] });
-export const twoFactorDisableBody = z
-  .object({
-    code: otpCode.optional().describe('A code of the authenticator app, or an unused recovery code.'),
-    current_password: z.string().max(1024).optional().describe("Or the account's password."),
-  })
-  .strict()
-  .register(requestSchemas, {
-    id: 'TwoFactorDisable',
-    description: 'One of `code` or `current_password`.',
-    examples: [{ code: '123456' }, { current_password: 'my password' }],
-  });
-
 // The audit log (docs/security.md, "Audit log").
 const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
 export const auditQuery = z.object({
@@ -332,16 +190,3 @@ export const auditQuery = z.object({
   cursor: z.string().max(200).optional().describe('`next_cursor` of the previous page.'),
   format: z.enum(['json', 'csv']).optional().describe('`csv`: every row the filters select, as a CSV file (no paging).'),
 });
-export const invitationBody = z
-  .object({
-    email: z.string().min(3).max(320).describe('The address the invitation is sent to; only that person can accept it.'),
-    role: z.enum(ROLES).describe('The role they join with: admins invite members and viewers, owners any role.'),
-  })
-  .strict()
-  .register(requestSchemas, { id: 'InvitationRequest', examples: [{ email: 'ana@example.com', role: 'member' }] });
-export const invitationTokenBody = z
-  .object({ token: z.string().min(1).max(200).describe('The `token` of the invitation link (`/join?token=...`).') })
-  .strict()
-  .register(requestSchemas, { id: 'InvitationAccept' });
-/** The join page's new person: not in the OpenAPI document (a public route under /api). */
-export const invitationJoinBody = z.object({ token: z.string().min(1).max(200), password: z.string().max(1024) }).strict();

@@ -56,7 +56,7 @@ export async function sessionOrganisation(request: Request, userId: string): Pro
 /**
  * Two-factor required by the organisation (users.require_two_factor, set by an owner): a session of
  * a person without two-factor on is refused (403 `two_factor_required`), except for the operations
- * that let them enrol or switch organisation (lib/api/operations.ts `twoFactorExempt`). Cached like
+ * that let them enrol or switch organisation (lib/api/operations/ `twoFactorExempt`). Cached like
  * memberships (VERSION_CACHE_MS in other processes; at once in the one that made the change).
  */
 const gates = new Map<string, { refused: boolean; until: number }>();

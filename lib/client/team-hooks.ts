@@ -22,7 +22,7 @@ export function useCurrentOrganisation() {
 
 /**
  * Whether the person's role reaches `needed` (docs/teams.md's table; each operation's `role` in
- * lib/api/operations.ts). False until the role is known, so a control never shows to be refused.
+ * lib/api/operations/). False until the role is known, so a control never shows to be refused.
  */
 export function useCan(needed: Role): boolean {
   const role = useCurrentOrganisation()?.role;

@@ -15,7 +15,7 @@ import { call, sessionCookie, setup } from './harness';
 
 type Handler = Parameters<typeof call>[0];
 
-// Every authenticated operation, from the one declaration of its role (lib/api/operations.ts), with
+// Every authenticated operation, from the one declaration of its role (lib/api/operations/), with
 // the route file that serves it: a new operation is in this table the moment it is declared.
 const GUARDED = OPERATIONS.filter((op) => op.scope !== 'public').map((op) => {
   const params = Object.fromEntries([...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, `${name}_none`]));

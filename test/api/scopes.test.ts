@@ -14,7 +14,7 @@ import { call, setup } from './harness';
 
 type Handler = Parameters<typeof call>[0];
 
-// Every authenticated operation, from the one declaration of its scope (lib/api/operations.ts), with
+// Every authenticated operation, from the one declaration of its scope (lib/api/operations/), with
 // the route file that serves it (ROUTE_MODULES: lib/api/openapi.test.ts keeps both complete).
 const SCOPED = OPERATIONS.filter((op) => op.scope !== 'public').map((op) => {
   const params = Object.fromEntries([...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, `${name}_none`]));

@@ -1,5 +1,6 @@
-import { apiRoute, json } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
 import { accountUsage } from '@/lib/accounts/quota';
 
-export const GET = apiRoute(async (_request, caller) => json(await accountUsage(await db(), caller.userId)));
+export const GET = apiRoute(operations.getAccount, async (_request, caller) => accountUsage(await db(), caller.userId));

@@ -1,12 +1,13 @@
 import { parseQuery } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { auditQuery } from '@/lib/api/schemas';
 import { invalidRequest } from '@/lib/errors/errors';
 import { db } from '@/lib/db/client';
 import { auditCsv, decodeCursor, listAudit } from '@/lib/audit/query';
 
 // Read only: the audit log has no operation that changes or deletes a row (lib/audit/record.ts).
-export const GET = apiRoute(async (request, caller) => {
+export const GET = apiRoute(operations.listAuditEvents, async (request, caller) => {
   const { actor, action, from, to, limit, cursor: text, format } = parseQuery(request, auditQuery);
   if (from && to && from > to) throw invalidRequest('from', 'from: must not be after `to`.');
   const filter = { actor, action, from, to };
@@ -21,5 +22,5 @@ export const GET = apiRoute(async (request, caller) => {
   }
   const cursor = text ? decodeCursor(text) : null;
   if (text && !cursor) throw invalidRequest('cursor', 'cursor: not a cursor from this API');
-  return ok(await listAudit(database, caller.userId, filter, limit, cursor));
+  return listAudit(database, caller.userId, filter, limit, cursor);
 });

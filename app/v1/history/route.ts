@@ -1,7 +1,8 @@
 import { parseQuery } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { historyQuery } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { historyFor } from '@/lib/results/history';
 
-export const GET = apiRoute(async (request, caller) => ok(await historyFor(await db(), caller, parseQuery(request, historyQuery))));
+export const GET = apiRoute(operations.listHistory, async (request, caller) => historyFor(await db(), caller, parseQuery(request, historyQuery)));

@@ -1,5 +1,6 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { listMembers } from '@/lib/accounts/members';
 import { db } from '@/lib/db/client';
 
-export const GET = apiRoute(async (_request, caller) => ok({ data: await listMembers(await db(), caller.userId) }));
+export const GET = apiRoute(operations.listMembers, async (_request, caller) => ({ data: await listMembers(await db(), caller.userId) }));

@@ -1,12 +1,12 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { monitorBody } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { createMonitor, listMonitors } from '@/lib/monitors/monitors';
 
-export const GET = apiRoute(async (_request, caller) => ok(await listMonitors(await db(), caller.userId, caller.sandbox)));
+export const GET = apiRoute(operations.listMonitors, async (_request, caller) => listMonitors(await db(), caller.userId, caller.sandbox));
 
-export const POST = apiRoute(
-  async (_request, caller) => ok(await createMonitor(await db(), caller.userId, caller.sandbox, parseBody(caller.body, monitorBody)), 201),
-  { creates: true },
+export const POST = apiRoute(operations.createMonitor, async (_request, caller) =>
+  createMonitor(await db(), caller.userId, caller.sandbox, parseBody(caller.body, monitorBody)),
 );

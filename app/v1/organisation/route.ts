@@ -1,5 +1,6 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { organisationBody } from '@/lib/api/schemas';
 import { renameOrganisation } from '@/lib/accounts/members';
 import { ssoSettings, updateSsoSettings, type SsoSettings } from '@/lib/accounts/sso';
@@ -13,10 +14,10 @@ async function settings(orgId: string, sso: SsoSettings) {
   return { id: orgId, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor, sso_available: oidcSettings() !== null, ...sso };
 }
 
-export const GET = apiRoute(async (_request, caller) => ok(await settings(caller.userId, await ssoSettings(await db(), caller.userId))));
+export const GET = apiRoute(operations.getOrganisation, async (_request, caller) => settings(caller.userId, await ssoSettings(await db(), caller.userId)));
 
 /** Owners: only the fields sent change. */
-export const PATCH = apiRoute(async (_request, caller) => {
+export const PATCH = apiRoute(operations.renameOrganisation, async (_request, caller) => {
   const body = parseBody(caller.body, organisationBody);
   const database = await db();
   const { name, require_two_factor, sso_domain, sso_default_role, password_sign_in } = body;
@@ -34,5 +35,5 @@ export const PATCH = apiRoute(async (_request, caller) => {
     await renameOrganisation(database, caller.userId, { name, require_two_factor }, caller.actorId);
     forgetTwoFactorGates();
   }
-  return ok(await settings(caller.userId, sso));
+  return settings(caller.userId, sso);
 });

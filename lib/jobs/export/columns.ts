@@ -6,7 +6,7 @@ import type { VerificationRecord } from '../../results/rows';
  * The result columns of a job's download, declared once: their order, how each is read from a
  * stored row, how it is written as a cell, and what it means. The SELECT (resultSelect), the cells
  * of a row (resultValues, resultLine), the CSV and xlsx writers (csv.ts), the OpenAPI description
- * of the download (downloadColumnsText, lib/api/operations.ts) and the list in docs/lists.md
+ * of the download (downloadColumnsText, lib/api/operations/jobs.ts) and the list in docs/lists.md
  * (checked by columns.test.ts) all come from RESULT_COLUMN_SPECS.
  */
 

@@ -1,12 +1,13 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { quotaWarningBody } from '@/lib/api/schemas';
 import { db } from '@/lib/db/client';
 import { quotaState, setQuotaWarning } from '@/lib/accounts/quota-events';
 
-export const GET = apiRoute(async (_request, caller) => ok(await quotaState(await db(), caller.userId)));
+export const GET = apiRoute(operations.getQuota, async (_request, caller) => quotaState(await db(), caller.userId));
 
-export const POST = apiRoute(async (_request, caller) => {
+export const POST = apiRoute(operations.setQuotaWarning, async (_request, caller) => {
   const { warning_below } = parseBody(caller.body, quotaWarningBody);
-  return ok(await setQuotaWarning(await db(), caller.userId, warning_below));
+  return setQuotaWarning(await db(), caller.userId, warning_below);
 });

@@ -1,8 +1,9 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { revokeSessions } from '@/lib/auth/sessions';
 
 /** Sign out everywhere: every dashboard session of the account, this one included, stops working. */
-export const DELETE = apiRoute(async (_request, caller) => {
+export const DELETE = apiRoute(operations.signOutEverywhere, async (_request, caller) => {
   await revokeSessions(caller.actorId);
-  return ok({ message: 'Signed out of every session.' });
+  return { message: 'Signed out of every session.' };
 });

@@ -1,5 +1,6 @@
 import { parseBody } from '@/lib/api/body';
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { twoFactorDisableBody } from '@/lib/api/schemas';
 import { disableTwoFactorThrottled } from '@/lib/auth/credential-changes';
 import { forgetTwoFactorGates } from '@/lib/auth/organisation';
@@ -7,19 +8,16 @@ import { sessionPerson, startEnrolment, twoFactorState } from '@/lib/auth/two-fa
 import { db } from '@/lib/db/client';
 
 /** The signed-in person's own two-factor sign-in (docs/security.md, "Two-factor"), from a dashboard session only. */
-export const GET = apiRoute(async (_request, caller) =>
-  ok(await twoFactorState(await db(), sessionPerson(caller), { orgId: caller.userId, role: caller.role })),
+export const GET = apiRoute(operations.getTwoFactor, async (_request, caller) =>
+  twoFactorState(await db(), sessionPerson(caller), { orgId: caller.userId, role: caller.role }),
 );
 
-export const POST = apiRoute(async (_request, caller) => ok(await startEnrolment(await db(), sessionPerson(caller))), { maxBodyBytes: 1024, unstored: true });
+export const POST = apiRoute(operations.startTwoFactor, async (_request, caller) => startEnrolment(await db(), sessionPerson(caller)));
 
-export const DELETE = apiRoute(
-  async (_request, caller) => {
-    const userId = sessionPerson(caller);
-    const proof = caller.body.length ? parseBody(caller.body, twoFactorDisableBody) : {};
-    await disableTwoFactorThrottled(userId, proof);
-    forgetTwoFactorGates();
-    return ok({ enabled: false });
-  },
-  { maxBodyBytes: 4096 },
-);
+export const DELETE = apiRoute(operations.disableTwoFactor, async (_request, caller) => {
+  const userId = sessionPerson(caller);
+  const proof = caller.body.length ? parseBody(caller.body, twoFactorDisableBody) : {};
+  await disableTwoFactorThrottled(userId, proof);
+  forgetTwoFactorGates();
+  return { enabled: false };
+});

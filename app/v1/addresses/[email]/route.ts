@@ -1,5 +1,6 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
 import { eraseAddress } from '@/lib/retention/erase';
 
-export const DELETE = apiRoute<{ email: string }>(async (_request, caller, { email }) => ok(await eraseAddress(await db(), caller.userId, email)));
+export const DELETE = apiRoute(operations.eraseAddress, async (_request, caller, { email }) => eraseAddress(await db(), caller.userId, email));

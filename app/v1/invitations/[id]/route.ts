@@ -1,7 +1,8 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { revokeInvitation } from '@/lib/accounts/invitations';
 import { db } from '@/lib/db/client';
 
-export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  ok(await revokeInvitation(await db(), caller.userId, { id: caller.actorId, role: caller.role }, id)),
+export const DELETE = apiRoute(operations.revokeInvitation, async (_request, caller, { id }) =>
+  revokeInvitation(await db(), caller.userId, { id: caller.actorId, role: caller.role }, id),
 );

@@ -1,7 +1,8 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { removeMember } from '@/lib/accounts/members';
 import { db } from '@/lib/db/client';
 
-export const DELETE = apiRoute(async (_request, caller) =>
-  ok(await removeMember(await db(), caller.userId, { id: caller.actorId, role: caller.role }, caller.actorId)),
+export const DELETE = apiRoute(operations.leaveOrganisation, async (_request, caller) =>
+  removeMember(await db(), caller.userId, { id: caller.actorId, role: caller.role }, caller.actorId),
 );

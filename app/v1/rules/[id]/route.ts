@@ -1,5 +1,6 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
 import { deleteRule } from '@/lib/rules/store';
 
-export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => ok(await deleteRule(await db(), caller.userId, id)));
+export const DELETE = apiRoute(operations.deleteRule, async (_request, caller, { id }) => deleteRule(await db(), caller.userId, id));

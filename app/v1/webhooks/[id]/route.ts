@@ -1,5 +1,6 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
 import { deleteWebhook } from '@/lib/webhooks/manage';
 
-export const DELETE = apiRoute<{ id: string }>(async (_request, caller, { id }) => ok(await deleteWebhook(await db(), caller.userId, id)));
+export const DELETE = apiRoute(operations.deleteWebhook, async (_request, caller, { id }) => deleteWebhook(await db(), caller.userId, id));

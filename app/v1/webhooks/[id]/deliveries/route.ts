@@ -1,7 +1,8 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
 import { listDeliveries } from '@/lib/webhooks/manage';
 
-export const GET = apiRoute<{ id: string }>(async (_request, caller, { id }) =>
-  ok({ data: await listDeliveries(await db(), caller.userId, id, caller.sandbox) }),
-);
+export const GET = apiRoute(operations.listDeliveries, async (_request, caller, { id }) => ({
+  data: await listDeliveries(await db(), caller.userId, id, caller.sandbox),
+}));

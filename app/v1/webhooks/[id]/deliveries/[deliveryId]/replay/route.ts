@@ -1,8 +1,12 @@
-import { apiRoute, ok } from '@/lib/api/route';
+import { apiRoute } from '@/lib/api/route';
+import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
+import { notFound } from '@/lib/errors/errors';
 import { replayDelivery } from '@/lib/webhooks/manage';
 
-export const POST = apiRoute<{ id: string; deliveryId: string }>(
-  async (_request, caller, { id, deliveryId }) => ok(await replayDelivery(await db(), caller.userId, id, deliveryId, caller.sandbox)),
-  { creates: true },
-);
+export const POST = apiRoute(operations.replayDelivery, async (_request, caller, { id, deliveryId }) => {
+  const sent = await replayDelivery(await db(), caller.userId, id, deliveryId, caller.sandbox);
+  // no delivery row after sending: the endpoint was deleted meanwhile (its deliveries with it)
+  if (sent.state === undefined) throw notFound('Webhook');
+  return { ...sent, state: sent.state };
+});
