@@ -5,6 +5,7 @@ import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { ROLES } from '../accounts/roles';
+import { EVENT_TYPES } from '../webhooks/events';
 
 /**
  * What the API answers, as zod schemas: the OpenAPI document (lib/api/openapi.ts) is generated from
@@ -23,12 +24,10 @@ export const riskLevel = z.enum(RISK_LEVELS).register(named, { id: 'RiskLevel' }
 export const reason = z.enum(REASONS).register(named, { id: 'Reason', description: 'Why the verdict is what it is.' });
 export const verdictStatus = z.enum(VERDICT_STATUSES).register(named, { id: 'VerdictStatus' });
 const score = percent.describe('0-100: deliverable ≥ 80, undeliverable 0.');
-export const subReason = z
-  .enum(SUB_REASONS)
-  .register(named, {
-    id: 'SubReason',
-    description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).',
-  });
+export const subReason = z.enum(SUB_REASONS).register(named, {
+  id: 'SubReason',
+  description: 'The finer reason beside `reason`: every `unknown` has one, and so do verdicts whose reason alone would mislead (docs/verdicts.md).',
+});
 const mailboxProvider = z
   .string()
   .nullable()
@@ -264,9 +263,7 @@ export const webhookList = z.object({ success, data: z.array(webhook) }).registe
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z
-  .enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed', 'webhook.test'])
-  .register(named, { id: 'EventType' });
+export const eventType = z.enum(EVENT_TYPES).register(named, { id: 'EventType' });
 export const delivery = z
   .object({
     id: z.string(),
