@@ -3,7 +3,7 @@ import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
-import { AppError, invalidRequest } from '../errors/errors';
+import { AppError, invalidRequest } from '../errors/app-error';
 import { cachedKeyLookup, lastUsedDue, rememberKeyLookup } from './key-cache';
 import { accountVersion, bumpAccountVersion } from './versions';
 import { checksToday } from './key-budget';

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Dialect } from '../db/client';
 import { q } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import type { LedgerTx } from './ledger';
 
 /**

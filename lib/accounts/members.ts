@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/record';
 import type { AuditTarget } from '../audit/actions';
 import { byDialect } from '../db/sql';
 import type { Tx } from '../db/capped';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { isIdShaped } from '../db/ids';
 import { bumpAccountVersion } from './versions';
 import { ROLES, isRole, roleAtLeast, roleRank, type Role } from './roles';

@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/record';
 import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../db/ids';
 import { sqliteInsert } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { failpoint } from '../failpoints/failpoints';
 import { retriedKey } from './causes';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors/errors';
+import { ERROR_STATUS, type ErrorCode } from '../errors/app-error';
 import { REASONS, RISK_LEVELS, SUB_REASONS, VERDICT_STATUSES } from '../verifier/vocabulary';
 import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';

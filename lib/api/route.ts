@@ -6,7 +6,7 @@ import { authenticate, type Caller } from './auth';
 import { corsHeaders } from './cors';
 import { admitKey } from './key-access';
 import { readBytes } from './body';
-import { errorResponse } from './errors';
+import { errorResponse } from './error-response';
 import { takeHeavySlot, watchBody } from './heavy';
 import { withIdempotency } from './idempotency';
 import { takeCreation } from './limits';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { bulkFields } from '../jobs/bulk-schema';
 import { requestSchemas } from './registry';
 import { BUCKETS } from '../verifier/vocabulary';
-import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
+import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rule-match';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { WEBHOOK_EVENTS } from '../webhooks/events';
 import { normalizeIpRule, normalizeOrigin } from '../accounts/restrictions';

@@ -1,5 +1,5 @@
 import { AccountError, authenticatePassword, changePassword, createAccount, normalizeEmail, type Account } from '../accounts/users';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { forgetSessionVersion, sessionVersion } from './sessions';
 import { clearAttempts, countAttempt, uncountAttempt } from './throttle';

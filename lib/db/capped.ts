@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import type { Database } from './client';
 import { byDialect } from './sql';
 

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { Tokenizer, TokenType } from '@streamparser/json';
-import { AppError, invalidRequest, validate } from '../errors/errors';
+import { AppError, invalidRequest, validate } from '../errors/app-error';
 import { bulkFields } from './bulk-schema';
 import { env } from '../config/env';
 import { uploadFormat, type UploadFormat } from './formats';

@@ -5,7 +5,7 @@ import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../webhooks/o
 import { jobReservation, refundIn, type Reservation } from '../accounts/quota';
 import { chargeableCount } from '../results/chargeable';
 import { summarize } from '../results/summary';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { failpoint, pausepoint } from '../failpoints/failpoints';
 import { cancelChunks, completeChunk, openChunkCount, strandedJobs, type ChunkClaim } from './chunks';
 import { getOwnJob } from './status';

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { notFound } from '../errors/errors';
+import { notFound } from '../errors/app-error';
 import { isIdShaped } from '../db/ids';
 import { bucketCondition, bulkItem, type Bucket, type StoredVerification } from '../results/rows';
 import type { JobSummary } from '../results/summary';

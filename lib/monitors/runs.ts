@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { insertRows, q } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { refund, reserve, type Reservation } from '../accounts/quota';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
 import { CHUNK_COLUMNS, chunkRows } from '../jobs/insert';

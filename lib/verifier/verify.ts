@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { untilAborted } from './abort';
 import type { DnsResolver, MailHost } from './dns';
-import { createScheduler } from './limits';
+import { createScheduler } from './scheduler';
 import { isPrivateAddress } from './net';
 import { backoffSubject, createLocalPoliteness, greylistSubject, politeKey, type Pacing, type Politeness } from './politeness';
 import { mailboxProviderOf } from './providers';
@@ -12,7 +12,7 @@ import { probeMailbox, type SmtpReply } from './smtp';
 import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
 import { listFacts } from './facts';
-import { matchRule, ruledVerdict } from './rules';
+import { matchRule, ruledVerdict } from './rule-match';
 import type { Verifier, VerifyOptions, VerifyOutcome } from './types';
 import { decideVerdict, type SmtpFacts } from './verdict';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
-import { notFound } from '../errors/errors';
+import { notFound } from '../errors/app-error';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';

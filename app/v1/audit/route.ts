@@ -1,7 +1,7 @@
 import { parseQuery } from '@/lib/api/body';
 import { apiRoute, ok } from '@/lib/api/route';
 import { auditQuery } from '@/lib/api/schemas';
-import { invalidRequest } from '@/lib/errors/errors';
+import { invalidRequest } from '@/lib/errors/app-error';
 import { db } from '@/lib/db/client';
 import { auditCsv, decodeCursor, listAudit } from '@/lib/audit/query';
 

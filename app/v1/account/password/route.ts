@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { AppError } from '@/lib/errors/errors';
+import { AppError } from '@/lib/errors/app-error';
 import { apiRoute, ok } from '@/lib/api/route';
 import { changePasswordThrottled } from '@/lib/auth/login';
 import { passwordChangeBody } from '@/lib/api/schemas';

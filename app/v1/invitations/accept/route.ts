@@ -3,7 +3,7 @@ import { apiRoute, ok } from '@/lib/api/route';
 import { invitationTokenBody } from '@/lib/api/schemas';
 import { acceptInvitation } from '@/lib/accounts/invitations';
 import { db } from '@/lib/db/client';
-import { AppError } from '@/lib/errors/errors';
+import { AppError } from '@/lib/errors/app-error';
 
 /** The signed-in person accepts an invitation sent to their address (never with an API key: a key is not a person). */
 export const POST = apiRoute(async (_request, caller) => {

@@ -2,7 +2,7 @@ import { parseQuery } from '@/lib/api/body';
 import { takeJobLimits } from '@/lib/api/limits';
 import { apiRoute, ok } from '@/lib/api/route';
 import { listQuery } from '@/lib/api/schemas';
-import { invalidRequest } from '@/lib/errors/errors';
+import { invalidRequest } from '@/lib/errors/app-error';
 import { db } from '@/lib/db/client';
 import { env } from '@/lib/config/env';
 import { parseBulkRequest } from '@/lib/jobs/bulk-request';
