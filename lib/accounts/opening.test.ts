@@ -3,7 +3,8 @@ import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
 import { readMigrations } from '@/lib/db/migrate';
 import { cancelJob } from '@/lib/jobs/lifecycle';
-import { accountUsage, utcDay } from './quota';
+import { accountUsage } from './quota';
+import { utcDay } from './day';
 import { auditCredits } from './audit';
 
 // An account from before the ledger: credits, free verifications used today, and an unfinished job

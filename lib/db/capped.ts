@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import type { Database } from './client';
+import type { Database } from './types';
 import { byDialect } from './sql';
 
 export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];

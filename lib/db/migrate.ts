@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db, Dialect } from './client';
+import type { Db, Dialect } from './types';
 import { byDialect } from './sql';
 
 /**

@@ -1,4 +1,4 @@
-import type { Database, Dialect } from './client';
+import type { Database, Dialect } from './types';
 
 type Runner = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
 
