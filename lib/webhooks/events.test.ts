@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as sdk from '@/lib/sdk/src/index';
 import { webhookBody } from '@/lib/api/schemas';
-import { SCOPES, type Scope } from '@/lib/accounts/scopes';
+import type { Scope } from '@/lib/accounts/scopes';
 import { EVENT_TYPES, WEBHOOK_EVENTS, type EventType, type WebhookEvent } from './events';
 
 // The SDK is published alone and keeps its own copies of these vocabularies; `tsc --noEmit` checks
