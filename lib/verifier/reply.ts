@@ -1,4 +1,5 @@
-import { REJECTION_RULES, readRejection, type Parties, type Subject } from './rejection';
+import { readRejection, type Parties } from './rejection';
+import { REJECTION_RULES, type Subject } from './rejection-rules';
 import type { ProbeStage, SmtpReply } from './smtp';
 import type { SubReason } from './vocabulary';
 
