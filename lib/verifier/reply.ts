@@ -1,6 +1,6 @@
 import { readRejection, type Parties } from './rejection';
 import { REJECTION_RULES, type Subject } from './rejection-rules';
-import type { ProbeStage, SmtpReply } from './smtp';
+import type { ProbeStage, SmtpReply } from './smtp-session';
 import type { SubReason } from './vocabulary';
 
 /**

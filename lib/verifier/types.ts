@@ -1,4 +1,4 @@
-import type { RuleBook } from './rule-match';
+import type { RuleBook } from './rule-book';
 import type { Reason, RiskLevel, SubReason, VerdictStatus } from './vocabulary';
 
 /** The vocabulary of a verdict is declared once, in vocabulary.ts. */
