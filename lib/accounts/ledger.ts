@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/client';
 import { ask, type Plan } from '../db/plan';
 import { runPlanIn, runPlanOn, type PlanTx } from '../db/plan-executors';
-import { q, sqlValue } from '../db/sql';
+import { insertTogether, q } from '../db/sql';
 import { GIVE_BACK_SQL, giveBackKeys } from './member-caps';
 
 /**
@@ -83,15 +83,8 @@ export async function chargeWithRows(
   rows: unknown[][],
   at = Date.now(),
 ): Promise<void> {
-  const params: unknown[] = [];
-  const tuple = (row: unknown[]) => `(${row.map((value) => `$${params.push(sqlValue('postgres', value))}`).join(', ')})`;
-  const charges = settlements.map((s) => tuple(values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at)));
-  const stored = rows.map(tuple);
-  await tx.$executeRawUnsafe(
-    `WITH charged AS (INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.join(', ')})
-      INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${stored.join(', ')}`,
-    ...params,
-  );
+  const charges = settlements.map((s) => values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at));
+  await insertTogether(tx, { table: 'credit_ledger', columns: COLUMNS, rows: charges }, { table, columns, rows });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { recordAudit } from '../audit/record';
 import type { AuditTarget } from '../audit/actions';
-import { byDialect } from '../db/sql';
+import { lockOrganisation } from '../db/transactions';
 import type { Tx } from '../db/capped';
 import { AppError, notFound } from '../errors/app-error';
 import { isIdShaped } from '../db/ids';
@@ -101,14 +101,6 @@ function assertManages(actor: Actor, target: Role, newRole?: Role): void {
 async function memberTarget(tx: Tx, userId: string): Promise<AuditTarget> {
   const person = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
   return { type: 'member', id: userId, label: person?.email ?? null };
-}
-
-/** Serialises membership changes of one organisation (the owner count is read and written under it). */
-async function lockOrganisation(tx: Tx, dialect: Database['dialect'], orgId: string): Promise<void> {
-  await byDialect(dialect, {
-    postgres: () => tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `members:${orgId}`),
-    sqlite: () => tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', orgId),
-  })();
 }
 
 async function assertAnotherOwner(tx: Tx, orgId: string, leaving: string): Promise<void> {
