@@ -1,8 +1,8 @@
 import { AppError } from '../errors/app-error';
+import { type KeyAccess, type KeyRow, list } from './key-rows';
 import { ipRulesWithin } from './restrictions';
-import { roleAtLeast, isRole, type Role } from './roles';
+import { isRole, type Role, roleAtLeast } from './roles';
 import { SCOPES, type Scope } from './scopes';
-import { list, type KeyAccess, type KeyRow } from './key-rows';
 
 /**
  * What a key may do, as far as making keys goes: its scopes (null: all), addresses (null: any),

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { env } from '../config/env';
 import { isRole, type Role } from './roles';
-import { SCOPES, type KeyType, type Scope } from './scopes';
+import { type KeyType, SCOPES, type Scope } from './scopes';
 
 // An API key's row as authentication reads it (KeyAccess) and as the API shows it (ApiKeyInfo):
 // stored as SHA-256 (enough for 32 random bytes), listed by prefix.

@@ -1,5 +1,5 @@
-import type { Database } from '../db/client';
 import { recordAudit } from '../audit/record';
+import type { Database } from '../db/client';
 import { AppError } from '../errors/app-error';
 
 /**

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error';
-import type { Database } from './types';
 import { byDialect } from './sql';
+import type { Database } from './types';
 
 export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];
 

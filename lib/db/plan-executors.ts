@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database, Db, Dialect } from './types';
-import { runPlan, runPlanAsync, type AsyncQueries, type Plan, type Queries } from './plan';
+import { type AsyncQueries, type Plan, type Queries, runPlan, runPlanAsync } from './plan';
 import { insertRows, q, sqliteInsert, sqlValue } from './sql';
+import type { Database, Db, Dialect } from './types';
 
 /** The direct SQLite connection's answers (synchronous: a plan runs inside one of its transactions). */
 export function sqliteQueries(bulk: BetterSqlite3.Database): Queries {

@@ -1,6 +1,6 @@
+import { REJECTION_RULES, type Subject } from './rejection-rules';
 import type { SmtpReply } from './smtp-session';
 import type { SubReason } from './vocabulary';
-import { REJECTION_RULES, type Subject } from './rejection-rules';
 
 export interface Rejection {
   subject: Subject;

@@ -1,6 +1,6 @@
+import type { Rule, RuleBook, RuleMatch } from './rule-book';
 import { checkSyntax } from './syntax';
 import type { Verdict } from './types';
-import type { Rule, RuleBook, RuleMatch } from './rule-book';
 
 export { RULE_ACTIONS, RULE_MATCHES, type Rule, type RuleAction, type RuleBook, type RuleMatch } from './rule-book';
 

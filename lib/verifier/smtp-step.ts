@@ -8,8 +8,8 @@ import type { MailboxProvider } from './providers';
 import { readReply } from './reply';
 import type { Scheduler } from './scheduler';
 import { probeMailbox, type SmtpReply } from './smtp';
-import type { VerifierDeps } from './verifier-deps';
 import type { SmtpFacts } from './verdict';
+import type { VerifierDeps } from './verifier-deps';
 
 /** Where a conversation goes: its politeness key (`provider:google`, `mx:<host>`) and that key's pacing. */
 export interface Target {

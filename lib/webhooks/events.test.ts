@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type * as sdk from '@/lib/sdk/src/index';
-import { webhookBody } from '@/lib/api/schemas';
 import type { Scope } from '@/lib/accounts/scopes';
-import { EVENT_TYPES, WEBHOOK_EVENTS, type EventType, type WebhookEvent } from './events';
+import { webhookBody } from '@/lib/api/schemas';
+import type * as sdk from '@/lib/sdk/src/index';
+import { EVENT_TYPES, type EventType, WEBHOOK_EVENTS, type WebhookEvent } from './events';
 
 // The SDK is published alone and keeps its own copies of these vocabularies; `tsc --noEmit` checks
 // they equal the server's.
