@@ -49,7 +49,7 @@ const PARALLEL = [
   'lib/verifier/providers.test.ts',
   'lib/verifier/rejection.test.ts',
   'lib/verifier/reply.test.ts',
-  'lib/verifier/rules.test.ts',
+  'lib/verifier/rule-match.test.ts',
   'lib/verifier/suggest.test.ts',
   'lib/verifier/verdict.test.ts',
   'lib/webhooks/dispatch.test.ts',

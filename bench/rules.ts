@@ -6,7 +6,7 @@
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
 import { addRules, ruleBookFor } from '../lib/rules/store';
-import { matchRule } from '../lib/verifier/rules';
+import { matchRule } from '../lib/verifier/rule-match';
 import { checkSyntax } from '../lib/verifier/syntax';
 import { freshDatabaseUrl } from '../test/databases';
 

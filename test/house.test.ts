@@ -30,7 +30,9 @@ describe('the house', () => {
     const paragraphs = text.split(/\n\s*\n/).filter((p) => !/^\s*(#|\|)/.test(p));
     const wordy = paragraphs.map((p) => ({ start: p.trim().slice(0, 60), words: p.split(/\s+/).filter(Boolean).length })).filter((p) => p.words > MAX_WORDS);
     expect(wordy).toEqual([]);
-    const named = [...readFileSync('ARCHITECTURE.md', 'utf8').matchAll(/`((?:app|lib|components|prisma|scripts|bench|test|e2e|docs)\/[\w./()[\]-]+?)`/g)].map((m) => m[1]!);
+    const named = [...readFileSync('ARCHITECTURE.md', 'utf8').matchAll(/`((?:app|lib|components|prisma|scripts|bench|test|e2e|docs)\/[\w./()[\]-]+?)`/g)].map(
+      (m) => m[1]!,
+    );
     expect(named.filter((path) => !existsSync(path.replace(/\/$/, '')))).toEqual([]);
   });
 });

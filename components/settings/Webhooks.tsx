@@ -2,7 +2,8 @@
 
 import { useState, type FormEvent } from 'react';
 import { useCreateWebhook, useDeleteWebhook, useDeliveries, useTestWebhook, useWebhooks } from '@/lib/client/hooks';
-import type { Webhook, WebhookEvent } from '@/lib/sdk/src/index';
+import type { Webhook } from '@/lib/sdk/src/index';
+import { JOB_EVENTS, LIST_EVENTS, QUOTA_EVENTS, type WebhookEvent } from '@/lib/webhooks/events';
 import { Button, Card, cx, Empty, ErrorNote, formatDate, inputClass, labelClass } from '../ui';
 import { CopyButton } from './CopyButton';
 
@@ -16,12 +17,7 @@ export function Webhooks() {
   function onAdd(event: FormEvent) {
     event.preventDefault();
     // quota events only when asked for: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md)
-    const chosen: WebhookEvent[] = [
-      'bulk.completed',
-      'bulk.failed',
-      ...(quotaEvents ? (['quota.warning', 'quota.exceeded'] as const) : []),
-      ...(listEvents ? (['list.expiring', 'list.changed'] as const) : []),
-    ];
+    const chosen: WebhookEvent[] = [...JOB_EVENTS, ...(quotaEvents ? QUOTA_EVENTS : []), ...(listEvents ? LIST_EVENTS : [])];
     const events: WebhookEvent[] | undefined = quotaEvents || listEvents ? chosen : undefined;
     create.mutate({ url: url.trim(), events }, { onSuccess: () => setUrl('') });
   }

@@ -1,5 +1,6 @@
 import type { Database } from '../db/client';
-import { byDialect, sqlBoolean } from '../db/sql';
+import { sqlBoolean } from '../db/sql';
+import { snapshotOptions } from '../db/transactions';
 import { CHARGEABLE_SQL } from '../results/chargeable';
 import type { LedgerTx } from './ledger';
 import { isOpen } from '../jobs/states';
@@ -77,11 +78,8 @@ export async function auditCredits(database: Database): Promise<AuditReport> {
       singleCharges: await all(`SELECT user_id, SUM(credits + free) AS n FROM credit_ledger WHERE kind = 'charge' AND cause LIKE 'chk%' GROUP BY user_id`),
     };
   };
-  // one snapshot: PostgreSQL's repeatable read; SQLite's read transaction is one already
-  // (the SQLite client's type knows only Serializable; the PostgreSQL client takes RepeatableRead)
-  const options = { timeout: 600_000, maxWait: 60_000, ...byDialect<object>(dialect, { postgres: { isolationLevel: 'RepeatableRead' }, sqlite: {} }) } as {
-    timeout: number;
-  };
+  // one snapshot of every table it compares
+  const options = snapshotOptions(dialect, { timeout: 600_000, maxWait: 60_000 });
   const data = await prisma.$transaction((tx) => read(tx), options);
 
   const found = new Map<string, string[]>();

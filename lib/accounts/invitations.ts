@@ -5,7 +5,7 @@ import type { Database } from '../db/client';
 import type { Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { addMember, type Actor, type OrganisationInfo } from './members';
 import { isRole, roleAtLeast, type Role } from './roles';
 import { AccountError, createAccount, normalizeEmail } from './users';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bounds, oracle } from '@/test/key-bounds';
-import { exceeds } from './keys';
+import { exceeds } from './key-bounds';
 import { ipRulesWithin } from './restrictions';
 import { SCOPES } from './scopes';
 

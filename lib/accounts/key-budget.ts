@@ -1,9 +1,9 @@
 import type { Database } from '../db/client';
 import { q, sqlValue } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
 import { quotaState, safely } from './quota-events';
-import { utcDay } from './quota';
+import { utcDay } from './day';
 import { bool } from '../results/rows';
 
 /**

@@ -1,4 +1,4 @@
-import type { KeyAccess } from './keys';
+import type { KeyAccess } from './key-rows';
 
 // Looking a key up on every request would dominate a sandbox call, so a live key is kept per
 // process under its account's configuration version (./versions.ts) and used while that version

@@ -1,132 +1,23 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
-import { AppError, invalidRequest } from '../errors/errors';
-import { cachedKeyLookup, lastUsedDue, rememberKeyLookup } from './key-cache';
-import { accountVersion, bumpAccountVersion } from './versions';
+import { invalidRequest } from '../errors/app-error';
+import { bumpAccountVersion } from './versions';
 import { checksToday } from './key-budget';
-import { ipRulesWithin } from './restrictions';
-import { SCOPES, type KeyType, type Scope } from './scopes';
-import { isRole, roleAtLeast, type Role } from './roles';
+import type { KeyType, Scope } from './scopes';
+import type { Role } from './roles';
 import { recordAudit } from '../audit/record';
+import { assertWithin, boundsOf, type KeyMaker } from './key-bounds';
+import { hashKey, joined, keyInfo, list, type ApiKeyInfo, type Maker } from './key-rows';
+
+export type { ApiKeyInfo, KeyAccess } from './key-rows';
+export { exceeds, makerOf, type KeyBounds, type KeyMaker } from './key-bounds';
+export { keyAccess } from './key-lookup';
 
 // API keys: shown once, stored as SHA-256 (enough for 32 random bytes), listed by prefix. A key
 // holds scopes and restrictions (docs/integrations.md); lib/api/key-access.ts enforces them.
-
-function hashKey(key: string): string {
-  return hash('sha256', key, 'hex'); // one-shot: no Hash object per request
-}
-
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  type: KeyType;
-  scopes: Scope[];
-  allowed_ips: string[] | null;
-  allowed_origins: string[] | null;
-  expires_at: string | null;
-  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number; checks_per_day: number; checks_today: number } | null;
-  role: Role;
-  /** who made it: their email, and whether they are still a member (keys outlive their maker's membership) */
-  created_by: { user_id: string; email: string; member: boolean } | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-/** What authentication needs to know of a live key. */
-export interface KeyAccess {
-  id: string;
-  name: string;
-  userId: string;
-  type: KeyType;
-  /** null: every scope */
-  scopes: Scope[] | null;
-  allowedIps: string[] | null;
-  allowedOrigins: string[] | null;
-  expiresAt: number | null;
-  visitorRatePerMinute: number;
-  keyRatePerMinute: number;
-  /** publishable keys: charged checks per UTC day (lib/accounts/key-budget.ts) */
-  checksPerDay: number;
-  /** the role the key acts with (at most its maker's) and who made it (null: made by a script) */
-  role: Role;
-  createdBy: string | null;
-}
-
-type KeyRow = {
-  id: string;
-  userId: string;
-  name: string;
-  prefix: string;
-  type: string;
-  scopes: string | null;
-  allowedIps: string | null;
-  allowedOrigins: string | null;
-  expiresAt: Date | null;
-  visitorRatePerMinute: number | null;
-  keyRatePerMinute: number | null;
-  checksPerDay: number | null;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  role: string;
-  createdBy: string | null;
-};
-
-const list = (value: string | null) => (value === null ? null : value.split(',').filter(Boolean));
-const joined = (values: readonly string[] | null | undefined) => (values === undefined ? undefined : values === null ? null : [...new Set(values)].join(','));
-
-function access(row: KeyRow): KeyAccess {
-  return {
-    id: row.id,
-    name: row.name,
-    userId: row.userId,
-    type: row.type as KeyType,
-    scopes: list(row.scopes) as Scope[] | null,
-    allowedIps: list(row.allowedIps),
-    allowedOrigins: list(row.allowedOrigins),
-    expiresAt: row.expiresAt?.getTime() ?? null,
-    visitorRatePerMinute: row.visitorRatePerMinute ?? env().EV_PUBLISHABLE_PER_VISITOR_PER_MINUTE,
-    keyRatePerMinute: row.keyRatePerMinute ?? env().EV_PUBLISHABLE_PER_KEY_PER_MINUTE,
-    checksPerDay: row.checksPerDay ?? env().EV_PUBLISHABLE_CHECKS_PER_DAY,
-    role: isRole(row.role) ? row.role : 'viewer',
-    createdBy: row.createdBy,
-  };
-}
-
-type Maker = ApiKeyInfo['created_by'];
-
-function keyInfo(row: KeyRow, checksToday = 0, createdBy: Maker = null): ApiKeyInfo {
-  const key = access(row);
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    type: key.type,
-    scopes: key.scopes ?? [...SCOPES],
-    allowed_ips: key.allowedIps,
-    allowed_origins: key.allowedOrigins,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    rate_limits:
-      key.type === 'publishable'
-        ? {
-            per_visitor_per_minute: key.visitorRatePerMinute,
-            per_key_per_minute: key.keyRatePerMinute,
-            checks_per_day: key.checksPerDay,
-            checks_today: checksToday,
-          }
-        : null,
-    role: key.role,
-    created_by: createdBy,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    revoked_at: row.revokedAt?.toISOString() ?? null,
-  };
-}
 
 export interface KeyOptions {
   name?: string;
@@ -161,74 +52,6 @@ function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
     keyRatePerMinute: rates === null ? null : rates?.per_key_per_minute,
     checksPerDay: rates === null ? null : rates?.checks_per_day,
     role: options.role,
-  };
-}
-
-/**
- * What a key may do, as far as making keys goes: its scopes (null: all), addresses (null: any),
- * expiry (null: never) and role (lib/accounts/roles.ts; left out: owner).
- */
-export interface KeyBounds {
-  scopes: readonly Scope[] | null;
-  allowedIps: readonly string[] | null;
-  expiresAt: number | null;
-  role?: Role;
-}
-
-/**
- * Who makes, edits or revokes a key: null for a script, which may do anything; else the caller's
- * bounds (a dashboard session: its person's role; a key: its own bounds), beyond which it may not
- * reach, and the person it acts for (`makerOf`).
- */
-export type KeyMaker = (KeyBounds & { personId: string }) | null;
-
-/** The bounds of a request's caller as a maker of keys: its key's, or a session's role alone. */
-export function makerOf(caller: { key: KeyAccess | null; role: Role; actorId: string }): NonNullable<KeyMaker> {
-  const { key } = caller;
-  return key
-    ? { scopes: key.scopes, allowedIps: key.allowedIps, expiresAt: key.expiresAt, role: key.role, personId: caller.actorId }
-    : { scopes: null, allowedIps: null, expiresAt: null, role: caller.role, personId: caller.actorId };
-}
-
-/**
- * The first field in which `wanted` goes beyond `maker`, or null when it stays within: its scopes a
- * subset of the maker's, its addresses inside the maker's blocks (none when the maker has some: any
- * address is wider), its expiry no later (never when the maker expires is later). docs/security.md,
- * "Keys that make keys".
- */
-export function exceeds(maker: KeyBounds, wanted: KeyBounds): 'scopes' | 'allowed_ips' | 'expires_at' | 'role' | null {
-  if (maker.role !== undefined && !roleAtLeast(maker.role, wanted.role ?? 'owner')) return 'role';
-  // a key of every scope (null) is shown, and may be made, as a key listing each of them
-  if (maker.scopes !== null && (wanted.scopes ?? SCOPES).some((s) => !maker.scopes!.includes(s))) return 'scopes';
-  if (maker.allowedIps !== null && (wanted.allowedIps === null || !ipRulesWithin(wanted.allowedIps, maker.allowedIps))) return 'allowed_ips';
-  if (maker.expiresAt !== null && (wanted.expiresAt === null || wanted.expiresAt > maker.expiresAt)) return 'expires_at';
-  return null;
-}
-
-const WIDER: Record<NonNullable<ReturnType<typeof exceeds>>, string> = {
-  scopes: "a scope this key does not hold (a key made by a key holds at most its maker's scopes)",
-  allowed_ips: "client addresses outside this key's allowed_ips",
-  expires_at: "an expiry later than this key's own",
-  role: "a role above the maker's own",
-};
-
-function assertWithin(maker: KeyMaker, wanted: KeyBounds, doing: string): void {
-  if (maker === null) return;
-  const field = exceeds(maker, wanted);
-  if (field === 'role')
-    throw new AppError('insufficient_role', `You cannot ${doing} a key with ${WIDER.role} (${maker.role}).`, { param: 'role', role: 'owner' });
-  if (field)
-    throw new AppError('insufficient_scope', `A key cannot ${doing} a key with ${WIDER[field]}; sign in to the dashboard, or use a key that holds it.`, {
-      param: field,
-    });
-}
-
-function boundsOf(row: KeyRow): KeyBounds {
-  return {
-    scopes: list(row.scopes) as Scope[] | null,
-    allowedIps: list(row.allowedIps),
-    expiresAt: row.expiresAt?.getTime() ?? null,
-    role: isRole(row.role) ? row.role : 'owner',
   };
 }
 
@@ -373,25 +196,4 @@ export async function revokeApiKey({ prisma, dialect }: Database, userId: string
     await recordAudit(tx, userId, 'key.revoked', { type: 'key', id: keyId, label: revoked?.name ?? null });
     return true;
   });
-}
-
-/** A live (not revoked) key's access, or null. The lookup is by hash (no timing leak on the key); expiry is the caller's to check. */
-export async function keyAccess(database: Database, key: string): Promise<KeyAccess | null> {
-  const { prisma } = database;
-  const hash = hashKey(key);
-  const now = Date.now();
-  const since = performance.now();
-  const cached = cachedKeyLookup(hash, now);
-  if (cached?.key === null) return null;
-  if (cached && (await accountVersion(database, cached.key.userId, since)) === cached.version) return cached.key;
-  const first = await prisma.apiKey.findUnique({ where: { hash } });
-  // the version is read before the row that is kept under it (./versions.ts)
-  const version = first ? await accountVersion(database, first.userId) : null;
-  const row = first && (await prisma.apiKey.findUnique({ where: { hash } }));
-  const live = row && !row.revokedAt && timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) ? access(row) : null;
-  rememberKeyLookup(hash, live, version, now);
-  if (live && lastUsedDue(live.id, now)) {
-    await prisma.apiKey.update({ where: { id: live.id }, data: { lastUsedAt: new Date(now) } });
-  }
-  return live;
 }

@@ -1,6 +1,8 @@
-import type { Database, Db } from '../db/client';
 import type BetterSqlite3 from 'better-sqlite3';
-import { insertRows, q, sqlValue, sqliteInsert } from '../db/sql';
+import type { Database } from '../db/client';
+import { ask, type Plan } from '../db/plan';
+import { runPlanIn, runPlanOn, type PlanTx } from '../db/plan-executors';
+import { insertTogether, q } from '../db/sql';
 import { GIVE_BACK_SQL, giveBackKeys } from './member-caps';
 
 /**
@@ -28,21 +30,25 @@ export interface Movement {
   actor?: string | null;
 }
 
-export type LedgerTx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
+export type LedgerTx = PlanTx;
 
 const COLUMNS = ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'];
 const values = (m: Movement, at: number) => [m.userId, m.kind, m.cause, m.credits, m.free, m.day, at, m.owner ?? null, m.actor ?? null];
 
-/** Appends movements; a duplicate (cause, kind) fails the caller's transaction. */
-export async function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
+/** Appends movements, as a step of a plan; a duplicate (cause, kind) fails the transaction. */
+export function* appendMovementsStep(movements: Movement[], at = Date.now()): Plan<void> {
   if (movements.length > 0)
-    await insertRows(
-      tx,
-      dialect,
+    yield* ask(
+      'insert',
       'credit_ledger',
       COLUMNS,
       movements.map((m) => values(m, at)),
     );
+}
+
+/** appendMovements in the caller's transaction. */
+export function appendMovements(tx: LedgerTx, dialect: Database['dialect'], movements: Movement[], at = Date.now()): Promise<void> {
+  return runPlanIn(tx, dialect, appendMovementsStep(movements, at));
 }
 
 /** A reservation to settle: its cause, what it took and how much of it the work used. */
@@ -77,39 +83,34 @@ export async function chargeWithRows(
   rows: unknown[][],
   at = Date.now(),
 ): Promise<void> {
-  const params: unknown[] = [];
-  const tuple = (row: unknown[]) => `(${row.map((value) => `$${params.push(sqlValue('postgres', value))}`).join(', ')})`;
-  const charges = settlements.map((s) => tuple(values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at)));
-  const stored = rows.map(tuple);
-  await tx.$executeRawUnsafe(
-    `WITH charged AS (INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.join(', ')})
-      INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${stored.join(', ')}`,
-    ...params,
-  );
+  const charges = settlements.map((s) => values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at));
+  await insertTogether(tx, { table: 'credit_ledger', columns: COLUMNS, rows: charges }, { table, columns, rows });
 }
 
-/** A settlement's statements: the charge rows (the gate), then, for the causes whose charge went in, refunds and balance updates. */
-function plan(settlements: Settlement[], at: number) {
+/**
+ * A settlement's statements: the charge rows (the gate), then, for the causes whose charge went in,
+ * the balance given back and the refund rows. Returns the causes settled now.
+ */
+function* settlePlan(settlements: Settlement[], at: number): Plan<Set<string>> {
+  if (settlements.length === 0) return new Set();
   const charges = settlements.map((s) => {
     const unused = unusedOf(s);
     return values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits - unused.credits, free: s.free - unused.free, day: s.day }, at);
   });
   const gate = `INSERT INTO credit_ledger (${COLUMNS.join(', ')}) VALUES ${charges.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')} ON CONFLICT DO NOTHING RETURNING cause`;
-  const after = (won: Set<string>) => {
-    const refunds: unknown[][] = [];
-    const updates: [string, unknown[]][] = [];
-    for (const s of settlements) {
-      const unused = unusedOf(s);
-      if (!won.has(s.cause) || unused.credits + unused.free === 0) continue;
-      refunds.push(values({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day }, at));
-      if (unused.credits > 0) updates.push(['UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]]);
-      if (unused.free > 0) updates.push(['UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]]);
-      // the person the reservation counted against gets it back (lib/accounts/member-caps.ts)
-      giveBackKeys(s.day).forEach((key, i) => updates.push([GIVE_BACK_SQL[i]!, [unused.credits + unused.free, s.userId, key, s.cause]]));
-    }
-    return { refunds, updates };
-  };
-  return { gate, params: charges.flat(), after };
+  const won = new Set((yield* ask('query', gate, charges.flat())).map((row) => row.cause as string));
+  const refunds: unknown[][] = [];
+  for (const s of settlements) {
+    const unused = unusedOf(s);
+    if (!won.has(s.cause) || unused.credits + unused.free === 0) continue;
+    refunds.push(values({ userId: s.userId, kind: 'refund', cause: s.cause, credits: unused.credits, free: unused.free, day: s.day }, at));
+    if (unused.credits > 0) yield* ask('execute', 'UPDATE users SET credits = credits + ? WHERE id = ?', [unused.credits, s.userId]);
+    if (unused.free > 0) yield* ask('execute', 'UPDATE usage_days SET used = used - ? WHERE user_id = ? AND day = ?', [unused.free, s.userId, s.day]);
+    // the person the reservation counted against gets it back (lib/accounts/member-caps.ts)
+    for (const [i, key] of giveBackKeys(s.day).entries()) yield* ask('execute', GIVE_BACK_SQL[i]!, [unused.credits + unused.free, s.userId, key, s.cause]);
+  }
+  if (refunds.length > 0) yield* ask('insert', 'credit_ledger', COLUMNS, refunds);
+  return won;
 }
 
 /**
@@ -118,26 +119,13 @@ function plan(settlements: Settlement[], at: number) {
  * settled (by the sweeper, or a retry) is left as it was and is not in the set, so its caller must
  * not store the results it was for.
  */
-export async function settleIn(tx: LedgerTx, dialect: Database['dialect'], settlements: Settlement[], at = Date.now()): Promise<Set<string>> {
-  if (settlements.length === 0) return new Set();
-  const { gate, params, after } = plan(settlements, at);
-  const won = new Set((await tx.$queryRawUnsafe<{ cause: string }[]>(q(dialect, gate), ...params)).map((row) => row.cause));
-  const { refunds, updates } = after(won);
-  for (const [sql, args] of updates) await tx.$executeRawUnsafe(q(dialect, sql), ...args);
-  if (refunds.length > 0) await insertRows(tx, dialect, 'credit_ledger', COLUMNS, refunds);
-  return won;
+export function settleIn(tx: LedgerTx, dialect: Database['dialect'], settlements: Settlement[], at = Date.now()): Promise<Set<string>> {
+  return runPlanIn(tx, dialect, settlePlan(settlements, at));
 }
 
 /** settleIn on SQLite's direct connection, inside the caller's synchronous transaction (the single checks' hot path). */
 export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settlement[], at = Date.now()): Set<string> {
-  if (settlements.length === 0) return new Set();
-  const { gate, params, after } = plan(settlements, at);
-  const rows = bulk.prepare(gate).all(...params.map((value) => sqlValue('sqlite', value))) as { cause: string }[];
-  const won = new Set(rows.map((row) => row.cause));
-  const { refunds, updates } = after(won);
-  for (const [sql, args] of updates) bulk.prepare(sql).run(...args);
-  if (refunds.length > 0) sqliteInsert(bulk, 'credit_ledger', COLUMNS, refunds);
-  return won;
+  return runPlanOn(bulk, settlePlan(settlements, at));
 }
 
 /** The reserve row of a cause and whether it is settled: how a retry finds what its first attempt took. */

@@ -1,8 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Dialect } from '../db/client';
-import { q } from '../db/sql';
-import { AppError } from '../errors/errors';
-import type { LedgerTx } from './ledger';
+import { ask, type Plan } from '../db/plan';
+import { AppError } from '../errors/app-error';
 
 /**
  * Credits per member (docs/teams.md): an admin caps a person's charged checks per UTC day and per
@@ -77,23 +74,14 @@ function capReached(period: Period, day: string, row: Row | undefined, count: nu
 }
 
 /**
- * Counts `count` charged checks of `actorId` in `orgId` on `day` (and its month), in the caller's
- * reservation transaction (Prisma's, on either database); throws 402 `member_cap_reached` past a cap.
+ * Counts `count` charged checks of `actorId` in `orgId` on `day` (and its month), as a step of the
+ * reservation's plan (lib/accounts/quota.ts); throws 402 `member_cap_reached` past a cap.
  */
-export async function countMember(tx: LedgerTx, dialect: Dialect, orgId: string, actorId: string, day: string, count: number): Promise<void> {
+export function* countMember(orgId: string, actorId: string, day: string, count: number): Plan<void> {
   for (const period of ['day', 'month'] as const) {
     const key = PERIODS[period].key(day);
-    if ((await tx.$executeRawUnsafe(q(dialect, countSql(period)), ...countParams(orgId, actorId, key, count))) === 1) continue;
-    const row = (await tx.$queryRawUnsafe<Row[]>(q(dialect, usedSql(period)), orgId, actorId, key, orgId, actorId))[0];
+    if ((yield* ask('execute', countSql(period), countParams(orgId, actorId, key, count))) === 1) continue;
+    const row = (yield* ask('query', usedSql(period), [orgId, actorId, key, orgId, actorId]))[0];
     throw capReached(period, day, row, count);
-  }
-}
-
-/** countMember on SQLite's direct connection, inside the reservation's IMMEDIATE transaction (lib/accounts/quota.ts). */
-export function countMemberSqlite(bulk: BetterSqlite3.Database, orgId: string, actorId: string, day: string, count: number): void {
-  for (const period of ['day', 'month'] as const) {
-    const key = PERIODS[period].key(day);
-    if (bulk.prepare(countSql(period)).run(...countParams(orgId, actorId, key, count)).changes === 1) continue;
-    throw capReached(period, day, bulk.prepare(usedSql(period)).get(orgId, actorId, key, orgId, actorId) as Row | undefined, count);
   }
 }

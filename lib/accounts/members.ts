@@ -1,12 +1,14 @@
 import type { Database } from '../db/client';
 import { recordAudit } from '../audit/record';
 import type { AuditTarget } from '../audit/actions';
-import { byDialect } from '../db/sql';
+import { lockOrganisation } from '../db/transactions';
 import type { Tx } from '../db/capped';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { isIdShaped } from '../db/ids';
 import { bumpAccountVersion } from './versions';
 import { ROLES, isRole, roleAtLeast, roleRank, type Role } from './roles';
+
+export { renameOrganisation } from './organisation';
 
 /**
  * Who belongs to an organisation and with which role (docs/teams.md). An organisation is a users
@@ -78,50 +80,6 @@ async function membersWhere({ prisma }: Database, where: { orgId: string; userId
 }
 
 /**
- * Renames the organisation and/or sets whether it requires two-factor (owners: lib/api/operations/).
- * Requiring two-factor needs the person asking to have it on (409), so an owner cannot lock
- * themselves out of their own settings. Each change is a `settings.changed` audit row, from and to.
- */
-export async function renameOrganisation(
-  { prisma }: Database,
-  orgId: string,
-  change: { name?: string; require_two_factor?: boolean },
-  actorId: string,
-): Promise<{ id: string; name: string; require_two_factor: boolean }> {
-  if (change.name === undefined && change.require_two_factor === undefined) {
-    throw new AppError('invalid_request', 'Send `name` or `require_two_factor`.', { param: 'body' });
-  }
-  if (change.require_two_factor) {
-    const actor = await prisma.user.findUnique({ where: { id: actorId }, select: { totpEnabledAt: true } });
-    if (!actor?.totpEnabledAt)
-      throw new AppError('conflict', 'Turn on two-factor for yourself first (Settings, Two-factor), then require it for the organisation.');
-  }
-  const row = await prisma.$transaction(async (tx) => {
-    const before = await tx.user.findUnique({ where: { id: orgId }, select: { orgName: true, requireTwoFactor: true } });
-    const after = await tx.user.update({
-      where: { id: orgId },
-      data: {
-        ...(change.name !== undefined ? { orgName: change.name.trim() || null } : {}),
-        ...(change.require_two_factor !== undefined ? { requireTwoFactor: change.require_two_factor } : {}),
-      },
-      select: { id: true, email: true, orgName: true, requireTwoFactor: true },
-    });
-    const target = { type: 'organisation' as const, id: orgId, label: after.orgName ?? after.email };
-    if (change.name !== undefined)
-      await recordAudit(tx, orgId, 'settings.changed', target, { setting: 'name', from: before?.orgName ?? null, to: after.orgName });
-    if (change.require_two_factor !== undefined) {
-      await recordAudit(tx, orgId, 'settings.changed', target, {
-        setting: 'require_two_factor',
-        from: before?.requireTwoFactor ?? null,
-        to: after.requireTwoFactor,
-      });
-    }
-    return after;
-  });
-  return { id: row.id, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor };
-}
-
-/**
  * Whether `actor` may manage `target` (change, cap or remove them): owners manage everyone, admins
  * the members and viewers; nobody else manages anyone. A role given may not be above the actor's.
  */
@@ -143,14 +101,6 @@ function assertManages(actor: Actor, target: Role, newRole?: Role): void {
 async function memberTarget(tx: Tx, userId: string): Promise<AuditTarget> {
   const person = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
   return { type: 'member', id: userId, label: person?.email ?? null };
-}
-
-/** Serialises membership changes of one organisation (the owner count is read and written under it). */
-async function lockOrganisation(tx: Tx, dialect: Database['dialect'], orgId: string): Promise<void> {
-  await byDialect(dialect, {
-    postgres: () => tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, `members:${orgId}`),
-    sqlite: () => tx.$executeRawUnsafe('UPDATE "users" SET "plan" = "plan" WHERE "id" = ?', orgId),
-  })();
 }
 
 async function assertAnotherOwner(tx: Tx, orgId: string, leaving: string): Promise<void> {

@@ -3,7 +3,8 @@ import { DIALECTS } from '@/test/databases';
 import { setup } from '@/test/api/harness';
 import { readMigrations } from '@/lib/db/migrate';
 import { cancelJob } from '@/lib/jobs/worker/lifecycle';
-import { accountUsage, utcDay } from './quota';
+import { utcDay } from './day';
+import { accountUsage } from './quota';
 import { auditCredits } from './audit';
 
 // An account from before the ledger: credits, free verifications used today, and an unfinished job

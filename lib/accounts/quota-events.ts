@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/record';
 import { env } from '../config/env';
 import { q, sqlValue } from '../db/sql';
 import { buildEvent, enqueueEvent } from '../webhooks/outbox';
-import { utcDay } from './quota';
+import { utcDay } from './day';
 
 /**
  * Quota events (docs/rules-and-usage.md): `quota.warning` once each time the account's credits

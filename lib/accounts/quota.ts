@@ -1,15 +1,16 @@
-import type { Database, Db, Dialect } from '../db/client';
+import type { Database, Dialect } from '../db/client';
 import { recordAudit } from '../audit/record';
-import type BetterSqlite3 from 'better-sqlite3';
 import { newId } from '../db/ids';
-import { sqliteInsert } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { ask, type Plan } from '../db/plan';
+import { runWritePlan } from '../db/plan-executors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { failpoint } from '../failpoints/failpoints';
 import { retriedKey } from './causes';
-import { appendMovements, moveOwner, reservationOf, settleIn, type LedgerTx } from './ledger';
-import { countMember, countMemberSqlite } from './member-caps';
+import { appendMovements, appendMovementsStep, moveOwner, reservationOf, settleIn, type LedgerTx } from './ledger';
+import { countMember } from './member-caps';
 import { ownerId, settleOrRetry } from './owners';
+import { utcDay } from './day';
 import { noteQuotaExceeded, noteQuotaLevel, safely } from './quota-events';
 
 /**
@@ -25,8 +26,6 @@ export interface Reservation {
   /** taken over from an earlier attempt of the same Idempotency-Key, not taken now */
   adopted?: boolean;
 }
-
-export const utcDay = (now = Date.now()) => new Date(now).toISOString().slice(0, 10);
 
 export async function usedToday({ prisma }: Database, userId: string, day = utcDay()): Promise<number> {
   const row = await prisma.usageDay.findUnique({ where: { userId_day: { userId, day } } });
@@ -85,7 +84,7 @@ export async function reserve(
   }
 }
 
-/** The reservation and its ledger row in one transaction, on either database. */
+/** The reservation and its ledger row in one write transaction (lib/db/plan-executors.ts `runWritePlan`), on either database. */
 async function takeWithLedger(
   database: Database,
   userId: string,
@@ -95,61 +94,14 @@ async function takeWithLedger(
   owner: string,
   actor: string | null,
 ): Promise<Reservation> {
-  const { bulk, writeLock } = database;
-  if (bulk && writeLock) return writeLock.run(() => reserveOnSqlite(bulk, userId, day, count, cause, owner, actor));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.prisma.$transaction(async (tx) => {
-        const reservation = await takeReservation(tx, userId, day, count);
-        // the person's rows last: held only until the commit (lib/accounts/member-caps.ts)
-        if (actor) await countMember(tx, database.dialect, userId, actor, day, count);
-        await appendMovements(tx, database.dialect, [
-          { userId, kind: 'reserve', cause, credits: reservation.credits, free: reservation.free, day, owner, actor },
-        ]);
-        return { cause, ...reservation };
-      });
+      return await runWritePlan(database, () => reservationPlan(userId, day, count, cause, owner, actor));
     } catch (error) {
       if (!(error instanceof QuotaMoved) && !lostDayRowRace(error)) throw error;
       if (attempt >= 20) throw new AppError('conflict', 'Too many requests changed the quota at the same time; please retry.');
     }
   }
-}
-
-/**
- * SQLite: the same reservation as `takeReservation`, with its ledger row, in one synchronous
- * IMMEDIATE transaction on the direct connection (the write lock taken first, so nothing moves
- * between the read and the updates, and none of Prisma's per-statement cost on the hot path).
- */
-function reserveOnSqlite(
-  bulk: BetterSqlite3.Database,
-  userId: string,
-  day: string,
-  count: number,
-  cause: string,
-  owner: string,
-  actor: string | null,
-): Reservation {
-  return bulk
-    .transaction(() => {
-      bulk.prepare('INSERT INTO usage_days (user_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING').run(userId, day);
-      const { used } = bulk.prepare('SELECT used FROM usage_days WHERE user_id = ? AND day = ?').get(userId, day) as { used: number };
-      const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - used));
-      const credits = count - free;
-      if (credits > 0 && bulk.prepare('UPDATE users SET credits = credits - ? WHERE id = ? AND credits >= ?').run(credits, userId, credits).changes !== 1) {
-        const user = bulk.prepare('SELECT credits FROM users WHERE id = ?').get(userId) as { credits: number } | undefined;
-        throw insufficient(count, free, user?.credits ?? 0);
-      }
-      if (free > 0) bulk.prepare('UPDATE usage_days SET used = used + ? WHERE user_id = ? AND day = ?').run(free, userId, day);
-      if (actor) countMemberSqlite(bulk, userId, actor, day, count);
-      sqliteInsert(
-        bulk,
-        'credit_ledger',
-        ['user_id', 'kind', 'cause', 'credits', 'free', 'day', 'created_at', 'owner', 'actor_id'],
-        [[userId, 'reserve', cause, credits, free, day, Date.now(), owner, actor]],
-      );
-      return { cause, day, free, credits };
-    })
-    .immediate();
 }
 
 const insufficient = (count: number, free: number, credits: number) =>
@@ -159,28 +111,23 @@ const insufficient = (count: number, free: number, credits: number) =>
     credits,
   });
 
-/** One try: today's free verifications first, then credits; 402 when they do not cover `count`. */
-async function takeReservation(tx: Tx, userId: string, day: string, count: number): Promise<Omit<Reservation, 'cause'>> {
-  const usage = await tx.usageDay.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, used: 0 }, update: {} });
-  const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - usage.used));
+/**
+ * One try: today's free verifications first, then credits (402 when they do not cover `count`),
+ * the person's count, then the `reserve` row. Taking the free ones is conditional on the count read,
+ * so two reservations cannot both take the last free ones; the one that loses rolls back (credits
+ * included) and reads again.
+ */
+function* reservationPlan(userId: string, day: string, count: number, cause: string, owner: string, actor: string | null): Plan<Reservation> {
+  const used = yield* ask('openDay', userId, day);
+  const free = Math.max(0, Math.min(count, env().EV_FREE_DAILY - used));
   const credits = count - free;
-  if (credits > 0) {
-    const charged = await tx.user.updateMany({ where: { id: userId, credits: { gte: credits } }, data: { credits: { decrement: credits } } });
-    if (charged.count !== 1) {
-      const user = await tx.user.findUnique({ where: { id: userId } });
-      throw insufficient(count, free, user?.credits ?? 0);
-    }
-  }
-  // Conditional on the count read above, so two reservations cannot both take the last free ones;
-  // the one that loses rolls back (credits included) and reads again.
-  if (free > 0) {
-    const taken = await tx.usageDay.updateMany({ where: { userId, day, used: usage.used }, data: { used: { increment: free } } });
-    if (taken.count !== 1) throw new QuotaMoved();
-  }
-  return { day, free, credits };
+  if (credits > 0 && !(yield* ask('takeCredits', userId, credits))) throw insufficient(count, free, yield* ask('creditsOf', userId));
+  if (free > 0 && !(yield* ask('takeFree', userId, day, free, used))) throw new QuotaMoved();
+  // the person's rows last: held only until the commit (lib/accounts/member-caps.ts)
+  if (actor) yield* countMember(userId, actor, day, count);
+  yield* appendMovementsStep([{ userId, kind: 'reserve', cause, credits, free, day, owner, actor }]);
+  return { cause, day, free, credits };
 }
-
-type Tx = Pick<Db, 'user' | 'usageDay'>;
 
 /**
  * Settles a reservation in the caller's transaction (the one that stores the results it paid for):

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { addMember, onMembershipChange } from './members';
 import { isRole, ROLES, type Role } from './roles';
 import { normalizeEmail } from './users';

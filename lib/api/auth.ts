@@ -1,6 +1,6 @@
 import { keyAccess, type KeyAccess } from '../accounts/keys';
 import { readSession, sessionIsCurrent } from '../auth/sessions';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { assertSameOrigin } from '../auth/origin';
 import { db } from '../db/client';
 import type { Role } from '../accounts/roles';

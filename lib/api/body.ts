@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, invalidRequest, validate } from '../errors/errors';
+import { AppError, invalidRequest, validate } from '../errors/app-error';
 
 /**
  * Reads a body's bytes, refusing it as soon as it passes `maxBytes` (by Content-Length when given,

@@ -1,7 +1,7 @@
 import { keyAccess, type KeyAccess } from '../accounts/keys';
 import { db } from '../db/client';
-import { AppError } from '../errors/errors';
-import { errorResponse } from './errors';
+import { AppError } from '../errors/app-error';
+import { errorResponse } from './error-response';
 
 /**
  * CORS for publishable keys (the form widget, /widget.js, and the SDK in a browser): only the

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { takeHeavySlot, watchBody } from './heavy';
 
 describe('heavy request slots per account', () => {

@@ -1,5 +1,5 @@
 import { env } from '../config/env';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 
 /**
  * Heavy requests (a bulk submission: up to EV_MAX_BODY_BYTES read and a million rows checked; a

@@ -6,8 +6,8 @@ import { env } from '../config/env';
 import { db, type Database } from '../db/client';
 import { failpoint } from '../failpoints/failpoints';
 import { q } from '../db/sql';
-import { AppError } from '../errors/errors';
-import { errorResponse } from './errors';
+import { AppError } from '../errors/app-error';
+import { errorResponse } from './error-response';
 
 /**
  * Idempotency-Key on POST (Stripe semantics): the first answer below 500 to a key is stored for the

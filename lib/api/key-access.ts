@@ -1,7 +1,7 @@
 import { ipAllowed, visitorOf } from '../accounts/restrictions';
 import type { KeyAccess } from '../accounts/keys';
 import { clientAddress } from '../auth/origin';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import type { Caller } from './auth';
 import { allowedOrigin } from './cors';
 import { takeRateLimit, type RateHeaders } from './ratelimit';

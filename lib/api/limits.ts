@@ -1,5 +1,5 @@
 import { env } from '../config/env';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { secondsUntil } from './ratelimit';
 import { rateStore } from './rate-store';
 

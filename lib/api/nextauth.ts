@@ -1,7 +1,7 @@
 import NextAuth from 'next-auth';
 import { readBytes } from './body';
-import { AppError, invalidRequest } from '../errors/errors';
-import { errorResponse } from './errors';
+import { AppError, invalidRequest } from '../errors/app-error';
+import { errorResponse } from './error-response';
 import { clientAddress, requestOrigin, withAuthRequestAddress } from '../auth/origin';
 import { env } from '../config/env';
 import { authOptions } from '../auth/options';

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import { GET } from '@/app/v1/openapi.json/route';
 import { ROUTE_MODULES } from '@/test/api/contract';
-import { ERROR_STATUS } from '../errors/errors';
+import { ERROR_STATUS } from '../errors/app-error';
 import { buildOpenApi, OPERATIONS } from './openapi';
 import type * as res from './responses';
 import type { singleResult, verifyResult } from '../checks/shape';

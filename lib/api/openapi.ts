@@ -1,3 +1,4 @@
+import type { EventType } from '../webhooks/events';
 import { z } from 'zod';
 import { requestSchemas, responseSchemas } from './registry';
 import { OPERATIONS, type Operation } from './operations';
@@ -153,7 +154,7 @@ export function buildOpenApi(): Record<string, unknown> {
       'list.expiring': webhookOperation('ListExpiringEvent', 'A list is deleted by retention in 7 days, then in 1 day (docs/retention.md)'),
       'list.changed': webhookOperation('ListChangedEvent', "A monitor's run completed with rows whose verdict changed"),
       'webhook.test': webhookOperation('WebhookTestEvent', 'A test event (POST /v1/webhooks/{id}/test)'),
-    },
+    } satisfies Record<EventType, unknown>,
     components: {
       securitySchemes: {
         bearerAuth: {

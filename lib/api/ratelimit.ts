@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { rateStore } from './rate-store';
 
 const WINDOW_MS = 60_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors/errors';
+import { ERROR_STATUS, type ErrorCode } from '../errors/app-error';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { ROLES } from '../accounts/roles';
 import { responseSchemas as named } from './registry';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../accounts/roles';
-import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
+import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rule-match';
 import { responseSchemas as named } from './registry';
 import { count, eventBase, success, timestamp } from './responses-common';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../webhooks/events';
 import { responseSchemas as named } from './registry';
 import { webhookEvent } from './schemas';
 import { count, eventBase, success, timestamp } from './responses-common';
@@ -27,9 +28,7 @@ export const webhookList = z.object({ success, data: z.array(webhook) }).registe
 export const webhookDeleted = z.object({ success, id: z.string(), deleted: z.literal(true) }).register(named, { id: 'WebhookDeleted' });
 
 const deliveryState = z.enum(['pending', 'succeeded', 'failed']).register(named, { id: 'DeliveryState' });
-export const eventType = z
-  .enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed', 'webhook.test'])
-  .register(named, { id: 'EventType' });
+export const eventType = z.enum(EVENT_TYPES).register(named, { id: 'EventType' });
 export const delivery = z
   .object({
     id: z.string(),

@@ -7,7 +7,7 @@ import { corsHeaders } from './cors';
 import { admitKey } from './key-access';
 import { readBytes } from './body';
 import { answer, type AnswerOf } from './answer';
-import { errorResponse } from './errors';
+import { errorResponse } from './error-response';
 import type { Operation, PathParams } from './operation';
 import { takeHeavySlot, watchBody } from './heavy';
 import { withIdempotency } from './idempotency';

@@ -1,8 +1,9 @@
+import { WEBHOOK_EVENTS } from '../webhooks/events';
 import { z } from 'zod';
 import { bulkFields } from '../jobs/intake/bulk-schema';
 import { requestSchemas } from './registry';
 import { BUCKETS } from '../verifier/vocabulary';
-import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rules';
+import { RULE_ACTIONS, RULE_MATCHES } from '../verifier/rule-match';
 import { AUDIT_ACTIONS } from '../audit/actions';
 
 /** What the routes take: bodies and queries, validated by zod (lib/api/body.ts). Keys' and teams' are in schemas-keys.ts and schemas-teams.ts. */
@@ -84,7 +85,7 @@ export const downloadQuery = z.object({
 });
 export const egressQuery = z.object({ refresh: boolParam.optional().describe('Check again now (at most every 10 s) instead of answering from the cache.') });
 
-export const webhookEvent = z.enum(['bulk.completed', 'bulk.failed', 'quota.warning', 'quota.exceeded', 'list.expiring', 'list.changed']);
+export const webhookEvent = z.enum(WEBHOOK_EVENTS);
 
 // Monitors (lib/monitors) and the reuse of fresh results (lib/jobs/intake/reuse.ts)
 const intervalDays = z.number().int().min(1).max(365).describe('Days between runs: 30, 60 or 90 as the dashboard offers, or any number from 1 to 365.');

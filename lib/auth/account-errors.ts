@@ -1,5 +1,5 @@
 import type { AccountError } from '../accounts/users';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 
 /** Account errors in the API's envelope: the field at fault as `param`. */
 export function accountAppError(error: AccountError): AppError {

@@ -1,5 +1,5 @@
 import { AccountError, authenticatePassword, changePassword } from '../accounts/users';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { forgetSessionVersion } from './sessions';
 import { clearAttempts, countAttempt } from './throttle';

@@ -1,5 +1,5 @@
 import { db } from '../db/client';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { membershipOf, onMembershipChange, organisationsOf, type Membership } from '../accounts/members';
 import { parseCookies, VERSION_CACHE_MS } from './sessions';
 

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { bareAddress, ipAllowed } from '../accounts/restrictions';
 import { env } from '../config/env';
 import type { ProxyTrust } from '../config/trust-proxy';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 
 /**
  * Where a request came in: scheme and host as this server saw them. Next's own server fills in

@@ -1,5 +1,5 @@
 import { AccountError, createAccount, type Account } from '../accounts/users';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { countAttempt, uncountAttempt } from './throttle';
 import { db } from '../db/client';

@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { sessionSecret } from '../config/secret';
 import type { Role } from '../accounts/roles';
 

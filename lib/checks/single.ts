@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import type { Database } from '../db/client';
 import { identityRefusal } from '../egress/state';
 import { env } from '../config/env';
@@ -10,7 +10,7 @@ import { giveBackBudget, takeBudget, type KeyBudget } from '../accounts/key-budg
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { deadline } from '../verifier/verify';
-import { verdictOfRules } from './rules';
+import { verdictOfRules } from './rule-verdict';
 import { ruleBookForAddress } from '../rules/store';
 import { applySandboxTrigger } from './triggers';
 import { verifierFor } from './verifiers';

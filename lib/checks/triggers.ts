@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { env } from '../config/env';
 import { sandboxTrigger } from '../verifier/sandbox';
 

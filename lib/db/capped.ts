@@ -1,6 +1,6 @@
-import { AppError } from '../errors/errors';
-import type { Database } from './client';
+import { AppError } from '../errors/app-error';
 import { byDialect } from './sql';
+import type { Database } from './types';
 
 export type Tx = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];
 

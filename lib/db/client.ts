@@ -3,33 +3,14 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
+import type { Database, Db, Dialect, WriteLock } from './types';
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
 import { env } from '../config/env';
 import { applyMigrations } from './migrate';
 import { SerializedSqliteAdapter } from './sqlite-adapter';
 import { processSlot } from '../config/process-slots';
 
-/** Both generated clients have the same models; the SQLite one's type stands for both. */
-export type Db = SqliteClient;
-export type Dialect = 'sqlite' | 'postgres';
-
-export interface Database {
-  prisma: Db;
-  dialect: Dialect;
-  /** the URL it was opened from (a store that needs its own connections opens them here) */
-  url: string;
-  /**
-   * SQLite only: a second, direct connection to the same file for bulk writes. Through the Prisma
-   * adapter a 22-column insert manages about 33k rows/s; prepared statements here about 150k.
-   */
-  bulk?: BetterSqlite3.Database;
-  /** SQLite only: see `writeLock()` below. */
-  writeLock?: WriteLock;
-}
-
-export interface WriteLock {
-  run<T>(work: () => T | Promise<T>): Promise<T>;
-}
+export type { Database, Db, Dialect, WriteLock } from './types';
 
 /**
  * The direct connection writes synchronously, waiting on SQLite's lock without yielding; if a Prisma

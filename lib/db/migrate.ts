@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db, Dialect } from './client';
 import { byDialect } from './sql';
+import type { Db, Dialect } from './types';
 
 /**
  * Applies the SQL migrations under prisma/ at start-up through the driver adapter (the Prisma CLI cannot reach

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { env } from '../config/env';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { metrics } from './registry';
 
 /**

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { scrapeMetrics } from './endpoint';
 
 /**

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import { isIdShaped, newId } from '../db/ids';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { getOwnJob } from '../jobs/status/status';
 import type { JobSummary } from '../results/summary';
 import type { Change } from './changes';

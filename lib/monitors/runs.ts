@@ -3,7 +3,7 @@ import { env } from '../config/env';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
 import { insertRows, q } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { failpoint } from '../failpoints/failpoints';
 import { CHUNK_COLUMNS, chunkRows, chunkSize } from '../jobs/intake/chunk-rows';
 import { chunkQueue } from '../jobs/queue';

@@ -1,6 +1,6 @@
 import type { Database, Db } from '../db/client';
 import { q } from '../db/sql';
-import { RULED_REASONS } from '../verifier/rules';
+import { RULED_REASONS } from '../verifier/rule-match';
 import type { Verdict } from '../verifier/types';
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { env } from '../config/env';
 import { byDialect, q } from '../db/sql';
-import { invalidRequest } from '../errors/errors';
+import { invalidRequest } from '../errors/app-error';
 import { bumpAccountVersion } from '../accounts/versions';
 import { deleteDeliveries } from './expire';
 import { deleteVerifications } from './usage-kept';

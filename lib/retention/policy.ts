@@ -2,7 +2,7 @@ import type { Database } from '../db/client';
 import { recordAudit } from '../audit/record';
 import { env } from '../config/env';
 import { DAY_MS } from '../usage/days';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { monitoredJobsToKeep } from '../monitors/keep';
 import { ENDED_STATES } from '../jobs/states';
 

@@ -4,12 +4,12 @@ import { accountVersion, bumpAccountVersion } from '../accounts/versions';
 import { selectRows } from '../db/sql';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
-import { AppError, notFound } from '../errors/errors';
+import { AppError, notFound } from '../errors/app-error';
 import { checkSyntax } from '../verifier/syntax';
 import { recordAudit } from '../audit/record';
-import { EMPTY_BOOK, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rules';
+import { EMPTY_BOOK, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleBook, type RuleMatch } from '../verifier/rule-match';
 
-/** The `rules` table: an account's allow and block rules (lib/verifier/rules.ts applies them). */
+/** The `rules` table: an account's allow and block rules (lib/verifier/rule-match.ts applies them). */
 
 export interface RuleInput {
   action: RuleAction;
@@ -108,7 +108,7 @@ let cachedRules = 0;
  * The rule book a single check applies: the account's whole book, read once per change to the
  * account's rules (one version read per request otherwise; `since`: lib/accounts/versions.ts).
  * The whole book decides an address exactly as the rules of its own address, domain, TLD and MX
- * hosts would (lib/verifier/rules.ts looks each level up by value).
+ * hosts would (lib/verifier/rule-match.ts looks each level up by value).
  */
 export async function ruleBookForAddress(database: Database, userId: string, email: string, since?: number): Promise<RuleBook> {
   if (!checkSyntax(email).ok) return EMPTY_BOOK;

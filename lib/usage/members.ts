@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { memberUsage } from '../api/responses-rules';
-import { utcDay } from '../accounts/quota';
+import { utcDay } from '../accounts/day';
 import type { Role } from '../accounts/roles';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';

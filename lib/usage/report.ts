@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { usageRow } from '../api/responses-rules';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 import { daySql, daysOf, dayOf, msRange, type DayRange } from './days';
 import { ledgerByDay } from './ledger';
 import { usageByMember } from './members';

@@ -30,3 +30,11 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefine
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+
+/** The verification's deadline passed while it waited (verify.ts answers with what it knows). */
+export class DeadlinePassed extends Error {}
+
+/** Waits for `work` until the verification's deadline, which ends the wait as DeadlinePassed. */
+export function untilDeadline<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  return untilAborted(work, signal, () => new DeadlinePassed());
+}

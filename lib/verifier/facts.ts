@@ -1,5 +1,5 @@
 import { isDisposableDomain, isFreeProvider, isRoleAccount } from './lists';
-import { matchRule, ruledVerdict, type RuleBook } from './rules';
+import { matchRule, ruledVerdict, type RuleBook } from './rule-match';
 import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
 import type { Verdict } from './types';

@@ -1,5 +1,6 @@
-import { REJECTION_RULES, readRejection, type Parties, type Subject } from './rejection';
-import type { ProbeStage, SmtpReply } from './smtp';
+import { readRejection, type Parties } from './rejection';
+import { REJECTION_RULES, type Subject } from './rejection-rules';
+import type { ProbeStage, SmtpReply } from './smtp-session';
 import type { SubReason } from './vocabulary';
 
 /**

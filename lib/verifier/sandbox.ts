@@ -1,4 +1,4 @@
-import { matchRule, ruledVerdict } from './rules';
+import { matchRule, ruledVerdict } from './rule-match';
 import { suggestCorrection } from './suggest';
 import { checkSyntax } from './syntax';
 import type { Reason, RiskLevel, Verdict, VerdictStatus, Verifier } from './types';

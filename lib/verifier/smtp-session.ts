@@ -2,6 +2,9 @@ import net from 'node:net';
 import { SocksClient } from 'socks';
 import type { SocksProxy } from './proxy';
 
+/** Where a conversation stopped, or where its deciding reply came. */
+export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
+
 /**
  * The SMTP session under a conversation: the connection (directly or through a SOCKS5 proxy) and
  * the reply reader with its limits. probeMailbox (smtp.ts) holds the conversation; the egress

@@ -2,9 +2,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { SocksProxy } from './proxy';
 import { isTooManyRecipients } from './reply';
-import { connect, ProbeFailure, Session, type ProbeFailureKind, type SmtpReply } from './smtp-session';
+import { connect, ProbeFailure, Session, type ProbeFailureKind, type ProbeStage, type SmtpReply } from './smtp-session';
 
-export { SMTP_LIMITS, parseReply, type ProbeFailureKind, type SmtpReply } from './smtp-session';
+export { SMTP_LIMITS, parseReply, type ProbeFailureKind, type ProbeStage, type SmtpReply } from './smtp-session';
 
 export interface ProbeOptions {
   ip: string;
@@ -34,8 +34,6 @@ export interface ProbeOptions {
   /** false: never STARTTLS (the retry after a failed handshake, as MTAs fall back to plain text) */
   startTls?: boolean;
 }
-
-export type ProbeStage = 'connect' | 'banner' | 'helo' | 'mail' | 'rcpt';
 
 export interface ProbeResult {
   /** null: the server answered; otherwise why the conversation ended without an answer */

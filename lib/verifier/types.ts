@@ -1,4 +1,4 @@
-import type { RuleBook } from './rules';
+import type { RuleBook } from './rule-book';
 import type { Reason, RiskLevel, SubReason, VerdictStatus } from './vocabulary';
 
 /** The vocabulary of a verdict is declared once, in vocabulary.ts. */
@@ -57,7 +57,7 @@ export interface Verdict {
   catch_all: boolean;
   did_you_mean: string | null;
   evidence: Evidence | null;
-  /** the allow or block rule that decided it (reason `allowlisted` / `blocklisted`; lib/verifier/rules.ts) */
+  /** the allow or block rule that decided it (reason `allowlisted` / `blocklisted`; lib/verifier/rule-match.ts) */
   rule_id?: string;
 }
 
@@ -73,7 +73,7 @@ export interface VerifyOutcome {
 
 export interface VerifyOptions {
   signal?: AbortSignal;
-  /** the caller's allow and block rules, applied before any probe (lib/verifier/rules.ts) */
+  /** the caller's allow and block rules, applied before any probe (lib/verifier/rule-match.ts) */
   rules?: RuleBook;
 }
 

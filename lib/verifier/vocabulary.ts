@@ -22,7 +22,7 @@ export const REASONS = [
   'no_connect',
   'unavailable_smtp',
   'unexpected_error',
-  'allowlisted', // an allow rule of the account decided, before any probe (lib/verifier/rules.ts)
+  'allowlisted', // an allow rule of the account decided, before any probe (lib/verifier/rule-match.ts)
   'blocklisted', // a block rule of the account decided, before any probe
 ] as const;
 export type Reason = (typeof REASONS)[number];

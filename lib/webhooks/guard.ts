@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { AppError, invalidRequest } from '../errors/errors';
+import { AppError, invalidRequest } from '../errors/app-error';
 import { env } from '../config/env';
 import { isPrivateAddress } from '../verifier/net';
 import { parseDnsServers } from '../verifier/dns';

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/client';
-import { notFound } from '../errors/errors';
+import { notFound } from '../errors/app-error';
 import { createCapped, type Tx } from '../db/capped';
 import { env } from '../config/env';
 import { isIdShaped, newId } from '../db/ids';
 import { parseWebhookUrl, resolvePublicAddress } from './guard';
 import { buildEvent, enqueueEvent } from './outbox';
+import { DEFAULT_EVENTS, TEST_EVENT } from './events';
 import { deliverNow } from './dispatch';
 import { recordAudit } from '../audit/record';
 
@@ -35,7 +36,7 @@ export async function createWebhook(database: Database, userId: string, input: {
         url: url.toString(),
         secret,
         description: input.description ?? '',
-        events: JSON.stringify(input.events ?? ['bulk.completed', 'bulk.failed']),
+        events: JSON.stringify(input.events ?? DEFAULT_EVENTS),
       },
     });
     // the URL's host only: a path or query may carry the receiver's own token
@@ -112,7 +113,7 @@ export async function listDeliveries(database: Database, userId: string, id: str
 /** Queues a `webhook.test` event for this endpoint and sends it now. */
 export async function sendTestEvent(database: Database, userId: string, id: string, sandbox: boolean) {
   await ownWebhook(database, userId, id);
-  const event = buildEvent('webhook.test', sandbox, { message: 'This is a test event from your email verification service.' });
+  const event = buildEvent(TEST_EVENT, sandbox, { message: 'This is a test event from your email verification service.' });
   const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
   await deliverNow(database, deliveryId!);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });

@@ -1,8 +1,9 @@
 import type { Db } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
+import { TEST_EVENT, type EventType } from './events';
 
-export type EventType = 'bulk.completed' | 'bulk.failed' | 'quota.warning' | 'quota.exceeded' | 'list.expiring' | 'list.changed' | 'webhook.test';
+export type { EventType } from './events';
 
 export interface EventPayload {
   id: string;
@@ -37,7 +38,7 @@ export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, 
   const ids: string[] = [];
   for (const hook of hooks) {
     const events = JSON.parse(hook.events) as string[];
-    if (event.type !== 'webhook.test' && !events.includes(event.type)) continue;
+    if (event.type !== TEST_EVENT && !events.includes(event.type)) continue;
     const id = newId('dlv');
     await tx.webhookDelivery.create({
       data: { id, webhookId: hook.id, eventType: event.type, payload: JSON.stringify(event), nextAttemptAt: BigInt(Date.now()) },

@@ -4,7 +4,7 @@ import { json, publicRoute } from '@/lib/api/route';
 import { signupBody } from '@/lib/api/schemas';
 import { signUp } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
-import { AppError, invalidRequest } from '@/lib/errors/errors';
+import { AppError, invalidRequest } from '@/lib/errors/app-error';
 
 /**
  * Creates an account; the page then signs in through next-auth with the same credentials. The

@@ -1,4 +1,4 @@
-import { AppError } from '@/lib/errors/errors';
+import { AppError } from '@/lib/errors/app-error';
 import { unknownPathRoute } from '@/lib/api/route';
 
 /** Unknown /v1 paths: authenticated and answered like every /v1 call, in the error envelope. */

@@ -2,7 +2,7 @@ import { parseQuery } from '@/lib/api/body';
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { auditQuery } from '@/lib/api/schemas';
-import { invalidRequest } from '@/lib/errors/errors';
+import { invalidRequest } from '@/lib/errors/app-error';
 import { db } from '@/lib/db/client';
 import { auditCsv, decodeCursor, listAudit } from '@/lib/audit/query';
 

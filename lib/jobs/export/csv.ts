@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client';
 import { byDialect, selectArrays } from '../../db/sql';
-import { AppError, invalidRequest } from '../../errors/errors';
+import { AppError, invalidRequest } from '../../errors/app-error';
 import { CHANGED_SQL } from '../../monitors/changes';
 import { bucketCondition, type DownloadFilter } from '../../results/rows';
 import { DUPLICATE_AT, DUPLICATE_COLUMN, RESULT_COLUMNS, type ResultRow, resultCells, resultSelect, resultValues, UPLOAD_AT } from './columns';

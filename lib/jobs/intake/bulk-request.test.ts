@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '../../errors/errors';
+import type { AppError } from '../../errors/app-error';
 import { parseBulkRequest } from './bulk-request';
 
 const refusal = (body: string) =>

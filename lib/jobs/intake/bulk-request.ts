@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { Tokenizer, TokenType } from '@streamparser/json';
 import type { z } from 'zod';
 import { env } from '../../config/env';
-import { AppError, invalidRequest, validate } from '../../errors/errors';
+import { AppError, invalidRequest, validate } from '../../errors/app-error';
 import { type UploadFormat, uploadFormat } from '../export/formats';
 import { bulkFields } from './bulk-schema';
 import { forEachSliced, mapSliced } from './slices';

@@ -1,12 +1,12 @@
 import { causeId } from '../../accounts/causes';
 import { refund, refundIn, reservationSwept, reserve } from '../../accounts/quota';
 import { recordAudit } from '../../audit/record';
-import { verdictOfRules } from '../../checks/rules';
+import { verdictOfRules } from '../../checks/rule-verdict';
 import { refuseWithoutIdentity } from '../../checks/single';
 import { verifierFor } from '../../checks/verifiers';
 import type { Database } from '../../db/client';
 import { q, selectRows } from '../../db/sql';
-import { AppError } from '../../errors/errors';
+import { AppError } from '../../errors/app-error';
 import { failpoint } from '../../failpoints/failpoints';
 import { isChargeable } from '../../results/chargeable';
 import type { StoredVerification } from '../../results/rows';

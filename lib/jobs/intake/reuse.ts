@@ -1,7 +1,7 @@
 import { recordAudit } from '../../audit/record';
 import type { Database } from '../../db/client';
 import { byDialect, selectRows, sqlBoolean } from '../../db/sql';
-import { AppError } from '../../errors/errors';
+import { AppError } from '../../errors/app-error';
 import { NOT_RULED } from '../../results/chargeable';
 import { emailCase, mailboxCase } from '../../results/history';
 import { VERIFICATION_COLUMNS } from '../../results/rows';

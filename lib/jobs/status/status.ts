@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client';
 import { isIdShaped } from '../../db/ids';
 import { selectRows } from '../../db/sql';
-import { notFound } from '../../errors/errors';
+import { notFound } from '../../errors/app-error';
 import { type Bucket, bucketCondition, bulkItem, type StoredVerification } from '../../results/rows';
 import type { JobSummary } from '../../results/summary';
 import { completedProviderCounts, waitingFor } from './insights';

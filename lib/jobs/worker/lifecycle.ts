@@ -2,7 +2,7 @@ import { jobReservation, type Reservation, refundIn } from '../../accounts/quota
 import { recordAudit } from '../../audit/record';
 import type { Database, Db } from '../../db/client';
 import { byDialect } from '../../db/sql';
-import { AppError } from '../../errors/errors';
+import { AppError } from '../../errors/app-error';
 import { failpoint, pausepoint } from '../../failpoints/failpoints';
 import { recordChanges } from '../../monitors/changes';
 import { chargeableCount } from '../../results/chargeable';

@@ -4,7 +4,7 @@ import { json, publicRoute } from '@/lib/api/route';
 import { invitationJoinBody } from '@/lib/api/schemas';
 import { signUpWithInvitation } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
-import { AppError, invalidRequest } from '@/lib/errors/errors';
+import { AppError, invalidRequest } from '@/lib/errors/app-error';
 
 /**
  * A new person joins through an invitation link: their account (the invited address, the sign-up's

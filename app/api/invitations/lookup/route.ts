@@ -4,7 +4,7 @@ import { json, publicRoute } from '@/lib/api/route';
 import { invitationTokenBody } from '@/lib/api/schemas';
 import { lookUpInvitationThrottled } from '@/lib/auth/signup';
 import { env } from '@/lib/config/env';
-import { AppError, invalidRequest } from '@/lib/errors/errors';
+import { AppError, invalidRequest } from '@/lib/errors/app-error';
 
 /**
  * What the join page (app/(auth)/join/page.tsx) shows of a link before anyone signs in: the

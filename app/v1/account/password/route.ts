@@ -1,5 +1,5 @@
 import { parseBody } from '@/lib/api/body';
-import { AppError } from '@/lib/errors/errors';
+import { AppError } from '@/lib/errors/app-error';
 import { answer } from '@/lib/api/answer';
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';

@@ -4,7 +4,7 @@ import { operations } from '@/lib/api/operations';
 import { invitationTokenBody } from '@/lib/api/schemas';
 import { acceptInvitation } from '@/lib/accounts/invitations';
 import { db } from '@/lib/db/client';
-import { AppError } from '@/lib/errors/errors';
+import { AppError } from '@/lib/errors/app-error';
 
 /** The signed-in person accepts an invitation sent to their address (never with an API key: a key is not a person). */
 export const POST = apiRoute(operations.acceptInvitation, async (_request, caller) => {

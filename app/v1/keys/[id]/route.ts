@@ -2,7 +2,7 @@ import { parseBody } from '@/lib/api/body';
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { keyUpdateBody } from '@/lib/api/schemas';
-import { notFound } from '@/lib/errors/errors';
+import { notFound } from '@/lib/errors/app-error';
 import { revokeApiKey, updateApiKey, makerOf } from '@/lib/accounts/keys';
 import { db } from '@/lib/db/client';
 

@@ -3,7 +3,7 @@ import { takeJobLimits } from '@/lib/api/limits';
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { listQuery } from '@/lib/api/schemas';
-import { invalidRequest } from '@/lib/errors/errors';
+import { invalidRequest } from '@/lib/errors/app-error';
 import { db } from '@/lib/db/client';
 import { parseBulkRequest } from '@/lib/jobs/intake/bulk-request';
 import { decodeCursor, listJobs } from '@/lib/jobs/status/status';

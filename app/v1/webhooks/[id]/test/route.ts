@@ -1,7 +1,7 @@
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
-import { notFound } from '@/lib/errors/errors';
+import { notFound } from '@/lib/errors/app-error';
 import { sendTestEvent } from '@/lib/webhooks/manage';
 
 export const POST = apiRoute(operations.testWebhook, async (_request, caller, { id }) => {

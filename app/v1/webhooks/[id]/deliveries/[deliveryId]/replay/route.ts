@@ -1,7 +1,7 @@
 import { apiRoute } from '@/lib/api/route';
 import { operations } from '@/lib/api/operations';
 import { db } from '@/lib/db/client';
-import { notFound } from '@/lib/errors/errors';
+import { notFound } from '@/lib/errors/app-error';
 import { replayDelivery } from '@/lib/webhooks/manage';
 
 export const POST = apiRoute(operations.replayDelivery, async (_request, caller, { id, deliveryId }) => {

@@ -1,5 +1,5 @@
 import { env } from '../config/env';
-import { needsMxHosts, type RuleBook } from '../verifier/rules';
+import { needsMxHosts, type RuleBook } from '../verifier/rule-match';
 import { sandboxMxHost } from '../verifier/sandbox';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 /**
  * The closed set of error codes and their HTTP statuses (the error table of docs/api.md; `Error` in
  * lib/api/openapi.ts). The domain throws `AppError` without importing the request plumbing;
- * `errorResponse` (lib/api/errors.ts) turns it into the envelope.
+ * `errorResponse` (lib/api/error-response.ts) turns it into the envelope.
  */
 export const ERROR_STATUS = {
   authentication_error: 401,

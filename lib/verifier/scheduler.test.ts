@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createScheduler } from './limits';
+import { createScheduler } from './scheduler';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/errors';
+import { AppError } from '../errors/app-error';
 
 /** The one error envelope: an `AppError` as itself, anything else as a logged 500 with a generic message. */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {

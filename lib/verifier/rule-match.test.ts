@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rulesFromRows } from '../sdk/src/rules';
-import { matchRule, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleMatch } from './rules';
+import { matchRule, normalizeRuleValue, ruleBook, type Rule, type RuleAction, type RuleMatch } from './rule-match';
 import { checkSyntax } from './syntax';
 
 let n = 0;

@@ -1,5 +1,8 @@
+import type { Rule, RuleBook, RuleMatch } from './rule-book';
 import { checkSyntax } from './syntax';
 import type { Verdict } from './types';
+
+export { RULE_ACTIONS, RULE_MATCHES, type Rule, type RuleAction, type RuleBook, type RuleMatch } from './rule-book';
 
 /**
  * Allow and block rules (docs/rules-and-usage.md): an account's own say over an address, decided
@@ -7,24 +10,6 @@ import type { Verdict } from './types';
  * then TLD); at one level a block beats an allow. Plain data and pure functions: the verifier core
  * and the sandbox engine apply the same book.
  */
-
-export const RULE_ACTIONS = ['allow', 'block'] as const;
-export const RULE_MATCHES = ['email', 'domain', 'mx', 'tld'] as const;
-export type RuleAction = (typeof RULE_ACTIONS)[number];
-export type RuleMatch = (typeof RULE_MATCHES)[number];
-
-export interface Rule {
-  id: string;
-  action: RuleAction;
-  match: RuleMatch;
-  value: string;
-}
-
-/** An account's rules indexed by level and value: one Map lookup per level and address. */
-export interface RuleBook {
-  readonly size: number;
-  readonly byLevel: Record<RuleMatch, Map<string, Rule>>;
-}
 
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
