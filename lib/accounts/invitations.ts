@@ -55,7 +55,7 @@ function stateOf(row: Row, now = new Date()): InvitationState {
   return row.expiresAt <= now ? 'expired' : 'pending';
 }
 
-async function describe({ prisma }: Database, rows: Row[]): Promise<InvitationInfo[]> {
+async function describeInvitations({ prisma }: Database, rows: Row[]): Promise<InvitationInfo[]> {
   const people = await prisma.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.invitedBy))] } }, select: { id: true, email: true } });
   const email = new Map(people.map((p) => [p.id, p.email]));
   const now = new Date();
@@ -116,13 +116,13 @@ export async function createInvitation(
     await recordAudit(tx, orgId, 'member.invited', { type: 'invitation', id: created.id, label: email }, { role: input.role });
     return created;
   });
-  return { invitation: (await describe(database, [row]))[0]!, token };
+  return { invitation: (await describeInvitations(database, [row]))[0]!, token };
 }
 
 /** The organisation's invitations, newest first, with their state. */
 export async function listInvitations(database: Database, orgId: string): Promise<InvitationInfo[]> {
   const rows = await database.prisma.invitation.findMany({ where: { orgId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: 500 });
-  return describe(database, rows);
+  return describeInvitations(database, rows);
 }
 
 /** Revokes a pending invitation of the organisation (404 for any other); an admin cannot revoke an owner's invitation of an admin or owner. */

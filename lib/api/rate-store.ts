@@ -60,8 +60,12 @@ function coalesced(name: RateStore['name'], add: AddHits): RateStore {
     inFlight.add(id);
     add(batch.subject, batch.start, batch.windowMs, batch.hits.length)
       .then(
-        (total) => batch.hits.forEach((hit, i) => hit.resolve(total - batch.hits.length + 1 + i)),
-        (error) => batch.hits.forEach((hit) => hit.reject(error)),
+        (total) => {
+          for (const [i, hit] of batch.hits.entries()) hit.resolve(total - batch.hits.length + 1 + i);
+        },
+        (error) => {
+          for (const hit of batch.hits) hit.reject(error);
+        },
       )
       .finally(() => {
         inFlight.delete(id);

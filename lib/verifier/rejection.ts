@@ -135,9 +135,9 @@ function hostSubReason(text: string): SubReason {
 }
 
 const domainOf = (address: string | undefined) => (address && address.includes('@') ? address.slice(address.lastIndexOf('@') + 1).toLowerCase() : '');
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `name` as a whole name in `text`: "verifier.example" in "<verifier.example>" but not in "mx.verifier.example.net" */
-const namesName = (text: string, name: string) => !!name && new RegExp(`(^|[^a-z0-9.-])${escape(name)}($|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i').test(text);
+const namesName = (text: string, name: string) => !!name && new RegExp(`(^|[^a-z0-9.-])${escapeRegExp(name)}($|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i').test(text);
 /** One name is the other or under it (mx.example.org and example.org). */
 const related = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 

@@ -44,7 +44,7 @@ describe('createScheduler', () => {
       expect(running.length).toBeLessThanOrEqual(8);
       const round = running;
       running = [];
-      round.forEach((finish) => finish());
+      for (const finish of round) finish();
       rounds++;
     }
     expect(rounds).toBe(13);

@@ -60,7 +60,10 @@ export function createScheduler(limits: { perKey: number | ((key: string) => num
   }
 
   function offer(lane: Lane): void {
-    if (lane.heapIndex >= 0) return siftUp(lane.heapIndex);
+    if (lane.heapIndex >= 0) {
+      siftUp(lane.heapIndex);
+      return;
+    }
     if (!eligible(lane)) return;
     lane.heapIndex = heap.length;
     heap.push(lane);

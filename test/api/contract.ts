@@ -81,17 +81,18 @@ export function assertMatchesContract(handler: unknown, answer: Answer): void {
   const { doc, ajv, byHandler } = load();
   const route = byHandler.get(handler);
   const where = route ? `${route.method.toUpperCase()} ${route.path} → ${answer.status}` : `catch-all → ${answer.status}`;
-  const fail = (what: string) => {
-    throw new Error(`Response does not match the OpenAPI document (${where}): ${what}\n${answer.text.slice(0, 500)}`);
-  };
+  const mismatch = (what: string) => new Error(`Response does not match the OpenAPI document (${where}): ${what}\n${answer.text.slice(0, 500)}`);
   if (!route) {
-    if (handler === unknownPath.GET && answer.status >= 400) return checkBody(deref(doc, { $ref: '#/components/responses/NotFound' }));
+    if (handler === unknownPath.GET && answer.status >= 400) {
+      checkBody(deref(doc, { $ref: '#/components/responses/NotFound' }));
+      return;
+    }
     throw new Error('This handler is not in test/api/contract.ts ROUTE_MODULES: add its route there and to lib/api/openapi.ts.');
   }
   const operation = doc.paths[route.path]?.[route.method];
-  if (!operation) return fail('the operation is not in the document');
+  if (!operation) throw mismatch('the operation is not in the document');
   const response = deref(doc, operation.responses[String(answer.status)]);
-  if (!response) return fail(`status ${answer.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+  if (!response) throw mismatch(`status ${answer.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
   checkBody(response);
 
   function checkBody(response: any) {
@@ -99,21 +100,21 @@ export function assertMatchesContract(handler: unknown, answer: Answer): void {
       const spec = deref(doc, header);
       const value = answer.headers.get(name);
       if (value === null) {
-        if (spec.required) fail(`header ${name} is missing`);
+        if (spec.required) throw mismatch(`header ${name} is missing`);
         continue;
       }
       const validate = validator(ajv, spec.schema);
-      if (!validate(value)) fail(`header ${name}: ${value} ${ajv.errorsText(validate.errors)}`);
+      if (!validate(value)) throw mismatch(`header ${name}: ${value} ${ajv.errorsText(validate.errors)}`);
     }
     const contentType = answer.headers.get('content-type') ?? '';
     const contents = Object.entries<any>(response.content ?? {});
     // an operation offering JSON and CSV (`?format=csv`) answers either
     const [mediaType, media] = contents.find(([type]) => contentType.startsWith(type)) ?? contents[0] ?? [];
     if (!mediaType) return;
-    if (!contentType.startsWith(mediaType)) fail(`content-type ${contentType}, documented ${mediaType}`);
+    if (!contentType.startsWith(mediaType)) throw mismatch(`content-type ${contentType}, documented ${mediaType}`);
     if (mediaType !== 'application/json') return;
     const validate = validator(ajv, media.schema);
-    if (!validate(answer.json)) fail(ajv.errorsText(validate.errors, { separator: '\n  ' }));
+    if (!validate(answer.json)) throw mismatch(ajv.errorsText(validate.errors, { separator: '\n  ' }));
   }
 }
 

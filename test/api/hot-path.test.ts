@@ -29,7 +29,9 @@ function countStatements(dialect: 'sqlite' | 'postgres') {
     get count() {
       return spies.reduce((sum, spy) => sum + (spy.mock.contexts as { source?: string }[]).filter((c) => !control.test(c?.source ?? '')).length, 0);
     },
-    restore: () => spies.forEach((spy) => spy.mockRestore()),
+    restore: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
   };
 }
 

@@ -335,7 +335,7 @@ describe('hostile bodies (sqlite)', () => {
   ];
   it.each(SIZES)('size: %s', async (_what, build, name, status, error) => {
     process.env.EV_MAX_BODY_BYTES = String(BODY_LIMIT);
-    let res;
+    let res: Awaited<ReturnType<typeof send>>;
     try {
       res = await send(ENDPOINTS[name].handler, build());
     } finally {

@@ -38,7 +38,7 @@ export function providerMix(total: number, { tag = '', smallEvery = 20, targets 
   const emails: string[] = [];
   const byTarget = new Map<string, number>();
   targets.forEach((target, t) => {
-    target.mx.forEach((name, i) => dnsLines.push(`host-record=${name},${target.ips[i]}`));
+    for (const [i, name] of target.mx.entries()) dnsLines.push(`host-record=${name},${target.ips[i]}`);
     for (let d = 0; d < target.domains; d++) dnsLines.push(`mx-host=${target.name}${d}.test,${target.mx[d % target.mx.length]},10`);
     const count = Math.round(total * target.share);
     byTarget.set(target.name, count);

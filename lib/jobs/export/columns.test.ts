@@ -37,7 +37,7 @@ describe.each(DIALECTS)('the migrations to named columns on %s', (dialect) => {
   });
 
   it('backfills sub_reason and mailbox_provider from the details JSON of rows stored before it', async () => {
-    const before = (id: number, details: object) =>
+    const storedBefore = (id: number, details: object) =>
       database.prisma.verification.create({
         data: {
           id,
@@ -62,9 +62,9 @@ describe.each(DIALECTS)('the migrations to named columns on %s', (dialect) => {
           createdAt: 0n,
         },
       });
-    await before(1, { smtp_valid: null, sub_reason: 'greylisted', mailbox_provider: 'google' });
-    await before(2, { smtp_valid: null, sub_reason: null });
-    await before(3, {});
+    await storedBefore(1, { smtp_valid: null, sub_reason: 'greylisted', mailbox_provider: 'google' });
+    await storedBefore(2, { smtp_valid: null, sub_reason: null });
+    await storedBefore(3, {});
     const folder = dialect === 'postgres' ? 'prisma/postgres/migrations' : 'prisma/migrations';
     const backfill = readFileSync(`${folder}/20261125160000_verification_columns/migration.sql`, 'utf8')
       .split('\n')

@@ -61,6 +61,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
         if (token !== TokenType.LEFT_BRACE) fail(invalidRequest('body', 'The request body must be a JSON object.'));
         where = 'first-key';
         return;
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: a first key is a key (below)
       case 'first-key':
         if (token === TokenType.RIGHT_BRACE) {
           where = 'done';
@@ -103,6 +104,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
       case 'after-value':
         next(token, 'key', TokenType.RIGHT_BRACE, 'done');
         return;
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: a first element is an element (below)
       case 'first-item':
         if (token === TokenType.RIGHT_BRACKET) {
           where = 'after-value';
@@ -127,6 +129,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
       case 'after-item':
         next(token, 'list', TokenType.RIGHT_BRACKET, 'after-value');
         return;
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: a first cell is a cell (below)
       case 'first-cell':
         if (token === TokenType.RIGHT_BRACKET) {
           list.push('[]');
