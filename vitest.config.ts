@@ -84,6 +84,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // bundles the scripts tests start as processes, once per run (test/scripts.ts)
+    globalSetup: ['./test/bundle-scripts.ts'],
     projects: [
       { extends: true, test: { name: 'parallel', include: PARALLEL, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       {
