@@ -72,6 +72,10 @@ const PARALLEL = [
   'test/api/metrics.test.ts',
   'test/api/roles.test.ts',
   'test/api/teams-upgrade.test.ts',
+  'test/api/member-caps.test.ts',
+  'test/api/two-factor.test.ts',
+  'test/jobs/claims.test.ts',
+  'test/jobs/fair-claiming.test.ts',
   'test/hostile/access.test.ts',
   'test/hostile/addresses.test.ts',
   'test/hostile/bodies.test.ts',
@@ -84,6 +88,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // bundles the scripts tests start as processes, once per run (test/scripts.ts)
+    globalSetup: ['./test/bundle-scripts.ts'],
     projects: [
       { extends: true, test: { name: 'parallel', include: PARALLEL, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       {

@@ -8,6 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { scriptArgs } from '../test/scripts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -69,7 +70,10 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     ...options.env,
   };
   const createKey = async (i: number) => {
-    const { stdout } = await run(join(BIN, 'tsx'), ['scripts/create-key.ts', '--email', i ? `bench${i}@example.com` : 'bench@example.com'], { cwd: ROOT, env });
+    const { stdout } = await run(process.execPath, [...scriptArgs('scripts/create-key.ts'), '--email', i ? `bench${i}@example.com` : 'bench@example.com'], {
+      cwd: ROOT,
+      env,
+    });
     const key = stdout.trim().split('\n').pop()!.trim();
     if (!key) throw new Error(`create-key printed no key:\n${stdout}`);
     return key;

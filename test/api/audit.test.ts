@@ -35,6 +35,7 @@ import { retentionPass } from '@/lib/retention/sweep';
 import { DIALECTS } from '../databases';
 import { answerOf, call as callRoute, sessionCookie, setup } from './harness';
 import { ROUTE_MODULES } from './contract';
+import { scriptArgs } from '../scripts';
 
 /** `call` with the request's path filled in from the route's own (the role check reads it: lib/api/key-access.ts). */
 const call: typeof callRoute = (handler, options = {}) => {
@@ -358,7 +359,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
   });
 
   it("the operator's scripts: credits granted and an address erased in every organisation, by the command", async () => {
-    const grant = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grant-credits.ts', '--email', people.owner.email, '--credits', '250'], {
+    const grant = spawnSync(process.execPath, [...scriptArgs('scripts/grant-credits.ts'), '--email', people.owner.email, '--credits', '250'], {
       env: process.env,
       encoding: 'utf8',
     });
@@ -375,7 +376,7 @@ describe.each(DIALECTS)('the audit log (%s)', (dialect) => {
     for (const k of [ctx.key, (await elsewhereKey).key])
       await call(bulk.POST, { key: k, body: { columns: ['email'], rows: [[gone]], email_column: 0, filename: 'x.csv' } });
     const before = (await rows('data.erased')).length;
-    const erase = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/erase.ts', '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
+    const erase = spawnSync(process.execPath, [...scriptArgs('scripts/erase.ts'), '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
     expect(erase.status, erase.stderr).toBe(0);
     expect(JSON.parse(erase.stdout)).toMatchObject({ email: gone, removed: { list_rows: 2 } });
     const ours = (await rows('data.erased')).slice(before);

@@ -17,6 +17,7 @@ import { pruneRateWindows } from '@/lib/api/rate-store';
 import { newId } from '@/lib/db/ids';
 import { DIALECTS } from '../databases';
 import { call, setup, type Call } from './harness';
+import { scriptArgs } from '../scripts';
 import { db } from '@/lib/db/client';
 
 const LIMITS = {
@@ -214,7 +215,7 @@ async function httpCall(port: number, path: string, options: Call = {}) {
 }
 
 async function startInstance(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/api/instance.ts'], {
+  const child = spawn(process.execPath, scriptArgs('test/api/instance.ts'), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

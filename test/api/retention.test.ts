@@ -28,6 +28,7 @@ import { buildEvent, enqueueEvent } from '@/lib/webhooks/outbox';
 import { DIALECTS } from '../databases';
 import { assertWebhookPayload } from './contract';
 import { call, setup, until } from './harness';
+import { scriptArgs } from '../scripts';
 
 // Retention, erasure and export (docs/retention.md) on both databases, in production mode with the
 // sandbox engine (so credits are reserved, charged and audited). After a deletion or an erasure
@@ -350,7 +351,7 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
       webhook_deliveries: 0,
     });
 
-    const script = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/erase.ts', '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
+    const script = spawnSync(process.execPath, [...scriptArgs('scripts/erase.ts'), '--email', gone, '--json'], { env: process.env, encoding: 'utf8' });
     expect(script.status).toBe(0);
     expect(JSON.parse(script.stdout)).toMatchObject({ email: gone, removed: { results: 2, list_rows: 1 } });
     expect(await tablesHolding(ctx.database, gone)).toEqual([]);

@@ -7,6 +7,7 @@ import { accountUsage, grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { isChargeable } from '@/lib/results/chargeable';
 import { setup } from '../api/harness';
+import { scriptArgs } from '../scripts';
 
 // Three worker processes share one PostgreSQL; one dies by SIGKILL mid-job. Production-mode
 // accounting runs with the sandbox engine plugged in (EV_PRODUCTION_ENGINE=sandbox).
@@ -14,7 +15,7 @@ const TOTAL = Number(process.env.EV_TEST_SCALE ?? 100_000);
 const CREDITS = 150_000;
 
 function startWorker(url: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+  return spawn(process.execPath, scriptArgs('scripts/worker.ts'), {
     env: { ...process.env, DATABASE_URL: url, EV_LEASE_MS: '2000', EV_PRODUCTION_ENGINE: 'sandbox', EV_WORKER_CONCURRENCY: '50' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { setup } from '../api/harness';
+import { scriptArgs } from '../scripts';
 import { startCountingSmtp, type CountingSmtp } from '../peers/counting-smtp';
 import { startDnsmasq, type DnsPeer } from '../peers/dnsmasq';
 
@@ -48,7 +49,7 @@ afterAll(async () => {
 });
 
 function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/worker.ts'), {
     env: {
       ...process.env,
       EV_DNS_SERVERS: dns.server,

@@ -3,6 +3,7 @@ import { useDatabase, type Database } from '@/lib/db/client';
 import { q } from '@/lib/db/sql';
 import { chargeableCount } from '@/lib/results/chargeable';
 import { startPrivatePostgres, type PrivatePostgres } from '../peers/postgres';
+import { scriptArgs } from '../scripts';
 
 /**
  * Real `scripts/worker.ts` processes for the fault tests (test/jobs/*-faults.test.ts): started with
@@ -17,7 +18,7 @@ export interface WorkerProcess {
 }
 
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/worker.ts'), {
     env: { ...process.env, EV_EMBEDDED_WORKER: 'false', EV_EGRESS_POLICY: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,11 +5,12 @@ import { processedCount } from '@/lib/jobs/status/status';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
+import { scriptArgs } from '../scripts';
 
 const TOTAL = 60_000;
 
 function startWorker(url: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+  return spawn(process.execPath, scriptArgs('scripts/worker.ts'), {
     env: { ...process.env, DATABASE_URL: url, EV_LEASE_MS: '1500', EV_EMBEDDED_WORKER: 'false' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
