@@ -2,7 +2,7 @@ import type { Database, Db, Dialect } from '../../db/client';
 import { newId } from '../../db/ids';
 import { insertWhileHeld } from '../../db/insert-while-held';
 import { dbNow, q, selectRows } from '../../db/sql';
-import { VERIFICATION_COLUMNS } from '../../results/rows';
+import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES } from '../../results/rows';
 import { OPEN_SQL } from '../states';
 
 /**
@@ -158,6 +158,7 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
     held: { sql: `SELECT 1 FROM job_chunks WHERE ${HELD}`, values: args },
     table: 'verifications',
     columns: VERIFICATION_COLUMNS,
+    types: VERIFICATION_PG_TYPES,
     rows,
     suffix: 'ON CONFLICT DO NOTHING',
     after: chunk.stalledClaims > 0 ? { sql: PROGRESS, values: args } : null,
