@@ -1,5 +1,5 @@
 import type { Database } from './client';
-import { insertArrays, insertRows, q, sqliteInsert } from './sql';
+import { insertArrays, insertRows, prepared, q, sqliteInsert } from './sql';
 
 /** SQL written with `?` placeholders, and its values. */
 export interface Statement {
@@ -36,8 +36,8 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
   const { bulk, writeLock, prisma, dialect } = database;
   const stores = plan.rows.length > 0;
   if (bulk && writeLock) {
-    const check = bulk.prepare(plan.held.sql);
-    const after = plan.after && bulk.prepare(plan.after.sql);
+    const check = prepared(bulk, plan.held.sql);
+    const after = plan.after && prepared(bulk, plan.after.sql);
     return writeLock.run(() =>
       bulk
         .transaction(() => {

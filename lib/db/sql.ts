@@ -127,7 +127,8 @@ export async function selectArrays(database: Database, query: string, params: un
     .all(...params.map((p) => sqlValue('sqlite', p))) as unknown[][];
 }
 
-function prepared(bulk: BetterSqlite3, query: string) {
+/** A statement of the direct connection, prepared once per connection and query. */
+export function prepared(bulk: BetterSqlite3, query: string) {
   let cache = statements.get(bulk);
   if (!cache) statements.set(bulk, (cache = new Map()));
   let statement = cache.get(query);

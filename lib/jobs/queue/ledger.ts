@@ -172,20 +172,6 @@ function progressed(chunk: ChunkClaim, rows: unknown[][]): true {
   return true;
 }
 
-/**
- * Items of a chunk that have no stored result yet: a retried chunk repeats nothing. A duplicate is
- * never verified: it takes its first occurrence's result (csvPage, processedCount).
- */
-export async function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
-  const rows = await selectRows<{ idx: number; email: string }>(
-    database,
-    `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
-      AND i.duplicate_of IS NULL AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`,
-    [chunk.jobId, chunk.startIdx, chunk.endIdx],
-  );
-  return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
-}
-
 /** Marks the claim's chunk done, in the caller's transaction; false when the claim is no longer held (cancelled, taken over). */
 export async function completeChunk(tx: Tx, dialect: Dialect, chunk: ChunkClaim): Promise<boolean> {
   const count = await tx.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'done' WHERE ${HELD}`), chunk.jobId, chunk.no, chunk.token);
