@@ -118,7 +118,9 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   let mem: ReturnType<typeof rss.stop>;
   let peakDuringSubmitMb = NaN;
   try {
-    r = await runBulk(server.baseUrl, auth, body, emails, Math.max(targetMs * 5, 120_000), () => {
+    // BENCH_BULK_TIMEOUT_MS: a loaded machine may need longer than the default to see the job through
+    const timeoutMs = Number(process.env.BENCH_BULK_TIMEOUT_MS ?? Math.max(targetMs * 5, 120_000));
+    r = await runBulk(server.baseUrl, auth, body, emails, timeoutMs, () => {
       peakDuringSubmitMb = rss.peakSoFar();
     });
   } finally {
@@ -137,7 +139,7 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   row(`bulk ${label}: /health during job: max ms / probes > 100 ms`, `${fmt(h.maxMs, 0)} / ${h.over100Ms} of ${h.probes}`);
   row(`bulk ${label}: server RSS MB before / peak in submit request / end`, `${fmt(rssBefore, 0)} / ${fmt(peakDuringSubmitMb, 0)} / ${fmt(mem.endMb, 0)}`);
   if (watchRss) {
-    row(`bulk ${label}: server peak RSS MB (before ${fmt(rssBefore, 0)})`, fmt(mem.peakMb, 0), '< 500', mem.peakMb < 500);
+    row(`bulk ${label}: server peak RSS MB (before ${fmt(rssBefore, 0)})`, fmt(mem.peakMb, 0), '< 450', mem.peakMb < 450);
   } else {
     row(`bulk ${label}: server peak RSS MB (before ${fmt(rssBefore, 0)})`, fmt(mem.peakMb, 0));
   }
@@ -181,7 +183,7 @@ export async function sandboxBench() {
     if (!singleOnly) {
       if (!bulkOnly) await bulk(server, auth, 100_000, 10_000, false);
       if (!quick) {
-        const big = await bulk(server, auth, 1_000_000, 20_000, true);
+        const big = await bulk(server, auth, 1_000_000, 15_000, true); // issue 34's targets
         await download(server, auth, big.jobId, 1_000_000);
       }
     }

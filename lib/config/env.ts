@@ -20,7 +20,7 @@ const schema = z
     EV_MAX_BULK_EMAILS: int.default(1_000_000),
     EV_SANDBOX_TIMEOUT_MS: int.default(1000),
     EV_WORKER_CONCURRENCY: int.default(50),
-    EV_CHUNK_SIZE: int.default(2000),
+    EV_CHUNK_SIZE: int.default(10_000),
     EV_LEASE_MS: int.default(60_000),
     EV_MONITOR_POLL_MS: int.default(60_000),
     /** when a job's address is asked again after our side failed (database, politeness store, DNS resolver): a retry, not a verdict */

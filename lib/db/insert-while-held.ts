@@ -1,5 +1,5 @@
 import type { Database } from './client';
-import { insertRows, q, sqliteInsert } from './sql';
+import { insertArrays, insertRows, prepared, q, sqliteInsert } from './sql';
 
 /** SQL written with `?` placeholders, and its values. */
 export interface Statement {
@@ -20,6 +20,8 @@ export interface HeldInsert {
   rows: unknown[][];
   /** e.g. ON CONFLICT DO NOTHING */
   suffix: string;
+  /** each column's PostgreSQL type: the rows then go as one array per column (`insertArrays`) */
+  types?: Readonly<Record<string, string>>;
   /** a statement that follows a save that stored rows (null: none) */
   after: Statement | null;
 }
@@ -34,8 +36,8 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
   const { bulk, writeLock, prisma, dialect } = database;
   const stores = plan.rows.length > 0;
   if (bulk && writeLock) {
-    const check = bulk.prepare(plan.held.sql);
-    const after = plan.after && bulk.prepare(plan.after.sql);
+    const check = prepared(bulk, plan.held.sql);
+    const after = plan.after && prepared(bulk, plan.after.sql);
     return writeLock.run(() =>
       bulk
         .transaction(() => {
@@ -51,7 +53,8 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
     async (tx) => {
       const held = await tx.$queryRawUnsafe<unknown[]>(q(dialect, `${plan.held.sql} FOR SHARE`), ...plan.held.values);
       if (held.length !== 1) return false;
-      if (stores) await insertRows(tx, dialect, plan.table, plan.columns, plan.rows, plan.suffix);
+      if (stores && plan.types) await insertArrays(tx, plan.table, plan.columns, plan.types, plan.rows, plan.suffix);
+      else if (stores) await insertRows(tx, dialect, plan.table, plan.columns, plan.rows, plan.suffix);
       return true;
     },
     { timeout: 60_000, maxWait: 30_000 },

@@ -73,6 +73,25 @@ export async function insertTogether(runner: Runner, first: TableRows, second: T
   await runner.$executeRawUnsafe(`WITH inserted AS (${head}) ${insert(second)}`, ...params);
 }
 
+/**
+ * PostgreSQL: inserts rows as one array per column, which the database unnests (`types` names each
+ * column's type): a statement of `columns.length` parameters however many rows, where a multi-row
+ * VALUES list binds (and the driver converts) one parameter per cell.
+ */
+export async function insertArrays(
+  runner: Runner,
+  table: string,
+  columns: readonly string[],
+  types: Readonly<Record<string, string>>,
+  rows: readonly unknown[][],
+  suffix = '',
+): Promise<void> {
+  if (rows.length === 0) return;
+  const arrays = columns.map((_, c) => rows.map((row) => sqlValue('postgres', row[c])));
+  const unnest = columns.map((column, c) => `$${c + 1}::${types[column]}[]`).join(', ');
+  await runner.$executeRawUnsafe(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${unnest}) ${suffix}`, ...arrays);
+}
+
 const ROWS_PER_STATEMENT = 100;
 type BetterSqlite3 = import('better-sqlite3').Database;
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
@@ -128,7 +147,8 @@ export async function selectArrays(database: Database, query: string, params: un
     .all(...params.map((p) => sqlValue('sqlite', p))) as unknown[][];
 }
 
-function prepared(bulk: BetterSqlite3, query: string) {
+/** A statement of the direct connection, prepared once per connection and query. */
+export function prepared(bulk: BetterSqlite3, query: string) {
   let cache = statements.get(bulk);
   if (!cache) statements.set(bulk, (cache = new Map()));
   let statement = cache.get(query);

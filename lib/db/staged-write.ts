@@ -1,7 +1,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Database, Db } from './client';
 import type { Statement } from './insert-while-held';
-import { insertRows, q, sqliteInsert } from './sql';
+import { insertArrays, insertRows, q, sqliteInsert } from './sql';
 
 type Tx = Omit<Db, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
@@ -27,7 +27,14 @@ export interface StagedWrite {
   /** the row the others belong to: what makes them visible */
   head: ModelRow;
   /** its many rows, `count` of them, made `slice(from, to)` at a time so they are never all in memory */
-  body: { table: string; columns: readonly string[]; count: number; slice(from: number, to: number): unknown[][] };
+  body: {
+    table: string;
+    columns: readonly string[];
+    /** each column's PostgreSQL type: its slices then go as one array per column (`insertArrays`) */
+    types?: Readonly<Record<string, string>>;
+    count: number;
+    slice(from: number, to: number): unknown[][];
+  };
   /** statements that write more of its rows inside the database, one batch each (made as they run) */
   copies: Iterable<Statement>;
   /** rows written with the head */
@@ -83,7 +90,9 @@ export async function writeStaged(database: Database, plan: StagedWrite): Promis
     async (tx) => {
       await plan.head.create(tx);
       for (let from = 0; from < body.count; from += SLICE) {
-        await insertRows(tx, dialect, body.table, body.columns, body.slice(from, Math.min(body.count, from + SLICE)));
+        const rows = body.slice(from, Math.min(body.count, from + SLICE));
+        if (body.types) await insertArrays(tx, body.table, body.columns, body.types, rows);
+        else await insertRows(tx, dialect, body.table, body.columns, rows);
       }
       for (const copy of plan.copies) await tx.$executeRawUnsafe(q(dialect, copy.sql), ...copy.values);
       await insertRows(tx, dialect, plan.tail.table, plan.tail.columns, plan.tail.rows);

@@ -69,6 +69,37 @@ export const VERIFICATION_COLUMNS = [
 const everyField: Exclude<keyof VerificationRecord, (typeof VERIFICATION_COLUMNS)[number]> extends never ? true : never = true;
 void everyField;
 
+/**
+ * Each column's PostgreSQL type, for the batch save that sends one array per column
+ * (`insertArrays`, lib/db/sql.ts): a statement of 24 parameters however many rows it stores.
+ */
+export const VERIFICATION_PG_TYPES = {
+  user_id: 'text',
+  job_id: 'text',
+  idx: 'integer',
+  email: 'text',
+  sandbox: 'boolean',
+  source: 'text',
+  status: 'text',
+  valid: 'boolean',
+  deliverable: 'boolean',
+  risk_level: 'text',
+  reason: 'text',
+  score: 'integer',
+  confidence: 'integer',
+  provider: 'text',
+  disposable: 'boolean',
+  role: 'boolean',
+  free: 'boolean',
+  catch_all: 'boolean',
+  did_you_mean: 'text',
+  cached: 'boolean',
+  sub_reason: 'text',
+  mailbox_provider: 'text',
+  details: 'text',
+  created_at: 'bigint',
+} as const satisfies Record<(typeof VERIFICATION_COLUMNS)[number], string>;
+
 /** Every column of `verifications`: its id, the fields a verdict is stored with, and reused_at (set by the copy of lib/jobs/intake/reuse.ts). */
 export const STORED_COLUMNS = ['id', ...VERIFICATION_COLUMNS, 'reused_at'] as const;
 

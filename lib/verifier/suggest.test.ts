@@ -1,4 +1,6 @@
+import { POPULAR_DOMAINS, run } from '@zootools/email-spell-checker';
 import { describe, expect, it } from 'vitest';
+import { commonProviders } from './lists';
 import { suggestCorrection } from './suggest';
 
 describe('suggestCorrection', () => {
@@ -12,5 +14,20 @@ describe('suggestCorrection', () => {
     expect(suggestCorrection('a', 'gmail.com')).toBeNull();
     expect(suggestCorrection('alice', 'example.test')).toBeNull();
     expect(suggestCorrection('john', 'company.com')).toBeNull();
+  });
+
+  it('answers from the domain it has seen as the checker answers each address', () => {
+    const known = new Set([...POPULAR_DOMAINS, ...commonProviders]);
+    const domains = ['gmaik.co', 'yaho.com', 'outlok.com', 'example.test', 'gmail.con', 'hotmial.com', 'company.com'];
+    const locals = ['jorge', 'a.b+tag', 'x', '"quoted@local"', 'Mixed.Case'];
+    for (let round = 0; round < 2; round++) {
+      for (const domain of domains) {
+        for (const local of locals) {
+          const checked = known.has(domain) ? undefined : run({ email: `${local}@${domain}` });
+          const expected = checked && checked.domain !== domain && known.has(checked.domain) ? `${local}@${checked.domain}` : null;
+          expect(suggestCorrection(local, domain), `${local}@${domain}`).toBe(expected);
+        }
+      }
+    }
   });
 });

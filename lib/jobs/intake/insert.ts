@@ -12,6 +12,8 @@ import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 type Tx = Pick<Db, '$executeRawUnsafe'>;
 
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
+/** PostgreSQL writes a queued job's items as column arrays (lib/db/staged-write.ts) */
+const ITEM_PG_TYPES = { job_id: 'text', idx: 'integer', email: 'text', row: 'text', duplicate_of: 'integer' };
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
@@ -99,7 +101,7 @@ export async function insertQueuedJob(
       create: (tx) => tx.job.create({ data: { ...job, status: 'queued' } }),
       row: () => ({ table: 'jobs', columns: jobColumns, rows: [[...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()]] }),
     },
-    body: { table: 'job_items', columns: ITEM_COLUMNS, count: emails.length, slice: (from, to) => itemRows(job.id, items, from, to) },
+    body: { table: 'job_items', columns: ITEM_COLUMNS, types: ITEM_PG_TYPES, count: emails.length, slice: (from, to) => itemRows(job.id, items, from, to) },
     copies: reusedCopies(dialect, job.id, now, reused, emails),
     tail: { table: 'job_chunks', columns: CHUNK_COLUMNS, rows: chunks },
     enqueue: (tx) => chunkQueue(database).enqueue(tx, job, chunks.length),

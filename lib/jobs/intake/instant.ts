@@ -115,8 +115,9 @@ export async function submitInstant(database: Database, request: BulkRequest) {
     const first = shape.duplicateOf[idx]!;
     const reused = reusedRow.get(first < 0 ? idx : first);
     if (reused) return bulkItem({ ...reused, email, cached: true, created_at: at, reused_at: reused.created_at });
-    if (first < 0) return bulkItem({ ...verdictAt.get(idx)!, cached: false });
-    return bulkItem({ ...verdictAt.get(first)!, email, cached: false });
+    // checked when stored (`at`, its rows' created_at): a duplicate and its first row say the same time
+    if (first < 0) return bulkItem({ ...verdictAt.get(idx)!, cached: false, created_at: at });
+    return bulkItem({ ...verdictAt.get(first)!, email, cached: false, created_at: at });
   });
   return {
     instant: true,

@@ -2,7 +2,7 @@ import type { Database, Db, Dialect } from '../../db/client';
 import { newId } from '../../db/ids';
 import { insertWhileHeld } from '../../db/insert-while-held';
 import { dbNow, q, selectRows } from '../../db/sql';
-import { VERIFICATION_COLUMNS } from '../../results/rows';
+import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES } from '../../results/rows';
 import { OPEN_SQL } from '../states';
 
 /**
@@ -158,6 +158,7 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
     held: { sql: `SELECT 1 FROM job_chunks WHERE ${HELD}`, values: args },
     table: 'verifications',
     columns: VERIFICATION_COLUMNS,
+    types: VERIFICATION_PG_TYPES,
     rows,
     suffix: 'ON CONFLICT DO NOTHING',
     after: chunk.stalledClaims > 0 ? { sql: PROGRESS, values: args } : null,
@@ -169,20 +170,6 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
 function progressed(chunk: ChunkClaim, rows: unknown[][]): true {
   if (rows.length > 0) chunk.stalledClaims = 0;
   return true;
-}
-
-/**
- * Items of a chunk that have no stored result yet: a retried chunk repeats nothing. A duplicate is
- * never verified: it takes its first occurrence's result (csvPage, processedCount).
- */
-export async function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
-  const rows = await selectRows<{ idx: number; email: string }>(
-    database,
-    `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
-      AND i.duplicate_of IS NULL AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx`,
-    [chunk.jobId, chunk.startIdx, chunk.endIdx],
-  );
-  return rows.map((row) => ({ idx: Number(row.idx), email: row.email }));
 }
 
 /** Marks the claim's chunk done, in the caller's transaction; false when the claim is no longer held (cancelled, taken over). */

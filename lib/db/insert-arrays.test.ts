@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../../test/databases';
+import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES } from '../results/rows';
+import { type Database, openDatabase } from './client';
+import { insertArrays } from './sql';
+
+// PostgreSQL: a chunk's results go as one array per column (lib/jobs/queue/ledger.ts saveChunkResults);
+// every type of the table's columns, NULLs and NUL characters arrive as a multi-row VALUES list stores them.
+let database: Database;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const fresh = await freshDatabaseUrl('postgres');
+  drop = fresh.drop;
+  database = await openDatabase(fresh.url);
+});
+afterAll(async () => {
+  await database.prisma.$disconnect();
+  await drop();
+});
+
+const row = (idx: number, email: string, didYouMean: string | null) => {
+  const values: Record<(typeof VERIFICATION_COLUMNS)[number], unknown> = {
+    user_id: 'u',
+    job_id: 'job',
+    idx,
+    email,
+    sandbox: true,
+    source: 'bulk',
+    status: 'valid',
+    valid: true,
+    deliverable: false,
+    risk_level: 'low',
+    reason: 'accepted_email',
+    score: 97,
+    confidence: 80,
+    provider: 'other',
+    disposable: false,
+    role: true,
+    free: false,
+    catch_all: false,
+    did_you_mean: didYouMean,
+    cached: false,
+    sub_reason: null,
+    mailbox_provider: null,
+    details: '{"a":1}',
+    created_at: 1_795_000_000_000 + idx,
+  };
+  return VERIFICATION_COLUMNS.map((column) => values[column]);
+};
+
+it('stores rows sent as column arrays, skipping the ones already stored', async () => {
+  const insert = (rows: unknown[][]) =>
+    insertArrays(database.prisma, 'verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, rows, 'ON CONFLICT DO NOTHING');
+  await insert([row(0, 'a@x.test', null), row(1, 'b\u0000@x.test', 'b@gmail.com')]);
+  await insert([row(1, 'again@x.test', null), row(2, 'c@x.test', null)]);
+  const stored = await database.prisma.verification.findMany({ orderBy: { idx: 'asc' } });
+  expect(stored.map((v) => [v.idx, v.email, v.didYouMean, v.role, v.deliverable, v.score, v.createdAt])).toEqual([
+    [0, 'a@x.test', null, true, false, 97, 1_795_000_000_000n],
+    [1, 'b\uFFFD@x.test', 'b@gmail.com', true, false, 97, 1_795_000_000_001n],
+    [2, 'c@x.test', null, true, false, 97, 1_795_000_000_002n],
+  ]);
+  // the progress trigger counts the rows the statement stored, not the one it skipped
+  expect((await database.prisma.jobProgress.findUniqueOrThrow({ where: { jobId: 'job' } })).processed).toBe(3);
+});
