@@ -29,7 +29,7 @@ function place(url: string): string {
 export function summarise(profile: Profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   let total = 0;
