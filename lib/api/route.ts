@@ -1,5 +1,5 @@
 import { env } from '../config/env';
-import { withAuditActor } from '../audit/context';
+import { withAuditActor, type AuditActor } from '../audit/context';
 import { clientAddress } from '../auth/origin';
 import { newId } from '../db/ids';
 import { authenticate, type Caller } from './auth';
@@ -98,8 +98,9 @@ function serve<P, A>(op: Operation | null, handler: Handler<P, A>): BoundHandler
           const result = await handler(request, { ...caller, sandbox, body, since }, params);
           return result instanceof Response || !op ? (result as Response) : answer(op, result as object);
         };
-        // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts)
-        const actor = { userId: caller.actorId, keyId: caller.key?.id ?? null, clientAddress: clientAddress(request), method: caller.via };
+        // the audit rows its domain functions write name this person, key and address (lib/audit/record.ts);
+        // the address (which reads the environment's proxy trust) is worked out when a row asks for it
+        const actor = auditActor(request, caller);
         response = await withAuditActor(actor, () => (options.unstored ? run() : withIdempotency(request, body, caller, sandbox, run)));
       } catch (error) {
         slot?.release();
@@ -115,6 +116,20 @@ function serve<P, A>(op: Operation | null, handler: Handler<P, A>): BoundHandler
     }
   };
   return Object.assign(route, { operation: op });
+}
+
+/** The request's audit actor, its client address read when first asked for (most requests write no audit row). */
+function auditActor(request: Request, caller: Caller): AuditActor {
+  let address: string | undefined;
+  return {
+    userId: caller.actorId,
+    keyId: caller.key?.id ?? null,
+    method: caller.via,
+    get clientAddress() {
+      address ??= clientAddress(request);
+      return address;
+    },
+  };
 }
 
 /**

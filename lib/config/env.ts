@@ -206,9 +206,16 @@ export function envDefaults(): Record<string, string> {
 // Read per call: the cache holds the environment's values it was parsed from, so a change to
 // process.env (a test's) is seen by the next call, and the same values give the same object (what
 // follows a configuration, e.g. the egress monitor and the production verifiers, compares it).
-let parsedFrom: { key: string; env: Env } | undefined;
+// Comparing them reads every variable (about a microsecond each), so in production, where a server's
+// environment is what it started with, they are compared at most once every ENV_RECHECK_MS.
+let parsedFrom: { key: string; env: Env; checkedAt: number } | undefined;
+
+/** How long a production process goes on using the parsed environment before comparing it again. */
+export const ENV_RECHECK_MS = 1000;
 
 export function env(): Env {
+  const now = performance.now();
+  if (parsedFrom && process.env.NODE_ENV === 'production' && now - parsedFrom.checkedAt < ENV_RECHECK_MS) return parsedFrom.env;
   const key = JSON.stringify(ENV_VARIABLES.map((name) => process.env[name] ?? null));
   if (parsedFrom?.key !== key) {
     const parsed = schema.safeParse(process.env);
@@ -216,7 +223,7 @@ export function env(): Env {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       throw new Error(`Invalid environment: ${problems}`);
     }
-    parsedFrom = { key, env: parsed.data };
-  }
+    parsedFrom = { key, env: parsed.data, checkedAt: now };
+  } else parsedFrom.checkedAt = now;
   return parsedFrom.env;
 }
