@@ -12,22 +12,31 @@ import { accountAppError } from './account-errors';
 // session cannot guess faster than a sign-in could.
 
 /**
- * A password change from a signed-in session: the current password is checked under the same
- * per-account limit as sign-in (a stolen session cannot guess it faster than a sign-in could). Every
- * session, this one included, is then behind the new version; the caller re-issues this one.
+ * Counts one proof attempt of the person under sign-in's per-account limit, refused (429) past it;
+ * the counter's key, cleared when the proof holds.
  */
-export async function changePasswordThrottled(userId: string, current: string, next: string): Promise<number> {
+async function takeProofAttempt(userId: string, what: string): Promise<string> {
   const limits = env();
   const key = `password:user:${userId}`;
   const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
   if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
     throw new AppError(
       'rate_limit',
-      `Too many wrong passwords. Retry in ${attempt.retryAfter} s.`,
+      `Too many wrong ${what}. Retry in ${attempt.retryAfter} s.`,
       { retry_after: attempt.retryAfter },
       { 'Retry-After': String(attempt.retryAfter) },
     );
   }
+  return key;
+}
+
+/**
+ * A password change from a signed-in session: the current password is checked under the same
+ * per-account limit as sign-in (a stolen session cannot guess it faster than a sign-in could). Every
+ * session, this one included, is then behind the new version; the caller re-issues this one.
+ */
+export async function changePasswordThrottled(userId: string, current: string, next: string): Promise<number> {
+  const key = await takeProofAttempt(userId, 'passwords');
   try {
     const version = await changePassword(await db(), userId, current, next);
     forgetSessionVersion(userId);
@@ -57,17 +66,7 @@ export async function disableTwoFactorThrottled(userId: string, proof: { code?: 
   if (!proof.code && proof.current_password === undefined) {
     throw new AppError('invalid_request', 'Send a `code` of the authenticator app (or a recovery code), or `current_password`.', { param: 'code' });
   }
-  const limits = env();
-  const key = `password:user:${userId}`;
-  const attempt = await countAttempt(key, limits.EV_LOGIN_WINDOW_MS);
-  if (attempt.count > limits.EV_LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-    throw new AppError(
-      'rate_limit',
-      `Too many wrong codes or passwords. Retry in ${attempt.retryAfter} s.`,
-      { retry_after: attempt.retryAfter },
-      { 'Retry-After': String(attempt.retryAfter) },
-    );
-  }
+  const key = await takeProofAttempt(userId, 'codes or passwords');
   if (proof.code) {
     if (!(await spendSecondFactor(database, userId, proof.code)))
       throw new AppError('invalid_request', 'That code is wrong or was used already.', { param: 'code' });
