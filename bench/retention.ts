@@ -13,6 +13,7 @@ import { grantCredits } from '../lib/accounts/quota';
 import { verifySingle } from '../lib/checks/single';
 import { useDatabase, type Database } from '../lib/db/client';
 import { bulkInsert } from '../lib/db/sql';
+import { VERIFICATION_COLUMNS } from '../lib/results/rows';
 import { DAY_MS } from '../lib/usage/days';
 import { retentionPass } from '../lib/retention/sweep';
 import { eraseAddress } from '../lib/retention/erase';
@@ -35,33 +36,6 @@ export interface RetentionFigures {
   otherChecks: { before: Latency; during: Latency };
   left: number;
 }
-
-const VERIFICATION_COLUMNS = [
-  'user_id',
-  'job_id',
-  'idx',
-  'email',
-  'sandbox',
-  'source',
-  'status',
-  'valid',
-  'deliverable',
-  'risk_level',
-  'reason',
-  'score',
-  'confidence',
-  'provider',
-  'disposable',
-  'role',
-  'free',
-  'catch_all',
-  'did_you_mean',
-  'cached',
-  'sub_reason',
-  'mailbox_provider',
-  'details',
-  'created_at',
-];
 
 async function writeList(database: Database, userId: string, jobId: string, rows: number, createdAt: number) {
   await database.prisma.job.create({

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client';
 import { csvLine } from '../jobs/export/csv-cells';
 import type { AuditAction } from './actions';
+import { AUDIT_COLUMNS } from './record';
 
 /**
  * GET /v1/audit: an organisation's audit rows, newest first (at, then id, both descending: a stable
@@ -99,20 +100,8 @@ export async function listAudit(database: Database, orgId: string, filter: Audit
   return { data: shown.map(shape), next_cursor: more ? encodeCursor(shown[shown.length - 1]!) : null };
 }
 
-export const AUDIT_CSV_COLUMNS = [
-  'id',
-  'at',
-  'action',
-  'actor_user_id',
-  'actor_key_id',
-  'actor_email',
-  'target_type',
-  'target_id',
-  'target_label',
-  'client_address',
-  'method',
-  'details',
-] as const;
+/** The export's columns: every column of the row but the organisation's (the export is one organisation's). */
+export const AUDIT_CSV_COLUMNS = AUDIT_COLUMNS.filter((column) => column !== 'org_id');
 
 /** Every row the filter selects as CSV (formula-escaped cells, lib/jobs/export/csv-cells.ts), read a page at a time while it streams. */
 export function auditCsv(database: Database, orgId: string, filter: AuditFilter, pageSize = 1000): ReadableStream<Uint8Array> {
