@@ -217,7 +217,7 @@ async function startDelayProxy(targetPort: number, delayMs: number, listenPort?:
       verb = chunk.toString().slice(0, 4);
       upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
+    upstream.on('data', (_chunk) => {
       const key = verb;
       (serverTimes[key] ??= []).push(performance.now() - sent);
     });

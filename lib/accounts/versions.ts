@@ -52,7 +52,10 @@ export function accountVersion(database: Database, userId: string, since = perfo
   if (!waiting) {
     let resolve!: (v: number | null) => void;
     let reject!: (e: unknown) => void;
-    const promise = new Promise<number | null>((res, rej) => ((resolve = res), (reject = rej)));
+    const promise = new Promise<number | null>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     // a failed read is the request's error, answered by the caller; nothing else waits unhandled
     promise.catch(() => {});
     batch.set(userId, (waiting = { resolve, reject, promise }));

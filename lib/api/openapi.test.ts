@@ -24,7 +24,7 @@ function routeFiles(dir = join(root, 'app', 'v1')): { path: string; methods: str
     const full = join(dir, name);
     if (statSync(full).isDirectory()) found.push(...routeFiles(full));
     else if (name === 'route.ts') {
-      const path = '/' + relative(join(root, 'app'), dir).replace(/\[(\w+)\]/g, '{$1}');
+      const path = `/${relative(join(root, 'app'), dir).replace(/\[(\w+)\]/g, '{$1}')}`;
       const methods = [...readFileSync(full, 'utf8').matchAll(/export (?:const|async function|function) (GET|POST|DELETE|PUT|PATCH)\b/g)].map((m) =>
         m[1]!.toLowerCase(),
       );

@@ -3,16 +3,17 @@ import { requestSchemas } from './registry';
 import { KEY_TYPES, SCOPES } from '../accounts/scopes';
 import { normalizeIpRule, normalizeOrigin } from '../accounts/restrictions';
 import { ROLES } from '../accounts/roles';
+import { refuse } from '../config/refuse';
 
 // Keys (lib/accounts/keys.ts): restrictions are normalised here, so the domain stores canonical values.
 const ipRule = z
   .string()
   .max(64)
-  .transform((value, ctx) => normalizeIpRule(value) ?? (ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${value}` }), z.NEVER));
+  .transform((value, ctx) => normalizeIpRule(value) ?? refuse(ctx, `not an IP address or CIDR block: ${value}`));
 const originRule = z
   .string()
   .max(300)
-  .transform((value, ctx) => normalizeOrigin(value) ?? (ctx.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${value}` }), z.NEVER));
+  .transform((value, ctx) => normalizeOrigin(value) ?? refuse(ctx, `not an origin (scheme://host[:port]): ${value}`));
 const perMinute = z.number().int().min(1).max(100_000);
 const keyRestrictions = {
   scopes: z

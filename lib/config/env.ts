@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parsePacingSpec } from '../verifier/profiles';
+import { refuse } from './refuse';
 import { parseProxyUrl } from '../verifier/proxy';
 import { parseTrustProxy } from './trust-proxy';
 
@@ -130,11 +131,7 @@ const schema = z
       .transform(
         (value, ctx) =>
           parseTrustProxy(value) ??
-          (ctx.addIssue({
-            code: 'custom',
-            message: 'false, true, a number of proxies, header:<Name> (not X-Forwarded-For: use 1), or a list of proxy addresses and CIDR blocks',
-          }),
-          z.NEVER),
+          refuse(ctx, 'false, true, a number of proxies, header:<Name> (not X-Forwarded-For: use 1), or a list of proxy addresses and CIDR blocks'),
       ),
     /** sign-in, sign-up and next-auth bodies: a few form fields */
     EV_AUTH_MAX_BODY_BYTES: int.default(8 * 1024),

@@ -88,11 +88,20 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
         signal?.removeEventListener('abort', onAbort);
         if (wakeUp.get(key) === finish) wakeUp.delete(key);
       };
-      const timer = setTimeout(() => (finish(), resolve()), ms);
-      const onAbort = () => (finish(), reject(signal!.reason));
+      const timer = setTimeout(() => {
+        finish();
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        finish();
+        reject(signal!.reason);
+      };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      wakeUp.set(key, () => (finish(), resolve()));
+      wakeUp.set(key, () => {
+        finish();
+        resolve();
+      });
     });
 
   const query = async <R extends pg.QueryResultRow>(sql: string, values: unknown[]) => {
@@ -132,11 +141,13 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
         ahead.then(() => done());
         if (queues.get(key) === turn) turn.then(() => queues.get(key) === turn && queues.delete(key));
       }
-      const free = () =>
-        void (renewing(-1), query(FREE_LEASE, [key, slot, holder])).then(
+      const free = () => {
+        renewing(-1);
+        void query(FREE_LEASE, [key, slot, holder]).then(
           () => wakeUp.get(key)?.(), // a lease freed here: this process's next waiter asks at once
           (error: unknown) => console.error('[politeness] freeing a lease failed (it expires)', error),
         );
+      };
       try {
         if (interval > 0) {
           const [row] = await query<{ wait_ms: string }>(RESERVE_START, [key, interval]);
@@ -147,7 +158,13 @@ export function createPgPoliteness(options: PgPolitenessOptions): Politeness & {
         throw error;
       }
       let released = false;
-      return { release: () => void (released || ((released = true), free())) };
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          free();
+        },
+      };
     },
     async hold(subject, ms) {
       await query(HOLD, [subject, Math.ceil(ms)]);

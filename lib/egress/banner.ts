@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { unmapped } from '../verifier/net';
 import { connect, ProbeFailure, Session } from '../verifier/smtp-session';
-import { clip, type BannerResult, type Connect } from './report';
+import { clip, type Connect } from './report';
 
 /**
  * The port 25 check's real connection: connects (directly or through a SOCKS5 proxy) and reads the

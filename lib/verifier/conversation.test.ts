@@ -15,7 +15,7 @@ const base = (port: number): ProbeOptions => ({
   catchAllProbe: 'zz9q@tls.test',
 });
 
-const known = (address: string) => (address.startsWith('alice@') ? '250 2.1.5 Ok' : '550 5.1.1 <' + address + '>: Recipient address rejected: User unknown');
+const known = (address: string) => (address.startsWith('alice@') ? '250 2.1.5 Ok' : `550 5.1.1 <${address}>: Recipient address rejected: User unknown`);
 
 describe('STARTTLS', () => {
   it('upgrades when offered, says EHLO again and asks everything over TLS', async () => {

@@ -63,7 +63,7 @@ function expandIPv6(ip: string): number[] {
   const v4 = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
   if (v4) {
     const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
-    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, -v4[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail = ''] = text.split('::');
   const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);

@@ -122,7 +122,13 @@ export function createLocalPoliteness(now: () => number = Date.now): Politeness 
         throw error;
       }
       let released = false;
-      return { release: () => void (released || ((released = true), unlease(key))) };
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          unlease(key);
+        },
+      };
     },
     async hold(subject, ms) {
       holds.set(subject, Math.max(holds.get(subject) ?? 0, now() + ms));

@@ -134,7 +134,7 @@ function hostSubReason(text: string): SubReason {
   return 'host_rejected';
 }
 
-const domainOf = (address: string | undefined) => (address && address.includes('@') ? address.slice(address.lastIndexOf('@') + 1).toLowerCase() : '');
+const domainOf = (address: string | undefined) => (address?.includes('@') ? address.slice(address.lastIndexOf('@') + 1).toLowerCase() : '');
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `name` as a whole name in `text`: "verifier.example" in "<verifier.example>" but not in "mx.verifier.example.net" */
 const namesName = (text: string, name: string) => !!name && new RegExp(`(^|[^a-z0-9.-])${escapeRegExp(name)}($|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i').test(text);

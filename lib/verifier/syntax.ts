@@ -119,7 +119,8 @@ function toAsciiDomain(domain: string): string | null {
 function isALabel(label: string): boolean {
   const decoded = punycodeDecode(label.slice(4));
   // C0/C1 controls are DISALLOWED in a U-label (RFC 5892): "xn--a" decodes to U+0080
-  return decoded !== null && decoded.some((c) => c >= 0x80) && !decoded.some((c) => c < 0x20 || (c >= 0x7f && c < 0xa0));
+  if (decoded === null) return false;
+  return decoded.some((c) => c >= 0x80) && !decoded.some((c) => c < 0x20 || (c >= 0x7f && c < 0xa0));
 }
 
 const BASE = 36,

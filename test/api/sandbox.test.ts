@@ -184,7 +184,7 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
   });
 
   it('bulk of more than 10 is queued, processed by the worker, polled and downloaded', async () => {
-    const emails = Array.from({ length: 25 }, (_, i) => ['valid', 'invalid', 'risky', 'catchall', 'disposable', 'role', 'someone'][i % 7] + `${i}@example.com`);
+    const emails = Array.from({ length: 25 }, (_, i) => `${['valid', 'invalid', 'risky', 'catchall', 'disposable', 'role', 'someone'][i % 7]}${i}@example.com`);
     emails[24] = 'not-an-address';
     const res = await call(bulk.POST, { key: ctx.key, body: { emails } });
     expect(res.status).toBe(200);
@@ -353,13 +353,13 @@ describe.each(DIALECTS)('sandbox API on %s', (dialect) => {
       const tooMany = await call(bulk.POST, { key: ctx.key, body: { emails: Array.from({ length: 41 }, (_, i) => `a${i}@b.c`) } });
       expect(tooMany.status).toBe(413);
       expect(tooMany.json).toMatchObject({ error: 'too_many_emails', limit: 40 });
-      const big = await call(bulk.POST, { key: ctx.key, body: { emails: ['x'.repeat(1000) + '@a.com', 'y'.repeat(1000) + '@a.com'] } });
+      const big = await call(bulk.POST, { key: ctx.key, body: { emails: [`${'x'.repeat(1000)}@a.com`, `${'y'.repeat(1000)}@a.com`] } });
       expect(big.status).toBe(413);
       expect(big.json.error).toBe('payload_too_large');
       // Without Content-Length the limit applies while streaming.
       const stream = new ReadableStream({
         start(c) {
-          c.enqueue(new TextEncoder().encode('{"emails":["' + 'z'.repeat(5000) + '"]}'));
+          c.enqueue(new TextEncoder().encode(`{"emails":["${'z'.repeat(5000)}"]}`));
           c.close();
         },
       });

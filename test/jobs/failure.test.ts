@@ -82,7 +82,12 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     }
     // ...so the next claim is the seventh, past twice maxAttempts: the job is given up.
     let verified = 0;
-    const w = worker({ verify: async (email) => (verified++, sandboxVerifier.verify(email)) });
+    const w = worker({
+      verify: async (email) => {
+        verified++;
+        return sandboxVerifier.verify(email);
+      },
+    });
     w.start();
     try {
       expect(
@@ -130,7 +135,12 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       await new Promise((r) => setTimeout(r, 5)); // the 1 ms lease runs out on the database's clock
     }
     let verified = 0;
-    const w = worker({ verify: async (email) => (verified++, sandboxVerifier.verify(email)) });
+    const w = worker({
+      verify: async (email) => {
+        verified++;
+        return sandboxVerifier.verify(email);
+      },
+    });
     w.start();
     try {
       expect(

@@ -71,7 +71,8 @@ describe('greylisted addresses in a fleet of two egresses', () => {
         if (!mailbox.startsWith('ok')) return `550 5.1.1 <${mailbox}>: Recipient address rejected: User unknown`;
         knockedFrom.set(mailbox, (knockedFrom.get(mailbox) ?? new Set()).add(client));
         const key = `${client}|${mailbox}`;
-        const first = firstKnock.get(key) ?? (firstKnock.set(key, Date.now()), Date.now());
+        if (!firstKnock.has(key)) firstKnock.set(key, Date.now());
+        const first = firstKnock.get(key)!;
         return Date.now() - first >= GREY_MS
           ? '250 2.1.5 Ok'
           : `450 4.2.0 <${mailbox}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/grey.test.html`;

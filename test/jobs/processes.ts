@@ -28,8 +28,16 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? String(code))));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start: ${out}`)), 60_000);
-    child.stdout!.on('data', () => out.includes('started') && (clearTimeout(timer), resolve()));
-    void exited.then((how) => (clearTimeout(timer), out.includes('started') ? resolve() : reject(new Error(`worker exited ${how}: ${out}`))));
+    child.stdout!.on('data', () => {
+      if (!out.includes('started')) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    void exited.then((how) => {
+      clearTimeout(timer);
+      if (out.includes('started')) resolve();
+      else reject(new Error(`worker exited ${how}: ${out}`));
+    });
   });
   return {
     child,

@@ -92,7 +92,7 @@ describe('the CLI against the real API over HTTP', () => {
 
   it('bulk: addresses on stdin, one a line, filtered, to stdout', async () => {
     const emails = Array.from({ length: 12 }, (_, i) => (i < 4 ? `invalid${i}@y.test` : `valid${i}@y.test`));
-    const run = await cli(['bulk', '-', '--sandbox', '--filter', 'undeliverable', '--no-progress'], { stdin: emails.join('\n') + '\n' });
+    const run = await cli(['bulk', '-', '--sandbox', '--filter', 'undeliverable', '--no-progress'], { stdin: `${emails.join('\n')}\n` });
     expect(run.code, run.err).toBe(0);
     const lines = run.out.trim().split('\n');
     expect(lines).toHaveLength(5);

@@ -343,7 +343,7 @@ describe('the SDK against the real API over HTTP', () => {
       await expect(verifyWebhook(received[0]!.body.replace('test', 'tost'), received[0]!.headers, hook.secret)).rejects.toBeInstanceOf(
         WebhookVerificationError,
       );
-      await expect(verifyWebhook(received[0]!.body, received[0]!.headers, 'whsec_' + btoa('another secret'))).rejects.toBeInstanceOf(WebhookVerificationError);
+      await expect(verifyWebhook(received[0]!.body, received[0]!.headers, `whsec_${btoa('another secret')}`)).rejects.toBeInstanceOf(WebhookVerificationError);
       // as a Headers object, and as raw bytes
       const bytes = new TextEncoder().encode(received[0]!.body);
       expect(await verifyWebhook(bytes, new Headers(received[0]!.headers), hook.secret)).toMatchObject({ type: 'webhook.test' });
