@@ -1,7 +1,7 @@
 /**
  * The house's import rules, checked by `npm run lint` (dependency-cruiser): no import circle, the
- * verifier core free of the framework and the database, the SDK free of the server, and no room of
- * lib reaching into the app.
+ * verifier core free of the framework and the database, the domain free of the database drivers, the
+ * SDK free of the server, and no room of lib reaching into the app.
  */
 module.exports = {
   forbidden: [
@@ -18,6 +18,14 @@ module.exports = {
       comment: 'lib/verifier is the pure verifier core: no Next.js, no Prisma, no database, no request plumbing.',
       from: { path: '^lib/verifier/' },
       to: { path: ['^lib/(db|api|jobs|accounts|auth|results|checks)/', '^node_modules/(next|@prisma|pg|better-sqlite3)/'] },
+    },
+    {
+      name: 'domain-not-on-drivers',
+      severity: 'error',
+      comment:
+        'lib/accounts, lib/jobs and lib/results never hold a database driver: what differs by database is a plan or a named query of lib/db (byDialect is refused there by biome.jsonc).',
+      from: { path: '^lib/(accounts|jobs|results)/' },
+      to: { path: '^node_modules/(better-sqlite3|pg)/' },
     },
     {
       name: 'sdk-stands-alone',

@@ -1,8 +1,7 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/client';
 import { ask, type Plan } from '../db/plan';
-import { runPlanIn, runPlanOn, type PlanTx } from '../db/plan-executors';
-import { insertTogether, q } from '../db/sql';
+import { runPlanIn, type PlanTx } from '../db/plan-executors';
+import { q, type TableRows } from '../db/sql';
 import { GIVE_BACK_SQL, giveBackKeys } from './member-caps';
 
 /**
@@ -70,28 +69,21 @@ export function unusedOf(s: Settlement): { credits: number; free: number } {
 }
 
 /**
- * PostgreSQL's hot path for reservations used whole (nothing to refund): their charge rows and the
- * rows they pay for in ONE statement, a data-modifying WITH (one round trip where a transaction
- * takes four). Without ON CONFLICT: if any cause was already settled the statement fails whole and
+ * The charge rows of reservations used whole (nothing to refund), as `credit_ledger` rows: the
+ * database may write them in one statement with the rows they pay for (lib/db/settled-insert.ts),
+ * without ON CONFLICT, so that if any cause was already settled the statement fails whole and
  * stores nothing, and the caller settles through `settleIn`, which sorts winners from losers.
  */
-export async function chargeWithRows(
-  tx: LedgerTx,
-  settlements: Settlement[],
-  table: string,
-  columns: readonly string[],
-  rows: unknown[][],
-  at = Date.now(),
-): Promise<void> {
+export function wholeCharges(settlements: Settlement[], at = Date.now()): TableRows {
   const charges = settlements.map((s) => values({ userId: s.userId, kind: 'charge', cause: s.cause, credits: s.credits, free: s.free, day: s.day }, at));
-  await insertTogether(tx, { table: 'credit_ledger', columns: COLUMNS, rows: charges }, { table, columns, rows });
+  return { table: 'credit_ledger', columns: COLUMNS, rows: charges };
 }
 
 /**
  * A settlement's statements: the charge rows (the gate), then, for the causes whose charge went in,
  * the balance given back and the refund rows. Returns the causes settled now.
  */
-function* settlePlan(settlements: Settlement[], at: number): Plan<Set<string>> {
+export function* settlePlan(settlements: Settlement[], at = Date.now()): Plan<Set<string>> {
   if (settlements.length === 0) return new Set();
   const charges = settlements.map((s) => {
     const unused = unusedOf(s);
@@ -121,11 +113,6 @@ function* settlePlan(settlements: Settlement[], at: number): Plan<Set<string>> {
  */
 export function settleIn(tx: LedgerTx, dialect: Database['dialect'], settlements: Settlement[], at = Date.now()): Promise<Set<string>> {
   return runPlanIn(tx, dialect, settlePlan(settlements, at));
-}
-
-/** settleIn on SQLite's direct connection, inside the caller's synchronous transaction (the single checks' hot path). */
-export function settleInSqlite(bulk: BetterSqlite3.Database, settlements: Settlement[], at = Date.now()): Set<string> {
-  return runPlanOn(bulk, settlePlan(settlements, at));
 }
 
 /** The reserve row of a cause and whether it is settled: how a retry finds what its first attempt took. */

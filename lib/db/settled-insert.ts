@@ -1,6 +1,7 @@
-import { chargeWithRows, type Settlement, settleIn, settleInSqlite } from '../accounts/ledger';
+import { type Settlement, settleIn, settlePlan, wholeCharges } from '../accounts/ledger';
 import type { Database } from './client';
-import { insertRows, sqliteInsert } from './sql';
+import { runPlanOn } from './plan-executors';
+import { insertRows, insertTogether, sqliteInsert } from './sql';
 
 /**
  * Rows that are paid for by reservations (single checks' history rows, lib/results/history.ts),
@@ -21,16 +22,18 @@ const ONE_STATEMENT_VALUES = 30_000;
 
 /**
  * Settles and stores; answers the causes that lost. On PostgreSQL, reservations used whole (nothing
- * to refund) and a batch small enough are charged with their rows in ONE statement (`chargeWithRows`);
- * if any cause was settled already it fails whole and the transaction below sorts winners from losers.
- * On SQLite one synchronous transaction on the direct connection, as unpaid rows take.
+ * to refund) and a batch small enough are charged with their rows in ONE statement, a data-modifying
+ * WITH (one round trip where a transaction takes four; the charge rows: `wholeCharges`,
+ * lib/accounts/ledger.ts); if any cause was settled already it fails whole and the transaction below
+ * sorts winners from losers. On SQLite one synchronous transaction on the direct connection (the
+ * settlement's plan run on it), as unpaid rows take.
  */
 export async function insertSettled(database: Database, plan: SettledInsert): Promise<Set<string>> {
   const { bulk, writeLock, prisma, dialect } = database;
   const { settlements, table, columns } = plan;
   if (!bulk && settlements.every((s) => s.charged === s.free + s.credits) && plan.rows.length * columns.length < ONE_STATEMENT_VALUES) {
     try {
-      await chargeWithRows(prisma, settlements, table, columns, plan.rows);
+      await insertTogether(prisma, wholeCharges(settlements), { table, columns, rows: plan.rows });
       return new Set();
     } catch {
       // a cause was settled already (or the statement failed): the transaction below sorts it out
@@ -39,7 +42,7 @@ export async function insertSettled(database: Database, plan: SettledInsert): Pr
   if (bulk && writeLock) {
     return writeLock.run(() =>
       bulk.transaction(() => {
-        const { lost, rows } = plan.keep(settleInSqlite(bulk, settlements));
+        const { lost, rows } = plan.keep(runPlanOn(bulk, settlePlan(settlements)));
         sqliteInsert(bulk, table, columns, rows);
         return lost;
       })(),

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../test/databases';
 import { setup } from '../../test/api/harness';
+import { cacheLookupSql } from '../db/queries/results';
 import { q } from '../db/sql';
-import { cacheLookupSql, cachedVerdict, listHistory, recordSingle } from './history';
+import { cachedVerdict, listHistory, recordSingle } from './history';
 import { sandboxVerdict } from '../verifier/sandbox';
 
 describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {

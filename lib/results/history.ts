@@ -2,10 +2,10 @@ import type { Settlement } from '../accounts/ledger';
 import { reservationSwept } from '../accounts/quota';
 import type { Database } from '../db/client';
 import { insertSettled } from '../db/settled-insert';
-import { bulkInsert, byDialect, selectRows, sqlBoolean } from '../db/sql';
+import { cacheLookup, historyRows } from '../db/queries/results';
+import { bulkInsert } from '../db/sql';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
-import { NOT_RULED } from './chargeable';
 import { bool, type StoredVerification, VERIFICATION_COLUMNS, verificationRow } from './rows';
 
 /**
@@ -57,23 +57,11 @@ async function storeBatch(database: Database, batch: Batch): Promise<Set<string>
 /**
  * An address as the cache and the history search compare it: ASCII letters lower-cased, nothing else
  * (what SQLite's lower() and PostgreSQL's under the "C" collation do, so the index on it serves the
- * query). One mailbox whatever the case of its spelling, as the duplicates rule says (docs/lists.md).
+ * queries of lib/db/queries/results.ts). One mailbox whatever the case of its spelling, as the
+ * duplicates rule says (docs/lists.md).
  */
 export function mailboxCase(email: string): string {
   return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
-
-/** The SQL side of mailboxCase: the expression the (user_id, lower(email)) index is built on. */
-export function emailCase(database: Database): string {
-  return byDialect(database.dialect, { postgres: 'lower(email COLLATE "C")', sqlite: 'lower(email)' });
-}
-
-/** The cache lookup: production rows only, by the partial (user_id, lower(email)) index; a rule's verdict is not a probe's and is never reused. */
-export function cacheLookupSql(database: Database): string {
-  // SQLite without statistics would walk the (user_id, sandbox, id) index for the ORDER BY instead
-  const from = byDialect(database.dialect, { sqlite: 'verifications INDEXED BY verifications_user_id_email_idx', postgres: 'verifications' });
-  return `SELECT * FROM ${from} WHERE user_id = ? AND ${emailCase(database)} = ? AND sandbox = ${sqlBoolean(database.dialect, false)} AND cached = ?
-    AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ? ORDER BY id DESC LIMIT 1`;
 }
 
 const normalizedOf = (email: string) => {
@@ -111,25 +99,16 @@ export function historyFor(
 
 /** Past verifications, newest first, keyset-paged on the row id. */
 export async function listHistory(database: Database, query: HistoryQuery) {
-  const params: unknown[] = [query.userId];
-  // the mode as a literal: the (user_id, email) index covers production rows only (see its migration)
-  let where = `user_id = ? AND sandbox = ${sqlBoolean(database.dialect, query.sandbox)}`;
-  if (query.before !== undefined) {
-    where += ' AND id < ?';
-    params.push(query.before);
-  }
-  if (query.email !== undefined) {
-    where += ` AND ${emailCase(database)} = ?`;
-    params.push(mailboxCase(query.email));
-  }
-  // a production search by address goes by that index (SQLite would pick the one matching ORDER BY)
-  const byEmail =
-    query.email !== undefined && !query.sandbox ? byDialect(database.dialect, { sqlite: ' INDEXED BY verifications_user_id_email_idx', postgres: '' }) : '';
-  const rows = await selectRows<StoredVerification>(
+  const rows = await historyRows<StoredVerification>(
     database,
-    `SELECT id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at
-      FROM verifications${byEmail} WHERE ${where} ORDER BY id DESC LIMIT ?`,
-    [...params, query.limit + 1],
+    'id, email, status, valid, deliverable, risk_level, reason, score, sandbox, source, job_id, created_at',
+    {
+      userId: query.userId,
+      sandbox: query.sandbox,
+      before: query.before,
+      key: query.email === undefined ? undefined : mailboxCase(query.email),
+      limit: query.limit + 1,
+    },
   );
   const page = rows.slice(0, query.limit).map((row) => ({
     id: `vr_${row.id}`,
@@ -154,7 +133,7 @@ export async function listHistory(database: Database, query: HistoryQuery) {
  * since `since`, rebuilt from its stored row for the address as asked; `unknown` answers are not reused.
  */
 export async function cachedVerdict(database: Database, userId: string, email: string, since: number): Promise<Verdict | null> {
-  const rows = await selectRows<StoredVerification>(database, cacheLookupSql(database), [userId, mailboxCase(email), false, since]);
+  const rows = await cacheLookup<StoredVerification>(database, userId, mailboxCase(email), since);
   const row = rows[0];
   if (!row) return null;
   // rows stored before the columns sub_reason and mailbox_provider also hold them in details: left out of it

@@ -1,5 +1,5 @@
 import type { Dialect } from '../../db/client';
-import { byDialect } from '../../db/sql';
+import { packedFlags } from '../../db/queries/jobs';
 import type { VerificationRecord } from '../../results/rows';
 
 /**
@@ -66,13 +66,11 @@ export const DUPLICATE_AT = UPLOAD_AT + 1;
 
 /**
  * The result columns of the SELECT, on `verifications v` (and `job_items i` for `own` columns when
- * `own` is 'i'). SQLite stores booleans as 0/1 already; parentheses because | and << share one
- * precedence level.
+ * `own` is 'i'), the flags packed as lib/db/queries/jobs.ts writes them for the database.
  */
 export function resultSelect(dialect: Dialect, own: 'i' | 'v'): string {
   const values = VALUE_COLUMNS.map((column) => `${'own' in column ? own : 'v'}.${column.name}`);
-  const bit = (name: string, i: number) => `(${byDialect(dialect, { postgres: `v.${name}::int`, sqlite: `v.${name}` })} << ${i})`;
-  return `${values.join(', ')}, ${FLAG_COLUMNS.map(bit).join(' | ')} AS flags`;
+  return `${values.join(', ')}, ${packedFlags(dialect, 'v', FLAG_COLUMNS)} AS flags`;
 }
 
 /** Reads one column's value from a ResultRow, as the cell's value (flags as 'true'/'false'). */

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client';
-import { byDialect, selectArrays } from '../../db/sql';
+import { downloadPageCells } from '../../db/queries/jobs';
+import { selectArrays } from '../../db/sql';
 import { AppError, invalidRequest } from '../../errors/app-error';
 import { CHANGED_SQL } from '../../monitors/changes';
 import { bucketCondition, type DownloadFilter } from '../../results/rows';
@@ -15,12 +16,10 @@ import { pagedStream, xlsxStream } from './stream';
 
 /**
  * Rows per page: fewer as the upload's columns widen, so reading and building one page stays a
- * few milliseconds of the event loop whatever the width. On SQLite the read itself is synchronous:
- * about 16,000 cells a page (1,000 rows of a results-only file); PostgreSQL's is awaited, so its
- * pages are five times that, for fewer round trips.
+ * few milliseconds of the event loop whatever the width (the cells a page reads, by database:
+ * downloadPageCells, lib/db/queries/jobs.ts).
  */
-const pageRows = (width: number, dialect: Database['dialect']) =>
-  Math.max(20, Math.floor(byDialect(dialect, { postgres: 80_000, sqlite: 16_000 }) / (width + RESULT_COLUMNS.length)));
+const pageRows = (width: number, dialect: Database['dialect']) => Math.max(20, Math.floor(downloadPageCells(dialect) / (width + RESULT_COLUMNS.length)));
 
 /**
  * The most bytes a job's download may send: EV_DOWNLOAD_RATIO times its upload plus 1 KB a row

@@ -1,10 +1,8 @@
 import { recordAudit } from '../../audit/record';
 import type { Database } from '../../db/client';
-import { byDialect, selectRows, sqlBoolean } from '../../db/sql';
+import { reusableResults } from '../../db/queries/results';
 import { AppError } from '../../errors/app-error';
-import { NOT_RULED } from '../../results/chargeable';
-import { emailCase, mailboxCase } from '../../results/history';
-import { VERIFICATION_COLUMNS } from '../../results/rows';
+import { mailboxCase } from '../../results/history';
 import { DAY_MS } from '../../usage/days';
 
 /**
@@ -67,18 +65,8 @@ export async function freshResults(
     else byKey.set(key, [idx]);
   }
   const keys = [...byKey.keys()];
-  const from = byDialect(database.dialect, { sqlite: 'verifications INDEXED BY verifications_user_id_email_idx', postgres: 'verifications' });
-  // the batch as one parameter (an array): thousands of bound values cost more than the lookups
-  const keysIn = byDialect(database.dialect, { postgres: '= ANY(?::text[])', sqlite: 'IN (SELECT value FROM json_each(?))' });
   for (let at = 0; at < keys.length; at += LOOKUP_BATCH) {
-    const batch = keys.slice(at, at + LOOKUP_BATCH);
-    const rows = await selectRows<{ id: number | bigint; k: string }>(
-      database,
-      `SELECT id, ${emailCase(database)} AS k FROM ${from}
-        WHERE user_id = ? AND ${emailCase(database)} ${keysIn} AND sandbox = ${sqlBoolean(database.dialect, false)}
-          AND cached = ? AND reused_at IS NULL AND status <> 'unknown' AND ${NOT_RULED} AND created_at >= ?`,
-      [userId, byDialect<unknown>(database.dialect, { postgres: batch, sqlite: JSON.stringify(batch) }), false, since],
-    );
+    const rows = await reusableResults(database, userId, keys.slice(at, at + LOOKUP_BATCH), since);
     // the latest result of each address (ids grow with time)
     const latest = new Map<string, number>();
     for (const row of rows) latest.set(row.k, Math.max(latest.get(row.k) ?? 0, Number(row.id)));
@@ -91,44 +79,8 @@ export async function freshResults(
 export const COPY_BATCH = 5_000;
 
 /**
- * The statement that stores reused rows for a job: each result copied inside the database as the
- * list's row (its index, the address as the list spells it), `cached`, `reused_at` its time.
- * Parameters: the job's id, now, then the rows as the dialect takes them (`copyParams`).
+ * The statement that stores reused rows for a job (each result copied inside the database as the
+ * list's row, `cached`, `reused_at` its time) and its parameters, written for each database in
+ * lib/db/queries/results.ts.
  */
-export function copyReusedSql(dialect: Database['dialect']): string {
-  const select = VERIFICATION_COLUMNS.map((column) => {
-    switch (column) {
-      case 'job_id':
-        return '?';
-      case 'idx':
-        return 'm.idx';
-      case 'email':
-        return 'm.email';
-      case 'source':
-        return `'bulk'`;
-      case 'cached':
-        return sqlBoolean(dialect, true);
-      case 'created_at':
-        return '?';
-      default:
-        return `v.${column}`;
-    }
-  });
-  const rows = byDialect(dialect, {
-    postgres: 'unnest(?::int[], ?::int[], ?::text[]) AS m(id, idx, email)',
-    sqlite: `(SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS idx, json_extract(value, '$[2]') AS email FROM json_each(?)) m`,
-  });
-  return `INSERT INTO verifications (${VERIFICATION_COLUMNS.join(', ')}, reused_at)
-    SELECT ${select.join(', ')}, v.created_at FROM ${rows} JOIN verifications v ON v.id = m.id`;
-}
-
-export function copyParams(dialect: Database['dialect'], jobId: string, now: number, rows: Reused[], emails: readonly string[]): unknown[] {
-  return [
-    jobId,
-    now,
-    ...byDialect<unknown[]>(dialect, {
-      postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails[r.idx])],
-      sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails[r.idx]]))],
-    }),
-  ];
-}
+export { copyReusedParams as copyParams, copyReusedSql } from '../../db/queries/results';

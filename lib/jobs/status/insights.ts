@@ -1,6 +1,6 @@
-import { setImmediate as turn } from 'node:timers/promises';
 import type { Database } from '../../db/client';
-import { byDialect, selectRows } from '../../db/sql';
+import { jobProviderGroups } from '../../db/queries/jobs';
+import { selectRows } from '../../db/sql';
 
 /** The mailbox providers a marketer recognises; everything else (own servers, smaller hosts) is `other`. */
 export type MailProvider = 'google' | 'microsoft' | 'yahoo' | 'other';
@@ -42,26 +42,10 @@ export type ProviderCounts = Record<MailProvider, number>;
 /** How many of a job's verified mailboxes each provider receives (an address that is not one has no provider). */
 export async function providerCounts(database: Database, jobId: string): Promise<ProviderCounts> {
   const counts: ProviderCounts = { google: 0, microsoft: 0, yahoo: 0, other: 0 };
-  // SQLite answers on this event loop: a million rows grouped at once held every other request
-  // for a second or more, so it groups a range of indexes at a time and yields between them
-  // (issue 20). PostgreSQL's answer is awaited over the network.
-  const step = byDialect(database.dialect, { postgres: Number.MAX_SAFE_INTEGER, sqlite: PROVIDER_RANGE });
-  const [bounds] = await selectRows<{ top: number | bigint | null }>(database, `SELECT MAX(idx) AS top FROM verifications WHERE job_id = ?`, [jobId]);
-  const top = Number(bounds?.top ?? -1);
-  for (let from = 0; from <= top; from += step) {
-    const rows = await selectRows<{ provider: string; mailbox: string | null; n: number | bigint }>(
-      database,
-      `SELECT provider, mailbox_provider AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? AND reason <> 'invalid_email' GROUP BY provider, mailbox_provider`,
-      [jobId, from, Math.min(from + step, top + 1)],
-    );
-    for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);
-    if (from + step <= top) await turn();
-  }
+  // in groups of rows, taking turns with the server's other work on SQLite (lib/db/queries/jobs.ts)
+  for await (const rows of jobProviderGroups(database, jobId)) for (const row of rows) counts[mailProvider(row.provider, row.mailbox)] += Number(row.n);
   return counts;
 }
-
-/** Result indexes grouped per SQLite query: a few milliseconds of the event loop each. */
-const PROVIDER_RANGE = 5_000;
 
 // A completed job's results never change: its counts are kept (per process, the newest 500 jobs),
 // so reopening a million-row job does not group its results again.

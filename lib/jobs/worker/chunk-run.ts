@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client';
+import { resultsPerSave } from '../../db/queries/jobs';
 import { failpoint } from '../../failpoints/failpoints';
 import { verificationRow } from '../../results/rows';
 import { ruleBookFor } from '../../rules/store';
@@ -11,12 +12,6 @@ import { ClaimWatch } from './claim-watch';
 import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
 import type { WorkerOptions } from './options';
 
-/**
- * Results saved per statement: SQLite writes synchronously, so 1,000 (a slice of the event loop);
- * PostgreSQL sends them as column arrays and waits on the network, so a sandbox chunk's are saved in
- * fewer round trips.
- */
-const SAVE_BATCH = { sqlite: 1000, postgres: 5000 } as const;
 /**
  * A production chunk's results are also saved once this old: each is an SMTP conversation spent
  * from a provider's budget, and a worker killed mid-chunk must not take them with it.
@@ -137,7 +132,7 @@ export class ChunkRun {
           at: Date.now(),
         }),
       );
-      if (this.pending.length >= SAVE_BATCH[this.database.dialect] || (!this.chunk.sandbox && performance.now() - this.savedAt >= SAVE_EVERY_MS)) {
+      if (this.pending.length >= resultsPerSave(this.database.dialect) || (!this.chunk.sandbox && performance.now() - this.savedAt >= SAVE_EVERY_MS)) {
         await this.save(claim);
         await yieldToEventLoop();
       }

@@ -1,7 +1,7 @@
 import { jobReservation, type Reservation, refundIn } from '../../accounts/quota';
 import { recordAudit } from '../../audit/record';
 import type { Database, Db } from '../../db/client';
-import { byDialect } from '../../db/sql';
+import { lockJobRow } from '../../db/queries/jobs';
 import { AppError } from '../../errors/app-error';
 import { failpoint, pausepoint } from '../../failpoints/failpoints';
 import { recordChanges } from '../../monitors/changes';
@@ -24,7 +24,7 @@ type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Paramete
  */
 export async function finishJobIfDone(database: Database, jobId: string): Promise<boolean> {
   return database.prisma.$transaction(async (tx) => {
-    await lockJob(tx, database.dialect, jobId);
+    await lockJobRow(tx, database.dialect, jobId);
     return finishIn(tx, database.dialect, jobId);
   });
 }
@@ -49,18 +49,6 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
 }
 
 /**
- * PostgreSQL: the job's row lock serialises the transactions that complete its chunks (and a
- * cancel), so of two workers completing the last two chunks at once the second sees the first's
- * chunk done and finishes the job. SQLite has one writer at a time already.
- */
-async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Promise<void> {
-  await byDialect<() => Promise<unknown>>(dialect, {
-    postgres: () => tx.$queryRawUnsafe(`SELECT id FROM jobs WHERE id = $1 FOR NO KEY UPDATE`, jobId),
-    sqlite: async () => {},
-  })();
-}
-
-/**
  * Marks the claim's chunk done and, when it was the last open one, finishes the job, in one
  * transaction: no crash can leave every chunk done and the job unfinished. 'lost' when the claim
  * no longer held the chunk (cancelled, failed, taken over): nothing else changes.
@@ -75,7 +63,7 @@ async function lockJob(tx: Tx, dialect: Database['dialect'], jobId: string): Pro
 export async function completeChunkAndFinish(database: Database, chunk: ChunkClaim): Promise<'lost' | 'open' | 'finished'> {
   const { prisma, dialect } = database;
   return prisma.$transaction(async (tx) => {
-    await lockJob(tx, dialect, chunk.jobId);
+    await lockJobRow(tx, dialect, chunk.jobId);
     await chunkQueue(database).completed(tx, chunk);
     // SQLite: the chunk's UPDATE is the first write, so this transaction holds the write lock before it reads
     if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
