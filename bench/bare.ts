@@ -1,6 +1,7 @@
 /**
  * The yardstick for the sandbox single call: a bare Next.js app of the project's own Next.js
- * version, one route handler returning a small JSON, built and started from the project's
+ * version, a GET route handler returning a small JSON and a POST one doing the single check's HTTP
+ * work (ECHO below), built and started from the project's
  * node_modules (symlinked into a scratch folder; nothing is downloaded). Whatever the project's
  * route costs beyond this app is the project's own doing, not Next.js's.
  */
@@ -19,8 +20,10 @@ const NEXT = join(ROOT, 'node_modules/next/dist/bin/next');
 export interface BareServer {
   baseUrl: string;
   pid: number;
-  /** the path of its one route */
+  /** the path of its GET route */
   path: string;
+  /** the path of its POST route, the single check's HTTP work alone */
+  echoPath: string;
   stop(): Promise<void>;
 }
 
@@ -30,19 +33,36 @@ export async function GET() {
 }
 `;
 
+/**
+ * The same HTTP work as the sandbox single check and nothing else: a POST whose JSON body is read and
+ * parsed, answered with a JSON of the single result's fields and size (docs/api.md's example). What
+ * the single check costs beyond it is the project's code, not Next.js's handling of a body.
+ */
+const ECHO = `export const dynamic = 'force-dynamic';
+export async function POST(request) {
+  const { email } = await request.json();
+  return Response.json({ email, normalized_email: email, valid: true, deliverable: true, risk_level: 'low', provider: 'example.com',
+    mailbox_provider: null, response_time: 1, confidence: 95, details: { syntax_valid: true, domain_exists: true, mx_record: true, smtp_valid: true },
+    reason: 'accepted_email', sub_reason: null, cached: false, status: 'deliverable', score: 95, disposable: false, role: false,
+    free: false, catch_all: false, did_you_mean: null, evidence: null, rule_id: null, sandbox: true });
+}
+`;
+
 /** Writes the app (once per Next.js version) and builds it; returns its folder. */
 async function buildBareApp(): Promise<string> {
   const version = JSON.parse(readFileSync(join(ROOT, 'node_modules/next/package.json'), 'utf8')).version as string;
   // per checkout too: the build holds absolute paths into the node_modules it was built against
-  const dir = join(tmpdir(), `ev-bench-bare-next-${version}-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`);
+  const dir = join(tmpdir(), `ev-bench-bare2-next-${version}-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`);
   if (existsSync(join(dir, '.next/BUILD_ID'))) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'app/ping'), { recursive: true });
+  mkdirSync(join(dir, 'app/echo'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bare-next', private: true, type: 'module' }));
   // node_modules is a symlink out of this folder: Turbopack follows it only inside its root
   writeFileSync(join(dir, 'next.config.js'), `export default { poweredByHeader: false, turbopack: { root: '/' } };\n`);
   writeFileSync(join(dir, 'app/ping/route.js'), ROUTE);
+  writeFileSync(join(dir, 'app/echo/route.js'), ECHO);
   writeFileSync(join(dir, 'app/layout.js'), `export default function Layout({ children }) { return children; }\n`);
   console.log(`building the bare Next.js ${version} app in ${dir} …`);
   await run(process.execPath, [NEXT, 'build'], { cwd: dir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
@@ -93,6 +113,7 @@ export async function startBareServer(nodeOptions: string): Promise<BareServer> 
     baseUrl,
     pid: child.pid!,
     path: '/ping',
+    echoPath: '/echo',
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));

@@ -24,12 +24,18 @@ async function warmUp(baseUrl: string, make: (i: number) => RequestSpec) {
 
 async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
   console.log(
-    `\n[1] POST /v1/verify/single (sandbox) vs a bare Next.js app's one JSON route and GET /health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`,
+    `\n[1] POST /v1/verify/single (sandbox) vs a bare Next.js app's GET JSON route and its POST route of the same body and answer, and GET /health, concurrency ${CONCURRENCY}, ${LOAD_MS / 1000} s each in alternating ${SLICE_MS / 1000} s slices`,
   );
   const bare = await startBareServer(server.nodeOptions);
   try {
     const health = (): RequestSpec => ({ method: 'GET', path: '/health' });
     const ping = (): RequestSpec => ({ method: 'GET', path: bare.path });
+    const echo = (i: number): RequestSpec => ({
+      method: 'POST',
+      path: bare.echoPath,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ email: address(i) })),
+    });
     const single = (i: number): RequestSpec => ({
       method: 'POST',
       path: '/v1/verify/single',
@@ -37,14 +43,16 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
       body: Buffer.from(JSON.stringify({ email: address(i) })),
     });
     await warmUp(bare.baseUrl, ping);
+    await warmUp(bare.baseUrl, echo);
     await warmUp(server.baseUrl, health);
     await warmUp(server.baseUrl, single);
     // alternate 1 s slices of each, so that background load on the machine hits all alike
     const bs: Awaited<ReturnType<typeof load>>[] = [];
     const hs: Awaited<ReturnType<typeof load>>[] = [];
+    const es: Awaited<ReturnType<typeof load>>[] = [];
     const ss: Awaited<ReturnType<typeof load>>[] = [];
     // and the CPU each server spends in its own slices: per request, a figure the machine's other load barely moves
-    const cpu = { bare: 0, single: 0, health: 0 };
+    const cpu = { bare: 0, single: 0, health: 0, echo: 0 };
     const timed = async <T>(pid: number, which: keyof typeof cpu, run: () => Promise<T>): Promise<T> => {
       const before = treeCpuMs(pid);
       const result = await run();
@@ -53,6 +61,7 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
     };
     for (let t = 0; t < LOAD_MS; t += SLICE_MS) {
       bs.push(await timed(bare.pid, 'bare', () => load(bare.baseUrl, ping, CONCURRENCY, SLICE_MS)));
+      es.push(await timed(bare.pid, 'echo', () => load(bare.baseUrl, echo, CONCURRENCY, SLICE_MS)));
       ss.push(
         await timed(server.pid, 'single', () =>
           load(
@@ -69,8 +78,10 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
     const b: LoadResult = merge(bs);
     const h: LoadResult = merge(hs);
     const s: LoadResult = merge(ss);
+    const e: LoadResult = merge(es);
     for (const [name, r] of [
       ['bare', b],
+      ['bare POST', e],
       ['health', h],
       ['single', s],
     ] as const) {
@@ -80,6 +91,8 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
     results.bare = b;
     results.health = h;
     results.single = s;
+    results.bareEcho = e;
+    results.singleToEchoRatio = s.rps / e.rps;
     results.singleToBareRatio = ratio;
     results.singleToHealthRatio = s.rps / h.rps;
     row('bare Next.js route req/s', fmt(b.rps, 0));
@@ -95,9 +108,18 @@ async function singleVsBare(server: BenchServer, auth: Record<string, string>) {
       `${fmt(Math.min(...sliceRatios), 2)} / ${fmt([...sliceRatios].sort((x, y) => x - y)[sliceRatios.length >> 1], 2)} / ${fmt(Math.max(...sliceRatios), 2)}`,
     );
     row('single / health ratio', fmt(s.rps / h.rps, 2));
-    const perRequestUs = { bare: (cpu.bare * 1000) / b.requests, single: (cpu.single * 1000) / s.requests, health: (cpu.health * 1000) / h.requests };
+    row('bare POST (same body and answer) req/s, single / it', `${fmt(e.rps, 0)}, ${fmt(s.rps / e.rps, 2)}`);
+    const perRequestUs = {
+      bare: (cpu.bare * 1000) / b.requests,
+      single: (cpu.single * 1000) / s.requests,
+      health: (cpu.health * 1000) / h.requests,
+      echo: (cpu.echo * 1000) / e.requests,
+    };
     results.serverCpuUsPerRequest = perRequestUs;
-    row('server CPU µs per request: bare / health / single', `${fmt(perRequestUs.bare, 0)} / ${fmt(perRequestUs.health, 0)} / ${fmt(perRequestUs.single, 0)}`);
+    row(
+      'server CPU µs per request: bare / bare POST / health / single',
+      `${fmt(perRequestUs.bare, 0)} / ${fmt(perRequestUs.echo, 0)} / ${fmt(perRequestUs.health, 0)} / ${fmt(perRequestUs.single, 0)}`,
+    );
     row('  bare / single CPU per request', fmt(perRequestUs.bare / perRequestUs.single, 2));
     row('single p50 ms', fmt(s.p50Ms, 2));
     row('single p99 ms', fmt(s.p99Ms, 2), '< 50', s.p99Ms < 50);
