@@ -21,7 +21,7 @@ if (process.argv.includes('--json')) {
     resolver: 'DNS resolver',
   };
   console.log(
-    `Egress ${report.egress} (HELO ${report.helo_name}${report.source_ip ? `, from ${report.source_ip}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`,
+    `Egress ${report.egress} (HELO ${report.heloName}${report.sourceIp ? `, from ${report.sourceIp}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`,
   );
   for (const check of report.checks) {
     console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);

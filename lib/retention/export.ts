@@ -4,6 +4,8 @@ import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { csvLine } from '../jobs/export/csv-cells';
 import { listWebhooks } from '../webhooks/manage';
+import { webhook } from '../api/responses-webhooks';
+import { shape } from '../api/shape';
 import { bool, STORED_COLUMNS } from '../results/rows';
 import { effectiveDays } from './policy';
 
@@ -233,7 +235,18 @@ function exportFiles(database: Database, userId: string): File[] {
           );
         }),
     },
-    { name: 'webhooks.json', chunks: () => once(async () => JSON.stringify(await listWebhooks(database, userId), null, 2)) },
+    // the endpoints as GET /v1/webhooks answers them (lib/api/shape.ts)
+    {
+      name: 'webhooks.json',
+      chunks: () =>
+        once(async () =>
+          JSON.stringify(
+            (await listWebhooks(database, userId)).map((w) => shape(webhook, w)),
+            null,
+            2,
+          ),
+        ),
+    },
   ];
 }
 

@@ -18,7 +18,7 @@ function shape(row: Row) {
     url: row.url,
     events: JSON.parse(row.events) as string[],
     description: row.description,
-    created_at: row.createdAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
     disabled: row.disabledAt !== null,
   };
 }
@@ -92,19 +92,19 @@ export async function listDeliveries(database: Database, userId: string, id: str
   });
   return rows.map((row) => ({
     id: row.id,
-    event_type: row.eventType,
-    event_id: (JSON.parse(row.payload) as { id: string }).id,
+    eventType: row.eventType,
+    eventId: (JSON.parse(row.payload) as { id: string }).id,
     state: row.state,
     attempts: row.attempts,
-    last_status: row.lastStatus,
-    last_error: row.lastError,
-    next_attempt_at: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
-    created_at: row.createdAt.toISOString(),
-    attempt_log: row.attemptLog.map((a) => ({
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    nextAttemptAt: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+    attemptLog: row.attemptLog.map((a) => ({
       attempt: a.attempt,
       status: a.status,
       error: a.error,
-      duration_ms: a.durationMs,
+      durationMs: a.durationMs,
       at: a.createdAt.toISOString(),
     })),
   }));
@@ -117,7 +117,7 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
   const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
   await deliverNow(database, deliveryId!);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
-  return { event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { eventId: event.id, deliveryId, state: delivery?.state, lastStatus: delivery?.lastStatus ?? null };
 }
 
 /**
@@ -134,5 +134,5 @@ export async function replayDelivery(database: Database, userId: string, id: str
   });
   await deliverNow(database, replayId);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: replayId } });
-  return { delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { deliveryId: replayId, state: delivery?.state, lastStatus: delivery?.lastStatus ?? null };
 }
