@@ -3,9 +3,7 @@ import { Zip, ZipDeflate, strToU8 } from 'fflate';
 import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { csvLine } from '../jobs/export/csv-cells';
-import { listWebhooks } from '../webhooks/manage';
-import { webhook } from '../api/responses-webhooks';
-import { shape } from '../api/shape';
+import { webhooksAsAnswered } from '../webhooks/manage';
 import { bool, STORED_COLUMNS } from '../results/rows';
 import { effectiveDays } from './policy';
 
@@ -235,18 +233,7 @@ function exportFiles(database: Database, userId: string): File[] {
           );
         }),
     },
-    // the endpoints as GET /v1/webhooks answers them (lib/api/shape.ts)
-    {
-      name: 'webhooks.json',
-      chunks: () =>
-        once(async () =>
-          JSON.stringify(
-            (await listWebhooks(database, userId)).map((w) => shape(webhook, w)),
-            null,
-            2,
-          ),
-        ),
-    },
+    { name: 'webhooks.json', chunks: () => once(async () => JSON.stringify(await webhooksAsAnswered(database, userId), null, 2)) },
   ];
 }
 

@@ -9,6 +9,8 @@ import { buildEvent, enqueueEvent } from './outbox';
 import { DEFAULT_EVENTS, TEST_EVENT } from './events';
 import { deliverNow } from './dispatch';
 import { recordAudit } from '../audit/record';
+import { webhook } from '../api/responses-webhooks';
+import { shape as toWire } from '../api/shape';
 
 type Row = { id: string; url: string; events: string; description: string; createdAt: Date; disabledAt: Date | null };
 
@@ -50,6 +52,9 @@ export async function listWebhooks({ prisma }: Database, userId: string) {
   const rows = await prisma.webhook.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
   return rows.map(shape);
 }
+
+/** The endpoints as GET /v1/webhooks answers them: the data export's webhooks.json (lib/retention/export.ts). */
+export const webhooksAsAnswered = async (database: Database, userId: string) => (await listWebhooks(database, userId)).map((w) => toWire(webhook, w));
 
 async function ownWebhook({ prisma }: Database, userId: string, id: string) {
   if (!isIdShaped(id)) throw notFound('Webhook');
