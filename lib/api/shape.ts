@@ -99,7 +99,7 @@ function build(schema: z.ZodType): Shaper {
       return objectShaper(def.shape ?? {});
     case 'array': {
       const element = shaperOf(def.element as z.ZodType);
-      return (value, check, at) => (Array.isArray(value) ? value.map((item, i) => element(item, check, `${at}[${i}]`)) : value);
+      return (value, check, at) => (Array.isArray(value) ? value.map((item, i) => element(item, check, check ? `${at}[${i}]` : at)) : value);
     }
     case 'union':
       return unionShaper(def.options ?? []);
@@ -139,11 +139,14 @@ function objectShaper(fields: Record<string, z.ZodType>): Shaper {
   }
   return (value, check, at) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) return value;
+    const from = value as Record<string, unknown>;
     const body: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(value)) {
-      if (field === undefined) continue;
+    for (const name in from) {
+      const field = from[name];
+      if (field === undefined || !Object.hasOwn(from, name)) continue;
       const known = byName.get(name);
-      if (known) body[known.wire] = known.shaper(field, check, `${at}.${known.wire}`);
+      // the path is written only when checking (outside production)
+      if (known) body[known.wire] = known.shaper(field, check, check ? `${at}.${known.wire}` : at);
       else if (check && check.extra === null) check.extra = `${at}.${name}`;
     }
     return body;
