@@ -4,12 +4,15 @@
 import { checkEgress, type CheckStatus } from '../lib/egress/check';
 import { egressDepsFromEnv } from '../lib/egress/state';
 import { env } from '../lib/config/env';
+import { egressReport } from '../lib/api/responses';
+import { shape } from '../lib/api/shape';
 
 const config = env();
 const report = await checkEgress(egressDepsFromEnv(config));
 
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ ...report, policy: config.EV_EGRESS_POLICY }, null, 2));
+  // the fields as GET /v1/egress names them (lib/api/shape.ts)
+  console.log(JSON.stringify(shape(egressReport.shape.data, { ...report, policy: config.EV_EGRESS_POLICY }), null, 2));
 } else {
   const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
   const title: Record<string, string> = {
