@@ -38,4 +38,11 @@ describe.each(DIALECTS)("the fleet's egress reports on %s", (dialect) => {
       checks: [{ name: 'port25', message: 'port 25 from 192.0.2.1' }],
     });
   });
+
+  it('stores a report under the names it always had, so processes of the version before read it', async () => {
+    await saveEgressReport(ctx.database, report('ip:192.0.2.3', 'pass', '192.0.2.3'));
+    const row = await ctx.database.prisma.egressRecord.findUniqueOrThrow({ where: { egress: 'ip:192.0.2.3' } });
+    expect(JSON.parse(row.report)).toMatchObject({ source_ip: '192.0.2.3', egress_ip: '192.0.2.3', helo_name: 'out.192.0.2.3.test' });
+    expect(Object.keys(JSON.parse(row.report))).toEqual(['status', 'checked_at', 'egress', 'source_ip', 'egress_ip', 'helo_name', 'checks']);
+  });
 });
