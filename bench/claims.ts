@@ -73,7 +73,7 @@ async function sandboxJob(workers: number, addresses: number) {
     const account = await ensureAccount(database, 'sandbox-job@example.com');
     const emails = Array.from({ length: addresses }, (_, i) => `user${i}@sandbox${i % 50}.test`);
     let t = performance.now();
-    const { job_id } = await submitQueued(database, { userId: account.id, sandbox: true, emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: true, emails });
     const submitMs = performance.now() - t;
     const pool = Array.from(
       { length: workers },
@@ -86,7 +86,7 @@ async function sandboxJob(workers: number, addresses: number) {
     const small = (async () => {
       await new Promise((r) => setTimeout(r, 3_000));
       const since = performance.now();
-      const { job_id: id } = await submitQueued(database, {
+      const { jobId: id } = await submitQueued(database, {
         userId: other.id,
         sandbox: true,
         emails: Array.from({ length: 50 }, (_, i) => `user${i}@small.test`),
@@ -94,7 +94,7 @@ async function sandboxJob(workers: number, addresses: number) {
       while (!(await completed(id))) await new Promise((r) => setTimeout(r, 20));
       return performance.now() - since;
     })();
-    while (!(await completed(job_id))) await new Promise((r) => setTimeout(r, 20));
+    while (!(await completed(jobId))) await new Promise((r) => setTimeout(r, 20));
     const wallMs = performance.now() - t;
     const otherJobMs = await small;
     await Promise.all(pool.map((worker) => worker.stop()));

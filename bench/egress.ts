@@ -105,9 +105,9 @@ async function runJob(ips: number, workers: number, mix: ProviderMix, dnsServer:
       sandbox: false,
       emails: Array.from({ length: 100 }, (_, i) => `warm${i}@s${i % 10}.test`),
     });
-    await waitForJob(database, warm.job_id, children, 120_000, 50);
+    await waitForJob(database, warm.jobId, children, 120_000, 50);
     const since = performance.now();
-    const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: mix.emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: mix.emails });
     await waitForJob(database, jobId, children, 600_000, 50);
     const wallMs = performance.now() - since;
     const google = MIX_TARGETS.find((t) => t.name === 'google')!.ips;

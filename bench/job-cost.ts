@@ -28,13 +28,13 @@ export async function jobCost(addresses: number, workers = 1) {
     const account = await ensureAccount(database, 'job-cost@example.com');
     const emails = Array.from({ length: addresses }, (_, i) => `user${i}@sandbox${i % 50}.test`);
     let t = performance.now();
-    const { job_id } = await submitQueued(database, { userId: account.id, sandbox: true, emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: true, emails });
     const submitMs = performance.now() - t;
     const pool = Array.from(
       { length: workers },
       () => new JobWorker(database, { concurrency: 50, leaseMs: 60_000, pollMs: 20, verifierFor: () => sandboxVerifier }),
     );
-    const completed = async () => (await database.prisma.job.findUniqueOrThrow({ where: { id: job_id } })).status === 'completed';
+    const completed = async () => (await database.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status === 'completed';
     const trips = roundTrips;
     const cpu = process.cpuUsage();
     t = performance.now();

@@ -156,7 +156,7 @@ async function runJob(workers: number, list: ProviderMix, dnsServer: string, smt
     const rssStartMb = children.map((c) => Math.round(treeRssMb(c.pid!)));
     const cpuStart = children.map((c) => treeCpuMs(c.pid!));
     const since = performance.now();
-    const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: list.emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: list.emails });
     await waitForJob(database, jobId, children, 900_000);
     const wallMs = performance.now() - since;
     const cpuMsPerVerification = children.reduce((sum, c, i) => sum + treeCpuMs(c.pid!) - cpuStart[i]!, 0) / list.emails.length;

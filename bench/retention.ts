@@ -169,7 +169,7 @@ export async function runRetentionBench(rows = 1_000_000): Promise<RetentionFigu
       const erasing = performance.now();
       const erased = await eraseAddress(database, owner.id, `PERSON${Math.floor(rows / 2)}@example${Math.floor(rows / 2) % 50}.com`);
       const eraseMs = performance.now() - erasing;
-      if (erased.removed.results !== 1 || erased.removed.list_rows !== 1) throw new Error(`erasure: ${JSON.stringify(erased)}`);
+      if (erased.removed.results !== 1 || erased.removed.listRows !== 1) throw new Error(`erasure: ${JSON.stringify(erased)}`);
       started = performance.now();
       const pass = retentionPass(database, { now });
       const during = otherAccountChecks(database, other.id, pass);

@@ -29,14 +29,14 @@ async function upload(database: Database, userId: string, emails: string[]) {
   const answer = await submitQueued(database, { userId, sandbox: false, emails });
   const submitMs = performance.now() - started;
   for (;;) {
-    const job = await database.prisma.job.findUniqueOrThrow({ where: { id: answer.job_id } });
+    const job = await database.prisma.job.findUniqueOrThrow({ where: { id: answer.jobId } });
     if (job.status === 'completed') break;
     if (job.status !== 'queued' && job.status !== 'processing') throw new Error(`job ${job.id} ${job.status}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const totalMs = performance.now() - started;
   const after = (await database.prisma.user.findUniqueOrThrow({ where: { id: userId } })).credits;
-  return { submitMs, totalMs, reused: answer.reused_emails, credits: before - after };
+  return { submitMs, totalMs, reused: answer.reusedEmails, credits: before - after };
 }
 
 export async function runReuseBench(total = 100_000, freshShare = 0.9): Promise<ReuseFigures[]> {

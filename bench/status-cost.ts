@@ -135,7 +135,7 @@ export async function pollCost(dialect: 'sqlite' | 'postgres', rows: number, pol
     let processed = 0;
     for (let i = 0; i < polls; i++) {
       const start = performance.now();
-      processed = (await jobStatus(database, 'u_bench', 'job_bench', { limit: 100, offset: 0 }, false)).processed_emails;
+      processed = (await jobStatus(database, 'u_bench', 'job_bench', { limit: 100, offset: 0 }, false)).processedEmails;
       times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);

@@ -75,12 +75,12 @@ export async function runWorkerSoak(ms: number, log: (line: string) => void = ()
         if (open.length < 2) {
           const emails = Array.from({ length: PRODUCTION_JOB }, (_, i) => mix.emails[(offset + i) % mix.emails.length]!);
           offset += PRODUCTION_JOB;
-          open.push((await submitQueued(database, { userId: account.id, sandbox: false, emails })).job_id);
+          open.push((await submitQueued(database, { userId: account.id, sandbox: false, emails })).jobId);
           jobs.production++;
         }
         if (performance.now() - started >= nextSandbox) {
           const emails = Array.from({ length: SANDBOX_JOB }, (_, i) => `user${i}@soak${jobs.sandbox}.example`);
-          open.push((await submitQueued(database, { userId: account.id, sandbox: true, emails })).job_id);
+          open.push((await submitQueued(database, { userId: account.id, sandbox: true, emails })).jobId);
           jobs.sandbox++;
           nextSandbox += SANDBOX_EVERY_MS;
         }

@@ -23,11 +23,11 @@ export async function workerThroughput(addresses: number) {
         const account = await ensureAccount(database, 'throughput@example.com');
         await grantCredits(database, account.id, addresses);
         const emails = Array.from({ length: addresses }, (_, i) => `user${i}@throughput${i % 50}.test`);
-        const { job_id } = await submitQueued(database, { userId: account.id, sandbox, emails });
+        const { jobId } = await submitQueued(database, { userId: account.id, sandbox, emails });
         const worker = new JobWorker(database, { concurrency: 50, leaseMs: 60_000, pollMs: 20, verifierFor: () => sandboxVerifier });
         const started = performance.now();
         worker.start();
-        while ((await database.prisma.job.findUniqueOrThrow({ where: { id: job_id } })).status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+        while ((await database.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status !== 'completed') await new Promise((r) => setTimeout(r, 20));
         const ms = performance.now() - started;
         await worker.stop();
         figures.push({ dialect, mode: sandbox ? 'sandbox' : 'production (sandbox engine)', perSecond: Math.round(addresses / (ms / 1000)) });

@@ -85,7 +85,7 @@ async function timeJob(peers: ProductionPeers, emails: string[], workers: number
     await grantCredits(database, account.id, emails.length);
     const cpuAtStart = children.map((c) => treeCpuMs(c.pid!));
     const start = performance.now();
-    const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
     await waitForJob(database, jobId, children, 300_000, 50);
     const ms = performance.now() - start;
     if (process.env.BENCH_DEBUG)

@@ -4,12 +4,15 @@
 import { checkEgress, type CheckStatus } from '../lib/egress/check';
 import { egressDepsFromEnv } from '../lib/egress/state';
 import { env } from '../lib/config/env';
+import { egressReport } from '../lib/api/responses';
+import { shape } from '../lib/api/shape';
 
 const config = env();
 const report = await checkEgress(egressDepsFromEnv(config));
 
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ ...report, policy: config.EV_EGRESS_POLICY }, null, 2));
+  // the fields as GET /v1/egress names them (lib/api/shape.ts)
+  console.log(JSON.stringify(shape(egressReport.shape.data, { ...report, policy: config.EV_EGRESS_POLICY }), null, 2));
 } else {
   const mark: Record<CheckStatus, string> = { pass: '✓', warn: '!', fail: '✗' };
   const title: Record<string, string> = {
@@ -21,7 +24,7 @@ if (process.argv.includes('--json')) {
     resolver: 'DNS resolver',
   };
   console.log(
-    `Egress ${report.egress} (HELO ${report.helo_name}${report.source_ip ? `, from ${report.source_ip}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`,
+    `Egress ${report.egress} (HELO ${report.heloName}${report.sourceIp ? `, from ${report.sourceIp}` : ''}, SMTP port ${config.EV_SMTP_PORT}${config.EV_SMTP_PROXY ? `, proxy ${config.EV_SMTP_PROXY.host}:${config.EV_SMTP_PROXY.port}` : ''})\n`,
   );
   for (const check of report.checks) {
     console.log(`${mark[check.status]} ${title[check.name]!.padEnd(12)} ${check.message}`);

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { normalizeEmail } from '../lib/accounts/users';
 import { db } from '../lib/db/client';
-import { eraseEverywhere } from '../lib/retention/erase';
+import { erasedCounts, eraseEverywhere } from '../lib/retention/erase';
 import { operatorActor, withAuditActor } from '../lib/audit/context';
 
 const { values } = parseArgs({ options: { email: { type: 'string' }, json: { type: 'boolean' } } });
@@ -18,11 +18,10 @@ const erased = await withAuditActor(operatorActor('npm run erase'), () => eraseE
 const account = await database.prisma.user.findUnique({ where: { email: normalizeEmail(erased.email) }, select: { id: true } });
 const accounts = account ? [account] : [];
 if (values.json) {
-  const { organisations: _organisations, ...report } = erased;
-  console.log(JSON.stringify({ ...report, account_ids: accounts.map((a) => a.id) }, null, 2));
+  console.log(JSON.stringify({ email: erased.email, removed: erasedCounts(erased.removed), account_ids: accounts.map((a) => a.id) }, null, 2));
 } else {
   console.log(`Erased ${erased.email} from every account:`);
-  for (const [what, n] of Object.entries(erased.removed)) console.log(`  ${String(n).padStart(8)} ${what.replaceAll('_', ' ')}`);
+  for (const [what, n] of Object.entries(erasedCounts(erased.removed))) console.log(`  ${String(n).padStart(8)} ${what.replaceAll('_', ' ')}`);
   for (const account of accounts) console.log(`  an account signs in with this address (${account.id}): delete the account to erase it too`);
 }
 process.exit(0);

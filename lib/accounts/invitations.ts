@@ -24,9 +24,9 @@ export interface InvitationInfo {
   id: string;
   email: string;
   role: Role;
-  expires_at: string;
-  created_at: string;
-  invited_by: { user_id: string; email: string };
+  expiresAt: string;
+  createdAt: string;
+  invitedBy: { userId: string; email: string };
   state: InvitationState;
 }
 
@@ -63,9 +63,9 @@ async function describeInvitations({ prisma }: Database, rows: Row[]): Promise<I
     id: r.id,
     email: r.email,
     role: r.role as Role,
-    expires_at: r.expiresAt.toISOString(),
-    created_at: r.createdAt.toISOString(),
-    invited_by: { user_id: r.invitedBy, email: email.get(r.invitedBy) ?? '' },
+    expiresAt: r.expiresAt.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    invitedBy: { userId: r.invitedBy, email: email.get(r.invitedBy) ?? '' },
     state: stateOf(r, now),
   }));
 }

@@ -88,8 +88,8 @@ async function warnOnce(database: Database, userId: string, budget: KeyBudget, d
       buildEvent('quota.warning', false, {
         remaining: state.remaining,
         credits: state.credits,
-        free_remaining_today: state.free_remaining_today,
-        warning_below: state.warning_below,
+        free_remaining_today: state.freeRemainingToday,
+        warning_below: state.warningBelow,
         publishable_key: { id: budget.keyId, name: budget.name, checks_today: checks, checks_per_day: budget.perDay },
       }),
     );

@@ -16,16 +16,16 @@ export interface ApiKeyInfo {
   prefix: string;
   type: KeyType;
   scopes: Scope[];
-  allowed_ips: string[] | null;
-  allowed_origins: string[] | null;
-  expires_at: string | null;
-  rate_limits: { per_visitor_per_minute: number; per_key_per_minute: number; checks_per_day: number; checks_today: number } | null;
+  allowedIps: string[] | null;
+  allowedOrigins: string[] | null;
+  expiresAt: string | null;
+  rateLimits: { perVisitorPerMinute: number; perKeyPerMinute: number; checksPerDay: number; checksToday: number } | null;
   role: Role;
   /** who made it: their email, and whether they are still a member (keys outlive their maker's membership) */
-  created_by: { user_id: string; email: string; member: boolean } | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
+  createdBy: { userId: string; email: string; member: boolean } | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
 /** What authentication needs to know of a live key. */
@@ -90,7 +90,7 @@ export function access(row: KeyRow): KeyAccess {
   };
 }
 
-export type Maker = ApiKeyInfo['created_by'];
+export type Maker = ApiKeyInfo['createdBy'];
 
 export function keyInfo(row: KeyRow, checksToday = 0, createdBy: Maker = null): ApiKeyInfo {
   const key = access(row);
@@ -100,22 +100,22 @@ export function keyInfo(row: KeyRow, checksToday = 0, createdBy: Maker = null): 
     prefix: row.prefix,
     type: key.type,
     scopes: key.scopes ?? [...SCOPES],
-    allowed_ips: key.allowedIps,
-    allowed_origins: key.allowedOrigins,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    rate_limits:
+    allowedIps: key.allowedIps,
+    allowedOrigins: key.allowedOrigins,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    rateLimits:
       key.type === 'publishable'
         ? {
-            per_visitor_per_minute: key.visitorRatePerMinute,
-            per_key_per_minute: key.keyRatePerMinute,
-            checks_per_day: key.checksPerDay,
-            checks_today: checksToday,
+            perVisitorPerMinute: key.visitorRatePerMinute,
+            perKeyPerMinute: key.keyRatePerMinute,
+            checksPerDay: key.checksPerDay,
+            checksToday,
           }
         : null,
     role: key.role,
-    created_by: createdBy,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    revoked_at: row.revokedAt?.toISOString() ?? null,
+    createdBy,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
   };
 }

@@ -123,7 +123,7 @@ async function makersOf({ prisma }: Database, orgId: string, ids: (string | null
     prisma.membership.findMany({ where: { orgId, userId: { in: wanted } }, select: { userId: true } }),
   ]);
   const current = new Set(members.map((m) => m.userId));
-  return new Map(people.map((p) => [p.id, { user_id: p.id, email: p.email, member: current.has(p.id) }]));
+  return new Map(people.map((p) => [p.id, { userId: p.id, email: p.email, member: current.has(p.id) }]));
 }
 
 export async function listApiKeys(database: Database, userId: string): Promise<ApiKeyInfo[]> {

@@ -51,8 +51,8 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
       },
       noLimits,
     );
-    expect(await kinds(instant.job_id)).toEqual(['reserve 3+2', 'charge 2+2', 'refund 1+0']);
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ used_today: 3, credits: 8 });
+    expect(await kinds(instant.jobId)).toEqual(['reserve 3+2', 'charge 2+2', 'refund 1+0']);
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ usedToday: 3, credits: 8 });
     expect(await problems()).toEqual([]);
   });
 
@@ -60,10 +60,10 @@ describe.each(DIALECTS)('the credit ledger (%s)', (dialect) => {
     await grantCredits(ctx.database, ctx.account.id, 20);
     const emails = Array.from({ length: 12 }, (_, i) => `q${i}@example.com`);
     const queued = await submitBulk(ctx.database, { userId: ctx.account.id, sandbox: false, emails }, noLimits);
-    expect(await kinds(queued.job_id)).toEqual(['reserve 12+0']);
+    expect(await kinds(queued.jobId)).toEqual(['reserve 12+0']);
     expect(await problems()).toEqual([]); // an open reservation of a running job
-    await cancelJob(ctx.database, ctx.account.id, queued.job_id, false);
-    expect(await kinds(queued.job_id)).toEqual(['reserve 12+0', 'charge 0+0', 'refund 12+0']);
+    await cancelJob(ctx.database, ctx.account.id, queued.jobId, false);
+    expect(await kinds(queued.jobId)).toEqual(['reserve 12+0', 'charge 0+0', 'refund 12+0']);
     expect(await problems()).toEqual([]);
   });
 

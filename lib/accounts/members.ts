@@ -30,12 +30,12 @@ export interface Actor {
 }
 
 export interface MemberInfo {
-  user_id: string;
+  userId: string;
   email: string;
   role: Role;
-  checks_per_day: number | null;
-  checks_per_month: number | null;
-  joined_at: string;
+  checksPerDay: number | null;
+  checksPerMonth: number | null;
+  joinedAt: string;
 }
 
 export interface OrganisationInfo {
@@ -70,12 +70,12 @@ async function membersWhere({ prisma }: Database, where: { orgId: string; userId
   const people = await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.userId) } }, select: { id: true, email: true } });
   const email = new Map(people.map((p) => [p.id, p.email]));
   return rows.map((r) => ({
-    user_id: r.userId,
+    userId: r.userId,
     email: email.get(r.userId) ?? '',
     role: r.role as Role,
-    checks_per_day: r.checksPerDay,
-    checks_per_month: r.checksPerMonth,
-    joined_at: r.createdAt.toISOString(),
+    checksPerDay: r.checksPerDay,
+    checksPerMonth: r.checksPerMonth,
+    joinedAt: r.createdAt.toISOString(),
   }));
 }
 

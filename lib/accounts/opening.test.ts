@@ -46,7 +46,7 @@ describe.each(DIALECTS)('opening balances of accounts older than the ledger (%s)
     }
     expect((await auditCredits(ctx.database)).problems).toEqual([]);
     await cancelJob(ctx.database, ctx.account.id, 'job_legacy', false);
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ credits: 53, used_today: 5 });
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ credits: 53, usedToday: 5 });
     expect((await auditCredits(ctx.database)).problems).toEqual([]);
   });
 });

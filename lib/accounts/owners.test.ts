@@ -48,7 +48,7 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
     await new Promise((r) => setTimeout(r, 20));
     expect(await sweepReservations(ctx.database, 1)).toBe(0);
     pause.resume();
-    const { job_id: jobId } = await submitting;
+    const { jobId } = await submitting;
     const worker = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor });
     worker.start();
     try {
@@ -165,7 +165,7 @@ describe.each(DIALECTS)('reservations with an owner (%s)', (dialect) => {
 
   it('does not finish a job whose reservation was settled behind its back: the error is kept and the finish tried again', async () => {
     const emails = Array.from({ length: 12 }, (_, i) => `valid${i}@settled.test`);
-    const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
     const job = await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
     await ctx.database.prisma.$transaction((tx) => settleIn(tx, dialect, [{ userId: ctx.account.id, ...jobReservation(job), charged: 0 }]));
     await ctx.database.prisma.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET state = 'done' WHERE job_id = ?`), jobId);

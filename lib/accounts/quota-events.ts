@@ -48,12 +48,12 @@ function stateOf(row: Level | undefined) {
   const exceededAt = row?.exceeded_at == null ? null : Number(row.exceeded_at);
   return {
     credits,
-    free_remaining_today: freeRemaining,
+    freeRemainingToday: freeRemaining,
     remaining: credits + freeRemaining,
-    warning_below: warningBelow,
-    warning_below_is_default: row?.warn_below == null,
+    warningBelow,
+    warningBelowIsDefault: row?.warn_below == null,
     below: credits + freeRemaining < warningBelow,
-    exceeded_at: exceededAt === null ? null : new Date(exceededAt).toISOString(),
+    exceededAt: exceededAt === null ? null : new Date(exceededAt).toISOString(),
   };
 }
 
@@ -102,8 +102,8 @@ export async function noteQuotaLevel(database: Database, userId: string): Promis
       buildEvent('quota.warning', false, {
         remaining: state.remaining,
         credits: state.credits,
-        free_remaining_today: state.free_remaining_today,
-        warning_below: state.warning_below,
+        free_remaining_today: state.freeRemainingToday,
+        warning_below: state.warningBelow,
       }),
     );
   });

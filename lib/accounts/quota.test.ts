@@ -16,7 +16,7 @@ describe.each(DIALECTS)('quota reservations (%s)', (dialect) => {
     const reservations = await Promise.all(Array.from({ length: 10 }, () => reserve(ctx.database, ctx.account.id, 1, newId('chk'))));
     expect(reservations.reduce((n, r) => n + r.free, 0)).toBe(4);
     expect(reservations.reduce((n, r) => n + r.credits, 0)).toBe(6);
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ free_remaining_today: 0, used_today: 4, credits: 14 });
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ freeRemainingToday: 0, usedToday: 4, credits: 14 });
   });
 
   it('refuses what neither the free verifications nor the credits cover, and takes nothing', async () => {
@@ -24,6 +24,6 @@ describe.each(DIALECTS)('quota reservations (%s)', (dialect) => {
       code: 'insufficient_credits',
       extra: { required: 15, credits: 14 },
     });
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ used_today: 4, credits: 14 });
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ usedToday: 4, credits: 14 });
   });
 });

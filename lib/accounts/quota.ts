@@ -181,8 +181,8 @@ export async function accountUsage(database: Database, userId: string) {
   return {
     email: user.email,
     plan: user.plan,
-    free_remaining_today: Math.max(0, env().EV_FREE_DAILY - used),
-    used_today: used,
+    freeRemainingToday: Math.max(0, env().EV_FREE_DAILY - used),
+    usedToday: used,
     credits: user.credits,
   };
 }

@@ -75,9 +75,9 @@ describe.each(DIALECTS)('single sign-on (%s)', (dialect) => {
       code: 'conflict',
     });
     expect(await updateSsoSettings(ctx.database, other.id, { id: other.id, signIn: 'oidc' }, { password_sign_in: false }, true)).toEqual({
-      sso_domain: null,
-      sso_default_role: 'member',
-      password_sign_in: false,
+      ssoDomain: null,
+      ssoDefaultRole: 'member',
+      passwordSignIn: false,
     });
   });
 

@@ -91,9 +91,9 @@ export async function personForIdentity(database: Database, identity: OidcIdenti
 }
 
 export interface SsoSettings {
-  sso_domain: string | null;
-  sso_default_role: Role;
-  password_sign_in: boolean;
+  ssoDomain: string | null;
+  ssoDefaultRole: Role;
+  passwordSignIn: boolean;
 }
 
 export interface SsoChange {
@@ -105,9 +105,9 @@ export interface SsoChange {
 export async function ssoSettings({ prisma }: Database, orgId: string): Promise<SsoSettings> {
   const row = await prisma.user.findUnique({ where: { id: orgId }, select: { ssoDomain: true, ssoDefaultRole: true, passwordSignIn: true } });
   return {
-    sso_domain: row?.ssoDomain ?? null,
-    sso_default_role: row?.ssoDefaultRole && isRole(row.ssoDefaultRole) ? row.ssoDefaultRole : 'member',
-    password_sign_in: row?.passwordSignIn ?? true,
+    ssoDomain: row?.ssoDomain ?? null,
+    ssoDefaultRole: row?.ssoDefaultRole && isRole(row.ssoDefaultRole) ? row.ssoDefaultRole : 'member',
+    passwordSignIn: row?.passwordSignIn ?? true,
   };
 }
 

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
+import { shape, type DomainOf, type ShapeCheck } from './shape';
 
 /**
- * The one way a /v1 operation answers success: its handler returns a domain value, and the answer is
- * that value under the operation's status, in the envelope its response schema declares. The
+ * The one way a /v1 operation answers success: its handler returns a domain value (camelCase,
+ * `AnswerOf`), and the answer is that value shaped through the operation's response schema
+ * (lib/api/shape.ts) under the operation's status, in the envelope the schema declares. The
  * envelope is `success: true` before the value's fields; the schemas of a resource the API has always
  * answered as itself (a check's result, the account, a created webhook or key, an updated key:
  * docs/api.md) declare no `success`, and their answers stay bare, so no client sees a change.
@@ -17,24 +19,8 @@ import type { Operation } from './operation';
 type JsonSchema<O extends Operation> = O['ok'][1] extends z.ZodType ? O['ok'][1] : never;
 type WithoutSuccess<T> = T extends object ? Omit<T, 'success'> : T;
 
-/**
- * Literal types widened to their primitive: domain code types its vocabularies' values as `string`
- * in places, so the compiler holds the answer's fields and their nesting, and `checkAnswer` its values.
- */
-type Widen<T> = T extends string
-  ? string
-  : T extends boolean
-    ? boolean
-    : T extends number
-      ? number
-      : T extends readonly (infer U)[]
-        ? Widen<U>[]
-        : T extends object
-          ? { [K in keyof T]: Widen<T[K]> }
-          : T;
-
-/** What a handler of `O` returns: its response schema's input, without the envelope. */
-export type AnswerOf<O extends Operation> = [JsonSchema<O>] extends [never] ? never : Widen<WithoutSuccess<z.input<JsonSchema<O>>>>;
+/** What a handler of `O` returns: its response schema's input without the envelope, keys camelCased (lib/api/shape.ts). */
+export type AnswerOf<O extends Operation> = [JsonSchema<O>] extends [never] ? never : DomainOf<WithoutSuccess<z.input<JsonSchema<O>>>>;
 
 const enveloped = new WeakMap<z.ZodType, boolean>();
 
@@ -54,8 +40,11 @@ export function declaresEnvelope(schema: z.ZodType): boolean {
 export function answer(op: Operation, value: object): Response {
   const [status, schema] = op.ok;
   if (typeof schema === 'string') throw new Error(`${op.operationId} answers ${schema}: its handler returns the Response itself`);
-  const body = declaresEnvelope(schema) ? { success: true, ...value } : value;
-  if (process.env.NODE_ENV !== 'production') checkAnswer(op, schema, body);
+  const checking = process.env.NODE_ENV !== 'production';
+  const check: ShapeCheck | null = checking ? { extra: null } : null;
+  const body = shape(schema, declaresEnvelope(schema) ? { success: true, ...value } : value, check);
+  if (check?.extra) throw new Error(`${op.operationId}: the answer has ${check.extra}, which its response schema does not declare`);
+  if (checking) checkAnswer(op, schema, body);
   return Response.json(body, { status });
 }
 

@@ -12,6 +12,8 @@ import type * as res from './responses';
 import type { singleResult, verifyResult } from '../checks/shape';
 import type { Reason, RiskLevel, VerdictStatus } from '../verifier/types';
 import type { ApiKeyInfo } from '../accounts/keys';
+import type { AnswerOf } from './answer';
+import type { operations } from './operations';
 
 const root = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'ev-openapi-'));
@@ -106,8 +108,9 @@ describe('the response schemas and the code', () => {
     expectTypeOf<z.infer<typeof res.reason>>().toEqualTypeOf<Reason>();
     expectTypeOf<z.infer<typeof res.riskLevel>>().toEqualTypeOf<RiskLevel>();
     expectTypeOf<z.infer<typeof res.verdictStatus>>().toEqualTypeOf<VerdictStatus>();
-    expectTypeOf<ReturnType<typeof singleResult>>().toEqualTypeOf<z.infer<typeof res.singleResult>>();
-    expectTypeOf<ReturnType<typeof verifyResult>>().toMatchTypeOf<z.infer<typeof res.verifyResult>>();
-    expectTypeOf<ApiKeyInfo>().toEqualTypeOf<z.infer<typeof res.apiKey>>();
+    // the domain values the answers are shaped from (lib/api/shape.ts)
+    expectTypeOf<ReturnType<typeof singleResult>>().toMatchTypeOf<AnswerOf<typeof operations.verifySingle>>();
+    expectTypeOf<ReturnType<typeof verifyResult>>().toMatchTypeOf<AnswerOf<typeof operations.verify>>();
+    expectTypeOf<ApiKeyInfo>().toMatchTypeOf<AnswerOf<typeof operations.updateKey>>();
   });
 });

@@ -20,9 +20,9 @@ export interface AuditEventInfo {
   id: string;
   at: string;
   action: string;
-  actor: { user_id: string | null; key_id: string | null; email: string | null };
+  actor: { userId: string | null; keyId: string | null; email: string | null };
   target: { type: string | null; id: string | null; label: string | null };
-  client_address: string | null;
+  clientAddress: string | null;
   method: string | null;
   details: Record<string, unknown> | null;
 }
@@ -47,9 +47,9 @@ function shape(row: Row): AuditEventInfo {
     id: row.id,
     at: row.at.toISOString(),
     action: row.action,
-    actor: { user_id: row.actorUserId, key_id: row.actorKeyId, email: row.actorEmail },
+    actor: { userId: row.actorUserId, keyId: row.actorKeyId, email: row.actorEmail },
     target: { type: row.targetType, id: row.targetId, label: row.targetLabel },
-    client_address: row.clientAddress,
+    clientAddress: row.clientAddress,
     method: row.method,
     details: row.details ? (JSON.parse(row.details) as Record<string, unknown>) : null,
   };
@@ -97,7 +97,7 @@ export async function listAudit(database: Database, orgId: string, filter: Audit
   const rows = await page(database, orgId, filter, limit + 1, cursor);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);
-  return { data: shown.map(shape), next_cursor: more ? encodeCursor(shown[shown.length - 1]!) : null };
+  return { data: shown.map(shape), nextCursor: more ? encodeCursor(shown[shown.length - 1]!) : null };
 }
 
 /** The export's columns: every column of the row but the organisation's (the export is one organisation's). */

@@ -99,12 +99,12 @@ export interface TwoFactorState {
   enabled: boolean;
   /** an enrolment started and not yet confirmed */
   pending: boolean;
-  enabled_at: string | null;
-  recovery_codes_left: number;
+  enabledAt: string | null;
+  recoveryCodesLeft: number;
   /** the organisations the person belongs to that require two-factor */
-  required_by: { id: string; name: string }[];
+  requiredBy: { id: string; name: string }[];
   /** the organisation the session acts for: whether it requires two-factor, and the person's role there (owners may change it) */
-  organisation: { id: string; name: string; role: Role; require_two_factor: boolean };
+  organisation: { id: string; name: string; role: Role; requireTwoFactor: boolean };
 }
 
 export async function twoFactorState({ prisma }: Database, userId: string, acting: { orgId: string; role: Role }): Promise<TwoFactorState> {
@@ -114,10 +114,10 @@ export async function twoFactorState({ prisma }: Database, userId: string, actin
   return {
     enabled: Boolean(user?.totpEnabledAt),
     pending: Boolean(user?.totpSecret && !user.totpEnabledAt),
-    enabled_at: user?.totpEnabledAt?.toISOString() ?? null,
-    recovery_codes_left: user?.totpEnabledAt ? left : 0,
-    required_by: await requiringOrganisations({ prisma } as Database, userId),
-    organisation: { id: acting.orgId, name: org?.orgName ?? org?.email ?? '', role: acting.role, require_two_factor: Boolean(org?.requireTwoFactor) },
+    enabledAt: user?.totpEnabledAt?.toISOString() ?? null,
+    recoveryCodesLeft: user?.totpEnabledAt ? left : 0,
+    requiredBy: await requiringOrganisations({ prisma } as Database, userId),
+    organisation: { id: acting.orgId, name: org?.orgName ?? org?.email ?? '', role: acting.role, requireTwoFactor: Boolean(org?.requireTwoFactor) },
   };
 }
 
@@ -134,7 +134,7 @@ async function requiringOrganisations({ prisma }: Database, userId: string): Pro
  * Starts (or restarts) an enrolment: a new secret, kept pending until a code from it is confirmed.
  * Refused (409) while two-factor is on: disable it first.
  */
-export async function startEnrolment({ prisma }: Database, userId: string): Promise<{ secret: string; otpauth_uri: string; qr_code: string }> {
+export async function startEnrolment({ prisma }: Database, userId: string): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { email: true, totpEnabledAt: true } });
   if (!user) throw new AppError('not_found', 'Account not found.');
   if (user.totpEnabledAt) throw new AppError('conflict', 'Two-factor is already on. Turn it off first to enrol another authenticator.');
@@ -142,7 +142,7 @@ export async function startEnrolment({ prisma }: Database, userId: string): Prom
   await prisma.user.update({ where: { id: userId }, data: { totpSecret: sealSecret(secret), totpLastStep: null } });
   const uri = totpOf(secret, user.email).toString();
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  return { secret, otpauth_uri: uri, qr_code: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
+  return { secret, otpauthUri: uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
 /** Confirms a pending enrolment with a code from the app: two-factor is on, and ten recovery codes are answered once. */
@@ -151,7 +151,7 @@ export async function confirmEnrolment(
   userId: string,
   code: string,
   now = Date.now(),
-): Promise<{ recovery_codes: string[]; enabled_at: string }> {
+): Promise<{ recoveryCodes: string[]; enabledAt: string }> {
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { totpSecret: true, totpEnabledAt: true } });
   if (user?.totpEnabledAt) throw new AppError('conflict', 'Two-factor is already on.');
   const secret = user?.totpSecret ? openSecret(user.totpSecret) : null;
@@ -173,7 +173,7 @@ export async function confirmEnrolment(
     await tx.recoveryCode.deleteMany({ where: { userId } });
     await tx.recoveryCode.createMany({ data: codes.map((c) => ({ id: newId('rc'), userId, codeHash: hashCode(c) })) });
   });
-  return { recovery_codes: codes, enabled_at: enabledAt.toISOString() };
+  return { recoveryCodes: codes, enabledAt: enabledAt.toISOString() };
 }
 
 /**

@@ -10,7 +10,7 @@ export function singleResult(verdict: Verdict, responseTimeMs: number, cached: b
     risk_level: verdict.risk_level,
     provider: verdict.provider,
     mailbox_provider: verdict.mailbox_provider,
-    response_time: responseTimeMs,
+    responseTime: responseTimeMs,
     confidence: verdict.confidence,
     details: verdict.details,
     reason: verdict.reason,
@@ -29,10 +29,10 @@ export function singleResult(verdict: Verdict, responseTimeMs: number, cached: b
   };
 }
 
-/** The response of POST /v1/verify (the SDK's shape: status, score, is_disposable). */
+/** The response of POST /v1/verify (the SDK's shape: status, score, isDisposable). */
 export function verifyResult(verdict: Verdict, responseTimeMs: number, cached: boolean, sandbox: boolean) {
   const { email, status, score, ...rest } = singleResult(verdict, responseTimeMs, cached, sandbox);
-  return { email, status, score, is_disposable: verdict.disposable, ...rest };
+  return { email, status, score, isDisposable: verdict.disposable, ...rest };
 }
 
 /** A publishable key's answer goes to a web page: the SMTP evidence (the mail server's own words) stays out. */

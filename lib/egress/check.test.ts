@@ -80,13 +80,13 @@ describe('checkEgress against real DNS and SMTP', () => {
   it('passes when port 25 answers, the PTR is the HELO name and resolves back, and no list has the address', async () => {
     const report = await checkEgress(deps({ heloName: 'HELO.test.' }));
     const checks = byName(report);
-    expect(report).toMatchObject({ status: 'pass', egress_ip: '127.0.0.1', helo_name: 'helo.test' });
+    expect(report).toMatchObject({ status: 'pass', egressIp: '127.0.0.1', heloName: 'helo.test' });
     expect(checks.port25!.message).toContain('mx.probe.test (127.0.0.1)');
     expect(checks.port25!.message).toContain('220 mx.example.test ESMTP');
     expect(checks.egress_ip!.message).toContain('local address of the probe connection');
     expect(checks.rdns).toMatchObject({ status: 'pass', remedy: null });
     expect(checks.dnsbl).toMatchObject({ status: 'pass', message: '127.0.0.1 is on none of zen.spamhaus.org, bl.test.' });
-    expect(new Date(report.checked_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(new Date(report.checkedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('fails port 25 when nothing answers, and says how to get around the block', async () => {
@@ -105,7 +105,7 @@ describe('checkEgress against real DNS and SMTP', () => {
     // with EV_EGRESS_IP the address is still judged
     const configured = await checkEgress(deps({ probeTargets: [`127.0.0.1:${closed}`], egressIp: '127.0.0.1' }));
     expect(byName(configured).rdns!.status).toBe('pass');
-    expect(configured.egress_ip).toBe('127.0.0.1');
+    expect(configured.egressIp).toBe('127.0.0.1');
   });
 
   it('warns when the PTR record is not the HELO name, naming both', async () => {

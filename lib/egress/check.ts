@@ -40,11 +40,11 @@ export async function checkEgress(deps: EgressDeps): Promise<EgressReport> {
   if (deps.dns.health) checks.push(await checkResolver(deps.dns.health));
   return {
     status: worst(checks.map((c) => c.status)),
-    checked_at: new Date(now()).toISOString(),
+    checkedAt: new Date(now()).toISOString(),
     egress: deps.egress ?? 'default',
-    source_ip: deps.localAddress ?? null,
-    egress_ip: egress.ip,
-    helo_name: heloName,
+    sourceIp: deps.localAddress ?? null,
+    egressIp: egress.ip,
+    heloName,
     checks,
   };
 }

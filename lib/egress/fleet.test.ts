@@ -6,11 +6,11 @@ import type { EgressReport } from './report';
 
 const report = (egress: string, status: EgressReport['status'], ip: string): EgressReport => ({
   status,
-  checked_at: new Date().toISOString(),
+  checkedAt: new Date().toISOString(),
   egress,
-  source_ip: ip,
-  egress_ip: ip,
-  helo_name: `out.${ip}.test`,
+  sourceIp: ip,
+  egressIp: ip,
+  heloName: `out.${ip}.test`,
   checks: [{ name: 'port25', status, message: `port 25 from ${ip}`, remedy: null }],
 });
 
@@ -33,9 +33,16 @@ describe.each(DIALECTS)("the fleet's egress reports on %s", (dialect) => {
       ['socks:proxy.test:1080', 'warn'],
     ]);
     expect(listed[0]).toMatchObject({
-      source_ip: '192.0.2.1',
-      helo_name: 'out.192.0.2.1.test',
+      sourceIp: '192.0.2.1',
+      heloName: 'out.192.0.2.1.test',
       checks: [{ name: 'port25', message: 'port 25 from 192.0.2.1' }],
     });
+  });
+
+  it('stores a report under the names it always had, so processes of the version before read it', async () => {
+    await saveEgressReport(ctx.database, report('ip:192.0.2.3', 'pass', '192.0.2.3'));
+    const row = await ctx.database.prisma.egressRecord.findUniqueOrThrow({ where: { egress: 'ip:192.0.2.3' } });
+    expect(JSON.parse(row.report)).toMatchObject({ source_ip: '192.0.2.3', egress_ip: '192.0.2.3', helo_name: 'out.192.0.2.3.test' });
+    expect(Object.keys(JSON.parse(row.report))).toEqual(['status', 'checked_at', 'egress', 'source_ip', 'egress_ip', 'helo_name', 'checks']);
   });
 });

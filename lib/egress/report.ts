@@ -17,13 +17,13 @@ export interface EgressCheck {
 export interface EgressReport {
   /** the worst of the checks */
   status: CheckStatus;
-  checked_at: string;
+  checkedAt: string;
   /** the egress this report is about: its politeness budget key (lib/egress/egress.ts) */
   egress: string;
   /** EV_SMTP_SOURCE_IP: the local address probes bind to; null: the system's choice */
-  source_ip: string | null;
-  egress_ip: string | null;
-  helo_name: string;
+  sourceIp: string | null;
+  egressIp: string | null;
+  heloName: string;
   checks: EgressCheck[];
 }
 

@@ -6,11 +6,11 @@ function report(port25: CheckStatus, rdns: CheckStatus = 'pass'): EgressReport {
   const status = [port25, rdns].includes('fail') ? 'fail' : [port25, rdns].includes('warn') ? 'warn' : 'pass';
   return {
     status,
-    checked_at: new Date(0).toISOString(),
+    checkedAt: new Date(0).toISOString(),
     egress: 'default',
-    source_ip: null,
-    egress_ip: '192.0.2.1',
-    helo_name: 'mx.example.com',
+    sourceIp: null,
+    egressIp: '192.0.2.1',
+    heloName: 'mx.example.com',
     checks: [
       { name: 'port25', status: port25, message: `port25 ${port25}`, remedy: null },
       { name: 'rdns', status: rdns, message: `rdns ${rdns}`, remedy: null },

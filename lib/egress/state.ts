@@ -97,11 +97,11 @@ export class EgressMonitor {
       .catch(
         (error): EgressReport => ({
           status: 'warn',
-          checked_at: new Date(this.now()).toISOString(),
+          checkedAt: new Date(this.now()).toISOString(),
           egress: this.options.egress?.key ?? 'default',
-          source_ip: this.options.egress?.sourceIp ?? null,
-          egress_ip: null,
-          helo_name: this.options.egress?.heloName ?? '',
+          sourceIp: this.options.egress?.sourceIp ?? null,
+          egressIp: null,
+          heloName: this.options.egress?.heloName ?? '',
           checks: [{ name: 'port25', status: 'warn', message: `The check itself failed: ${(error as Error)?.message ?? error}`, remedy: null }],
         }),
       )
@@ -203,7 +203,7 @@ export interface EgressStatus extends EgressReport {
   /** EV_EGRESS_POLICY */
   policy: Env['EV_EGRESS_POLICY'];
   /** whether workers with this configuration hold production jobs right now */
-  production_paused: boolean;
+  productionPaused: boolean;
   /** every egress of the fleet as last checked by its own processes (this one's included) */
   egresses: EgressReport[];
 }
@@ -218,5 +218,5 @@ export async function egressStatus({ refresh = false } = {}): Promise<EgressStat
   const egresses = await db()
     .then(fleetEgressReports)
     .catch(() => [report]);
-  return { ...report, policy: config.EV_EGRESS_POLICY, production_paused: paused, egresses };
+  return { ...report, policy: config.EV_EGRESS_POLICY, productionPaused: paused, egresses };
 }

@@ -18,15 +18,15 @@ type MonitorRow = NonNullable<Awaited<ReturnType<Database['prisma']['monitor']['
 function shown(monitor: MonitorRow, sandbox: boolean) {
   return {
     id: monitor.id,
-    list_id: monitor.listId,
-    interval_days: monitor.intervalDays,
+    listId: monitor.listId,
+    intervalDays: monitor.intervalDays,
     paused: monitor.paused,
     sandbox,
-    next_run_at: new Date(Number(monitor.nextRunAt)).toISOString(),
-    latest_job_id: monitor.latestJobId,
-    last_skipped_at: monitor.lastSkippedAt === null ? null : new Date(Number(monitor.lastSkippedAt)).toISOString(),
-    last_skip_reason: monitor.lastSkipReason,
-    created_at: monitor.createdAt.toISOString(),
+    nextRunAt: new Date(Number(monitor.nextRunAt)).toISOString(),
+    latestJobId: monitor.latestJobId,
+    lastSkippedAt: monitor.lastSkippedAt === null ? null : new Date(Number(monitor.lastSkippedAt)).toISOString(),
+    lastSkipReason: monitor.lastSkipReason,
+    createdAt: monitor.createdAt.toISOString(),
   };
 }
 
@@ -81,15 +81,15 @@ export async function getMonitor(database: Database, userId: string, id: string,
     const summary = job.summary ? (JSON.parse(job.summary) as JobSummary) : null;
     const changes = job.changes ? (JSON.parse(job.changes) as Change[]) : null;
     return {
-      job_id: job.id,
+      jobId: job.id,
       status: job.status,
-      started_at: job.createdAt.toISOString(),
-      completed_at: job.completedAt?.toISOString() ?? null,
+      startedAt: job.createdAt.toISOString(),
+      completedAt: job.completedAt?.toISOString() ?? null,
       deliverable: summary?.deliverable ?? 0,
       undeliverable: summary?.undeliverable ?? 0,
       risky: summary?.risky ?? 0,
       unknown: summary?.unknown ?? 0,
-      changed_emails: changes ? changes.reduce((n, c) => n + c.count, 0) : null,
+      changedEmails: changes ? changes.reduce((n, c) => n + c.count, 0) : null,
       changes: changes ?? [],
     };
   });

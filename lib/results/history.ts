@@ -121,11 +121,11 @@ export async function listHistory(database: Database, query: HistoryQuery) {
     score: Number(row.score),
     sandbox: bool(row.sandbox),
     source: row.source,
-    job_id: row.job_id,
-    created_at: new Date(Number(row.created_at)).toISOString(),
+    jobId: row.job_id,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
   }));
   const next = rows.length > query.limit ? String(rows[query.limit - 1]!.id) : null;
-  return { data: page, next_cursor: next };
+  return { data: page, nextCursor: next };
 }
 
 /**

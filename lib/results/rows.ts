@@ -215,7 +215,7 @@ export function bulkItem(row: ItemSource) {
     sub_reason: row.sub_reason ?? null,
     mailbox_provider: row.mailbox_provider ?? null,
     rule_id: extra.rule_id ?? null,
-    checked_at: new Date(reusedAt ?? (stored ? Number(row.created_at) : Date.now())).toISOString(),
+    checkedAt: new Date(reusedAt ?? (stored ? Number(row.created_at) : Date.now())).toISOString(),
     reused: reusedAt !== null,
   };
 }

@@ -17,7 +17,7 @@ import { recordAudit } from '../audit/record';
 
 export interface Erased {
   email: string;
-  removed: { results: number; list_rows: number; rules: number; idempotency_answers: number; webhook_deliveries: number };
+  removed: { results: number; listRows: number; rules: number; idempotencyAnswers: number; webhookDeliveries: number };
 }
 
 /** The address as asked: trimmed, 400 when it cannot be one. */
@@ -37,7 +37,7 @@ export async function eraseAddress(database: Database, userId: string | null, ra
     byDialect(dialect, { sqlite: `instr(lower(${column}), lower(?)) > 0`, postgres: `strpos(lower(${column}), lower(?)) > 0` });
   const own = (column = 'user_id') => (userId === null ? '' : ` AND ${column} = ?`);
   const ownParam = userId === null ? [] : [userId];
-  const removed: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
+  const removed: Erased['removed'] = { results: 0, listRows: 0, rules: 0, idempotencyAnswers: 0, webhookDeliveries: 0 };
 
   for (;;) {
     const { count } = await deleteVerifications(database, `lower(email) = lower(?)${own()}`, [email, ...ownParam], batch);
@@ -58,7 +58,7 @@ export async function eraseAddress(database: Database, userId: string | null, ra
       email,
       ...ownParam,
     );
-    removed.list_rows += n;
+    removed.listRows += n;
     if (n < batch) break;
   }
   removed.rules = await prisma.$executeRawUnsafe(
@@ -68,7 +68,7 @@ export async function eraseAddress(database: Database, userId: string | null, ra
   );
   // every process's copy of the rule books drops the erased rule (lib/accounts/versions.ts)
   if (removed.rules > 0) await bumpAccountVersion(prisma, dialect, userId ?? 'all');
-  removed.idempotency_answers = await prisma.$executeRawUnsafe(
+  removed.idempotencyAnswers = await prisma.$executeRawUnsafe(
     q(dialect, `DELETE FROM idempotency_keys WHERE response_body IS NOT NULL AND ${contains('response_body')}${own()}`),
     email,
     ...ownParam,
@@ -81,7 +81,7 @@ export async function eraseAddress(database: Database, userId: string | null, ra
       ...ownParam,
     );
     if (rows.length === 0) break;
-    removed.webhook_deliveries += await deleteDeliveries(
+    removed.webhookDeliveries += await deleteDeliveries(
       database,
       rows.map((row) => row.id),
     );
@@ -97,8 +97,19 @@ export async function eraseAddress(database: Database, userId: string | null, ra
   }
   // the organisation's audit row: the counts only, never the address (the batches above are each
   // their own transaction, so the row follows the last of them)
-  if (userId !== null) await recordAudit(prisma, userId, 'data.erased', { type: 'data' }, removed);
+  if (userId !== null) await recordAudit(prisma, userId, 'data.erased', { type: 'data' }, erasedCounts(removed));
   return { email, removed };
+}
+
+/** The counts as the audit row's details and `npm run erase --json` write them: the API's field names (lib/api/responses-data.ts). */
+export function erasedCounts(removed: Erased['removed']) {
+  return {
+    results: removed.results,
+    list_rows: removed.listRows,
+    rules: removed.rules,
+    idempotency_answers: removed.idempotencyAnswers,
+    webhook_deliveries: removed.webhookDeliveries,
+  };
 }
 
 /**
@@ -129,7 +140,7 @@ export async function eraseEverywhere(database: Database, raw: string, batch = e
     email,
   );
   const organisations = [...new Set(holders.map((row) => row.user_id))].sort();
-  const total: Erased['removed'] = { results: 0, list_rows: 0, rules: 0, idempotency_answers: 0, webhook_deliveries: 0 };
+  const total: Erased['removed'] = { results: 0, listRows: 0, rules: 0, idempotencyAnswers: 0, webhookDeliveries: 0 };
   const add = (removed: Erased['removed']) => {
     for (const what of Object.keys(total) as (keyof Erased['removed'])[]) total[what] += removed[what];
   };

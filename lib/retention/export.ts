@@ -3,7 +3,7 @@ import { Zip, ZipDeflate, strToU8 } from 'fflate';
 import type { Database } from '../db/client';
 import { selectArrays } from '../db/sql';
 import { csvLine } from '../jobs/export/csv-cells';
-import { listWebhooks } from '../webhooks/manage';
+import { webhooksAsAnswered } from '../webhooks/manage';
 import { bool, STORED_COLUMNS } from '../results/rows';
 import { effectiveDays } from './policy';
 
@@ -233,7 +233,7 @@ function exportFiles(database: Database, userId: string): File[] {
           );
         }),
     },
-    { name: 'webhooks.json', chunks: () => once(async () => JSON.stringify(await listWebhooks(database, userId), null, 2)) },
+    { name: 'webhooks.json', chunks: () => once(async () => JSON.stringify(await webhooksAsAnswered(database, userId), null, 2)) },
   ];
 }
 

@@ -29,11 +29,11 @@ export function expiresAt(createdAt: number, days: number | null): number | null
 }
 
 interface Expiring {
-  job_id: string;
+  jobId: string;
   filename: string | null;
-  total_emails: number;
-  created_at: string;
-  expires_at: string;
+  totalEmails: number;
+  createdAt: string;
+  expiresAt: string;
 }
 
 /** GET /v1/account/retention: the setting, the installation's bounds and the lists deleted within 7 days (the dashboard's banner). */
@@ -53,18 +53,18 @@ export async function retentionState(database: Database, userId: string, now = D
       select: { id: true, uploadFilename: true, totalEmails: true, createdAt: true },
     });
     expiring = rows.map((row) => ({
-      job_id: row.id,
+      jobId: row.id,
       filename: row.uploadFilename,
-      total_emails: row.totalEmails,
-      created_at: row.createdAt.toISOString(),
-      expires_at: new Date(Math.max(now, row.createdAt.getTime() + days * DAY_MS)).toISOString(),
+      totalEmails: row.totalEmails,
+      createdAt: row.createdAt.toISOString(),
+      expiresAt: new Date(Math.max(now, row.createdAt.getTime() + days * DAY_MS)).toISOString(),
     }));
   }
   return {
-    retention_days: days,
-    account_days: accountDays,
-    default_days: max > 0 ? max : null,
-    max_days: max > 0 ? max : null,
+    retentionDays: days,
+    accountDays,
+    defaultDays: max > 0 ? max : null,
+    maxDays: max > 0 ? max : null,
     expiring,
   };
 }

@@ -19,7 +19,7 @@ export interface RuleInput {
 
 type Row = Rule & { createdAt: Date };
 
-const shape = (row: Row) => ({ id: row.id, action: row.action, match: row.match, value: row.value, created_at: row.createdAt.toISOString() });
+const shape = (row: Row) => ({ id: row.id, action: row.action, match: row.match, value: row.value, createdAt: row.createdAt.toISOString() });
 
 /** Normalises each rule's value; a value that is not one is a 400 naming its index. */
 function normalized(inputs: RuleInput[]): RuleInput[] {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { memberUsage } from '../api/responses-rules';
+import type { CamelKeys } from '../api/shape';
 import { utcDay } from '../accounts/day';
 import type { Role } from '../accounts/roles';
 import type { Database } from '../db/client';
@@ -14,7 +15,7 @@ import { daysOf, type DayRange } from './days';
  * reservation until it ends and gives back the rest then). Production only: the sandbox never
  * counts. Work with no person (a monitor's run) is in the account's rows and in nobody's.
  */
-export type MemberUsage = z.infer<typeof memberUsage>;
+export type MemberUsage = CamelKeys<z.infer<typeof memberUsage>>;
 
 export async function usageByMember(database: Database, orgId: string, range: DayRange, now = Date.now()): Promise<MemberUsage[]> {
   const today = utcDay(now);
@@ -49,13 +50,13 @@ export async function usageByMember(database: Database, orgId: string, range: Da
     const sum = (pick: (day: string) => boolean) => [...days].reduce((total, [day, n]) => total + (pick(day) ? n : 0), 0);
     const perDayInRange = inRange.map((day) => ({ day, charged: days.get(day) ?? 0 }));
     return {
-      user_id: userId,
+      userId,
       email: email.get(userId) ?? '',
       role,
-      checks_per_day: perDay,
-      checks_per_month: perMonth,
-      charged_today: days.get(today) ?? 0,
-      charged_this_month: sum((day) => day >= monthStart && day <= today),
+      checksPerDay: perDay,
+      checksPerMonth: perMonth,
+      chargedToday: days.get(today) ?? 0,
+      chargedThisMonth: sum((day) => day >= monthStart && day <= today),
       charged: perDayInRange.reduce((total, d) => total + d.charged, 0),
       days: perDayInRange,
     };
@@ -69,7 +70,7 @@ export const MEMBER_USAGE_COLUMNS = ['day', 'user_id', 'email', 'role', 'charged
 export function memberUsageCsv(members: MemberUsage[]): string {
   let text = csvLine(MEMBER_USAGE_COLUMNS);
   for (const member of members) {
-    for (const { day, charged } of member.days) text += csvLine([day, member.user_id, member.email, member.role, charged]);
+    for (const { day, charged } of member.days) text += csvLine([day, member.userId, member.email, member.role, charged]);
   }
   return text;
 }

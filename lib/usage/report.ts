@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { usageRow } from '../api/responses-rules';
+import type { CamelKeys } from '../api/shape';
 import type { Database } from '../db/client';
 import { selectRows } from '../db/sql';
 import { AppError } from '../errors/app-error';
@@ -14,7 +15,7 @@ export const MAX_USAGE_DAYS = 366;
 const MODES = ['production', 'sandbox'] as const;
 
 /** A row as the contract declares it (lib/api/responses.ts `usageRow`). */
-export type UsageRow = z.infer<typeof usageRow>;
+export type UsageRow = CamelKeys<z.infer<typeof usageRow>>;
 
 /** The range asked for, by default the last 30 days up to today (UTC); 400 when it is backwards or too long. */
 export function usageRange(query: { from?: string; to?: string }, now = Date.now()): DayRange {
@@ -94,7 +95,7 @@ export async function usageReport(database: Database, userId: string, range: Day
         unknown,
         charged: moved?.charged ?? 0,
         refunded: moved?.refunded ?? 0,
-        credits_granted: moved?.granted ?? 0,
+        creditsGranted: moved?.granted ?? 0,
       };
     }),
   );
@@ -104,6 +105,9 @@ export const USAGE_COLUMNS = ['day', 'mode', 'checks', 'deliverable', 'undeliver
 
 /** The report as CSV (RFC 4180, CRLF); a grant that is not recorded is an empty cell. */
 export function usageCsv(rows: UsageRow[]): string {
-  const lines = [USAGE_COLUMNS.join(','), ...rows.map((row) => USAGE_COLUMNS.map((column) => row[column] ?? '').join(','))];
+  const lines = [
+    USAGE_COLUMNS.join(','),
+    ...rows.map((row) => USAGE_COLUMNS.map((column) => row[column === 'credits_granted' ? 'creditsGranted' : column] ?? '').join(',')),
+  ];
   return `${lines.join('\r\n')}\r\n`;
 }

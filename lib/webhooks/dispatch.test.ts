@@ -64,9 +64,9 @@ describe('webhook dispatch', () => {
       expect(await dispatchDueDeliveries(ctx.database, Date.now() + 331_000)).toBe(1);
 
       const done = await delivery();
-      expect(done).toMatchObject({ state: 'succeeded', attempts: 3, last_status: 204 });
-      expect(done.attempt_log.map((a) => a.status)).toEqual([503, null, 204]);
-      expect(done.attempt_log[1]!.error).toBeTruthy();
+      expect(done).toMatchObject({ state: 'succeeded', attempts: 3, lastStatus: 204 });
+      expect(done.attemptLog.map((a) => a.status)).toEqual([503, null, 204]);
+      expect(done.attemptLog[1]!.error).toBeTruthy();
       expect(peer.bodies).toHaveLength(3);
       const verifier = new Webhook(hook.secret);
       for (const sent of peer.bodies) {
@@ -99,8 +99,8 @@ describe('webhook dispatch', () => {
         due = Number(row.nextAttemptAt);
       }
       const last = await delivery();
-      expect(last).toMatchObject({ state: 'failed', attempts: 10, last_status: 500 });
-      expect(last.attempt_log).toHaveLength(10);
+      expect(last).toMatchObject({ state: 'failed', attempts: 10, lastStatus: 500 });
+      expect(last.attemptLog).toHaveLength(10);
       expect(await dispatchDueDeliveries(ctx.database, Date.now() + 30 * 86_400_000)).toBe(0);
       expect(peer.bodies).toHaveLength(10);
     } finally {

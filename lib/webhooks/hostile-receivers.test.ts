@@ -45,7 +45,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         (d) => d[0]?.state === 'succeeded',
         5000,
       );
-      expect(delivered[0]).toMatchObject({ state: 'succeeded', last_status: 204 });
+      expect(delivered[0]).toMatchObject({ state: 'succeeded', lastStatus: 204 });
       // delivered while the slow endpoint's two attempts still hold their connections: it did not wait for them
       expect(slow.receiver.stats().openNow).toBe(2);
       await Promise.all(attempts);
@@ -67,15 +67,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await Promise.all(await startDueDeliveries(ctx.database));
       expect(Date.now() - started).toBeLessThan(10_000); // the receiver never answers: any bound catches a missing deadline
       const [delivery] = await listDeliveries(ctx.database, silent.user.id, silent.hook.id, true);
-      expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status: null });
-      expect(delivery!.last_error).toMatch(/timed out after 1000 ms/);
+      expect(delivery).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
+      expect(delivery!.lastError).toMatch(/timed out after 1000 ms/);
     });
 
     it('reads the status of a huge answer and not its gigabyte body', async () => {
       const huge = await account('huge', 1);
       await Promise.all(await startDueDeliveries(ctx.database));
       const [delivery] = await listDeliveries(ctx.database, huge.user.id, huge.hook.id, true);
-      expect(delivery).toMatchObject({ state: 'succeeded', last_status: 200 });
+      expect(delivery).toMatchObject({ state: 'succeeded', lastStatus: 200 });
       expect(huge.receiver.stats().bytesSent).toBeLessThan(64 * 1024 * 1024);
     });
 
@@ -103,7 +103,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const started = Date.now();
       const result = await sendTestEvent(ctx.database, slow.user.id, slow.hook.id, true);
       expect(Date.now() - started).toBeLessThan(10_000); // the body never ends: any bound catches waiting for it
-      expect(result).toMatchObject({ state: 'succeeded', last_status: 200 });
+      expect(result).toMatchObject({ state: 'succeeded', lastStatus: 200 });
     });
   });
 }

@@ -87,7 +87,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(receiver.stats().requests).toBe(0);
       await ctx.database.prisma.$executeRawUnsafe(`DELETE FROM webhook_leases WHERE holder = 'another-process'`);
       const sent = await sendTestEvent(ctx.database, user.id, hook.id, true);
-      expect(sent).toMatchObject({ state: 'succeeded', last_status: 204 });
+      expect(sent).toMatchObject({ state: 'succeeded', lastStatus: 204 });
     });
   });
 }

@@ -9,6 +9,8 @@ import { buildEvent, enqueueEvent } from './outbox';
 import { DEFAULT_EVENTS, TEST_EVENT } from './events';
 import { deliverNow } from './dispatch';
 import { recordAudit } from '../audit/record';
+import { webhook } from '../api/responses-webhooks';
+import { shape as toWire } from '../api/shape';
 
 type Row = { id: string; url: string; events: string; description: string; createdAt: Date; disabledAt: Date | null };
 
@@ -18,7 +20,7 @@ function shape(row: Row) {
     url: row.url,
     events: JSON.parse(row.events) as string[],
     description: row.description,
-    created_at: row.createdAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
     disabled: row.disabledAt !== null,
   };
 }
@@ -50,6 +52,9 @@ export async function listWebhooks({ prisma }: Database, userId: string) {
   const rows = await prisma.webhook.findMany({ where: { userId }, orderBy: { createdAt: 'desc' } });
   return rows.map(shape);
 }
+
+/** The endpoints as GET /v1/webhooks answers them: the data export's webhooks.json (lib/retention/export.ts). */
+export const webhooksAsAnswered = async (database: Database, userId: string) => (await listWebhooks(database, userId)).map((w) => toWire(webhook, w));
 
 async function ownWebhook({ prisma }: Database, userId: string, id: string) {
   if (!isIdShaped(id)) throw notFound('Webhook');
@@ -92,19 +97,19 @@ export async function listDeliveries(database: Database, userId: string, id: str
   });
   return rows.map((row) => ({
     id: row.id,
-    event_type: row.eventType,
-    event_id: (JSON.parse(row.payload) as { id: string }).id,
+    eventType: row.eventType,
+    eventId: (JSON.parse(row.payload) as { id: string }).id,
     state: row.state,
     attempts: row.attempts,
-    last_status: row.lastStatus,
-    last_error: row.lastError,
-    next_attempt_at: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
-    created_at: row.createdAt.toISOString(),
-    attempt_log: row.attemptLog.map((a) => ({
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    nextAttemptAt: row.state === 'pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+    attemptLog: row.attemptLog.map((a) => ({
       attempt: a.attempt,
       status: a.status,
       error: a.error,
-      duration_ms: a.durationMs,
+      durationMs: a.durationMs,
       at: a.createdAt.toISOString(),
     })),
   }));
@@ -117,7 +122,7 @@ export async function sendTestEvent(database: Database, userId: string, id: stri
   const [deliveryId] = await enqueueEvent(database.prisma, userId, event, id);
   await deliverNow(database, deliveryId!);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: deliveryId! } });
-  return { event_id: event.id, delivery_id: deliveryId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { eventId: event.id, deliveryId, state: delivery?.state, lastStatus: delivery?.lastStatus ?? null };
 }
 
 /**
@@ -134,5 +139,5 @@ export async function replayDelivery(database: Database, userId: string, id: str
   });
   await deliverNow(database, replayId);
   const delivery = await database.prisma.webhookDelivery.findUnique({ where: { id: replayId } });
-  return { delivery_id: replayId, state: delivery?.state, last_status: delivery?.lastStatus ?? null };
+  return { deliveryId: replayId, state: delivery?.state, lastStatus: delivery?.lastStatus ?? null };
 }

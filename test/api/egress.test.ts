@@ -115,9 +115,9 @@ describe('GET /v1/egress in a fleet', () => {
     });
     expect(await worker.get()).toMatchObject({
       egress: 'ip:127.0.0.121',
-      source_ip: '127.0.0.121',
-      egress_ip: '127.0.0.121',
-      helo_name: 'out121.test',
+      sourceIp: '127.0.0.121',
+      egressIp: '127.0.0.121',
+      heloName: 'out121.test',
       status: 'pass',
     });
     const res = await call(egress.GET, { key: ctx.key, path: '/v1/egress?refresh=true' });
@@ -176,8 +176,8 @@ describe('the placeholder sender identity', () => {
       worker.start();
       await new Promise((r) => setTimeout(r, 400));
       await worker.stop();
-      expect((await ctx.database.prisma.job.findUnique({ where: { id: job.job_id } }))!.status).toBe('queued');
-      await ctx.database.prisma.job.update({ where: { id: job.job_id }, data: { status: 'cancelled' } });
+      expect((await ctx.database.prisma.job.findUnique({ where: { id: job.jobId } }))!.status).toBe('queued');
+      await ctx.database.prisma.job.update({ where: { id: job.jobId }, data: { status: 'cancelled' } });
     } finally {
       reconfigure({ EV_HELO_NAME: 'helo.test', EV_MAIL_FROM: 'check@helo.test' });
     }

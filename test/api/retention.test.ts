@@ -170,8 +170,8 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     // the dashboard's banner: nothing within a week today; both lists on the clock of the warning
     expect((await call(retention.GET, { key: a.key })).json.expiring).toEqual([]);
     const state = await retentionState(ctx.database, a.id, t0 + 3.5 * DAY_MS);
-    expect(state.expiring.map((l) => l.job_id).sort()).toEqual([queued, instant.json.job_id].sort());
-    for (const l of state.expiring) expect(Date.parse(l.expires_at)).toBeGreaterThan(t0 + 10 * DAY_MS - 60_000);
+    expect(state.expiring.map((l) => l.jobId).sort()).toEqual([queued, instant.json.job_id].sort());
+    for (const l of state.expiring) expect(Date.parse(l.expiresAt)).toBeGreaterThan(t0 + 10 * DAY_MS - 60_000);
     expect(await pass(9.5)).toMatchObject({ warned: 2, jobs: 0 });
     const events = (await ctx.database.prisma.webhookDelivery.findMany({ where: { eventType: 'list.expiring' } })).map((d) => JSON.parse(d.payload));
     expect(events.map((e) => e.data.days_left).sort()).toEqual([1, 1, 7, 7]);
@@ -226,7 +226,7 @@ describe.each(DIALECTS)('retention, erasure and export on %s', (dialect) => {
     const latest = await list(c.key, 11);
     await ctx.database.prisma.job.updateMany({ where: { id: { in: [older, latest] } }, data: { monitorId: monitor.json.id } });
     await ctx.database.prisma.monitor.update({ where: { id: monitor.json.id }, data: { latestJobId: latest } });
-    expect((await retentionState(ctx.database, c.id, Date.now() + 0.5 * DAY_MS)).expiring.map((e) => e.job_id).sort()).toEqual([loose, older].sort());
+    expect((await retentionState(ctx.database, c.id, Date.now() + 0.5 * DAY_MS)).expiring.map((e) => e.jobId).sort()).toEqual([loose, older].sort());
     expect(await retentionPass(ctx.database, { now: Date.now() + 0.5 * DAY_MS, pace: false })).toMatchObject({ warned: 2, jobs: 0 });
     expect(await retentionPass(ctx.database, { now: Date.now() + 40 * DAY_MS, pace: false })).toMatchObject({ jobs: 2 });
     expect(await count('jobs', 'id IN (?, ?)', loose, older)).toBe(0);

@@ -168,7 +168,7 @@ describe.each(DIALECTS)('scoped keys (%s)', (dialect) => {
     const { key, info } = await createApiKey(ctx.database, ctx.account.id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await call(single.POST, { key, path: '/v1/verify/single', body: { email: 'valid@example.com' } })).status).toBe(200);
     // a minute on, on a fake clock: the process's cached lookup holds the expiry too
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(info.expires_at!) + 1 });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(info.expiresAt!) + 1 });
     try {
       const expired = await call(single.POST, { key, path: '/v1/verify/single', body: { email: 'valid@example.com' } });
       expect(expired.status).toBe(401);

@@ -50,7 +50,7 @@ describe.each(DIALECTS)('cancel mid-chunk (%s)', (dialect) => {
     try {
       const since = performance.now();
       const emails = Array.from({ length: COUNT }, (_, i) => `ok${dialect}${i}@slow.test`);
-      const { job_id: jobId } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
+      const { jobId } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
       const opened = () => smtp.connections.filter((c) => c.openedAt >= since);
       await waitFor(
         async () => opened().length,

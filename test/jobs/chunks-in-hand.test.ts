@@ -41,7 +41,7 @@ describe('a worker holding production chunks', () => {
         return sandboxVerifier.verify(email);
       },
     };
-    const { job_id } = await submitQueued(ctx.database, {
+    const { jobId } = await submitQueued(ctx.database, {
       userId: ctx.account.id,
       sandbox: false,
       emails: Array.from({ length: 30 }, (_, i) => `u${i}@example.com`),
@@ -49,7 +49,7 @@ describe('a worker holding production chunks', () => {
     const worker = new JobWorker(ctx.database, { concurrency: 10, leaseMs: 5000, pollMs: 20, verifierFor: () => slow });
     worker.start();
     try {
-      while ((await ctx.database.prisma.job.findUnique({ where: { id: job_id } }))!.status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+      while ((await ctx.database.prisma.job.findUnique({ where: { id: jobId } }))!.status !== 'completed') await new Promise((r) => setTimeout(r, 20));
     } finally {
       await worker.stop();
     }

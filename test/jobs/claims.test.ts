@@ -19,7 +19,7 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
   afterEach(() => vi.restoreAllMocks());
 
   const oneChunkJob = async (tag: string) =>
-    (await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 10 }, (_, i) => `a${i}@${tag}.test`) })).job_id;
+    (await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 10 }, (_, i) => `a${i}@${tag}.test`) })).jobId;
   const stored = async (jobId: string) =>
     Number(
       (await ctx.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(q(dialect, 'SELECT COUNT(*) AS n FROM verifications WHERE job_id = ?'), jobId))[0]!
@@ -76,7 +76,7 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
   it('never hands out a chunk of a cancelled job again', async () => {
     const jobId = (
       await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: Array.from({ length: 30 }, (_, i) => `a${i}@cancelled.test`) })
-    ).job_id;
+    ).jobId;
     const held = await claimChunk(ctx.database, 'w1', 1);
     expect(held?.jobId).toBe(jobId);
     await cancelJob(ctx.database, ctx.account.id, jobId, true);

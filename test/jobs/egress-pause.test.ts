@@ -81,26 +81,26 @@ describe.each(DIALECTS)('EV_EGRESS_POLICY=pause (%s)', (dialect) => {
       const sandbox = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: emails('s') });
       worker.start();
 
-      await until(async () => (await status(sandbox.job_id)) === 'completed');
+      await until(async () => (await status(sandbox.jobId)) === 'completed');
       // a few more rounds of the loop with the failing check in place
       await new Promise((r) => setTimeout(r, 300));
-      expect(await status(production.job_id)).toBe('queued');
+      expect(await status(production.jobId)).toBe('queued');
       const chunks = await ctx.database.prisma.$queryRawUnsafe<{ state: string; attempts: number | bigint }[]>(
         q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'),
-        production.job_id,
+        production.jobId,
       );
       expect(chunks.length).toBe(4);
       expect(chunks.every((c) => c.state === 'pending' && Number(c.attempts) === 0)).toBe(true);
       const paused = await egressStatus();
-      expect(paused).toMatchObject({ policy: 'pause', production_paused: true, status: 'fail' });
+      expect(paused).toMatchObject({ policy: 'pause', productionPaused: true, status: 'fail' });
       expect(paused.checks.find((c) => c.name === 'port25')!.status).toBe('fail');
       expect(productionPaused()).toBe(true);
 
       // an SMTP server appears on the probe port: the next periodic check passes
       postfix = await startPostfix({ mailboxes: ['alice@example.test'], port: probePort });
-      await until(async () => (await status(production.job_id)) === 'completed');
+      await until(async () => (await status(production.jobId)) === 'completed');
       expect(productionPaused()).toBe(false);
-      expect((await egressStatus()).production_paused).toBe(false);
+      expect((await egressStatus()).productionPaused).toBe(false);
       const lines = warn.mock.calls.map((c) => String(c[0]));
       expect(lines.some((l) => l.includes('production jobs are paused'))).toBe(true);
       expect(lines.some((l) => l.includes('production jobs resume'))).toBe(true);

@@ -45,14 +45,14 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       },
     };
     const list = emails('throws');
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: list });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: list });
     const w = worker(verifier);
     w.start();
     try {
       expect(
         (
           await until(
-            () => jobRow(job_id),
+            () => jobRow(jobId),
             (j) => j.status === 'completed',
           )
         ).status,
@@ -62,7 +62,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     }
     expect(calls.get(list[3]!)).toBe(3); // maxAttempts
     for (const email of list.filter((_, i) => i !== 3)) expect(calls.get(email)).toBe(1);
-    const res = await call(status.GET, { key: ctx.key, params: { jobId: job_id } });
+    const res = await call(status.GET, { key: ctx.key, params: { jobId } });
     expect(res.json.data.summary).toMatchObject({ total: 12, unknown: 1 });
     const broken = res.json.data.results.find((r: { email: string }) => r.email === list[3]);
     expect(broken).toMatchObject({ status: 'unknown', reason: 'unexpected_error', valid: true, deliverable: false });
@@ -73,8 +73,8 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     const before = await accountUsage(ctx.database, ctx.account.id);
     const hook = await call(webhooks.POST, { key: ctx.key, sandbox: false, body: { url: 'http://127.0.0.1:49999/hook', events: ['bulk.failed'] } });
     expect(hook.status).toBe(201);
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: emails('dies') });
-    expect((await accountUsage(ctx.database, ctx.account.id)).free_remaining_today).toBe(before.free_remaining_today - 12);
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: emails('dies') });
+    expect((await accountUsage(ctx.database, ctx.account.id)).freeRemainingToday).toBe(before.freeRemainingToday - 12);
     // Six workers in turn claim the chunk and die (their leases run out unrenewed)...
     for (let i = 0; i < 6; i++) {
       expect(await claimChunk(ctx.database, `dead-${i}`, 1)).not.toBeNull();
@@ -93,7 +93,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       expect(
         (
           await until(
-            () => jobRow(job_id),
+            () => jobRow(jobId),
             (j) => j.status !== 'queued',
           )
         ).status,
@@ -103,26 +103,26 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
     }
     expect(verified).toBe(0);
 
-    const res = await call(status.GET, { key: ctx.key, sandbox: false, params: { jobId: job_id } });
+    const res = await call(status.GET, { key: ctx.key, sandbox: false, params: { jobId } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ success: true, status: 'failed', progress: 0, processed_emails: 0, total_emails: 12 });
     expect(res.json.error).toMatch(/could not be verified in 6 attempts/);
     expect(res.json).not.toHaveProperty('data');
-    const csv = await call(download.GET, { key: ctx.key, sandbox: false, params: { jobId: job_id } });
+    const csv = await call(download.GET, { key: ctx.key, sandbox: false, params: { jobId } });
     expect(csv.status).toBe(409);
     expect(csv.json.error).toBe('job_not_completed');
 
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ free_remaining_today: before.free_remaining_today, credits: before.credits });
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ freeRemainingToday: before.freeRemainingToday, credits: before.credits });
     const [delivery] = await ctx.database.prisma.webhookDelivery.findMany({ where: { webhookId: hook.json.id } });
     const event = JSON.parse(delivery!.payload);
     assertWebhookPayload(event);
-    expect(event).toMatchObject({ type: 'bulk.failed', sandbox: false, data: { job_id, status: 'failed', total_emails: 12, summary: { total: 12 } } });
+    expect(event).toMatchObject({ type: 'bulk.failed', sandbox: false, data: { job_id: jobId, status: 'failed', total_emails: 12, summary: { total: 12 } } });
     expect(event.data.error).toBe(res.json.error);
   });
 
   it('does not fail a job whose workers die after storing results each time: only claims that stored nothing count', async () => {
     const list = emails('progress');
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: list });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails: list });
     // Eight workers in turn claim the chunk, store one result each and die (past the six claims
     // that fail a job whose claims store nothing)
     for (let i = 0; i < 8; i++) {
@@ -130,7 +130,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       expect(chunk).not.toBeNull();
       expect(chunk!.stalledClaims).toBe(1);
       const { verdict } = await sandboxVerifier.verify(list[i]!);
-      const row = verificationRow(verdict, { userId: ctx.account.id, jobId: job_id, idx: i, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+      const row = verificationRow(verdict, { userId: ctx.account.id, jobId, idx: i, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
       expect(await saveChunkResults(ctx.database, chunk!, [row])).toBe(true);
       await new Promise((r) => setTimeout(r, 5)); // the 1 ms lease runs out on the database's clock
     }
@@ -146,7 +146,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       expect(
         (
           await until(
-            () => jobRow(job_id),
+            () => jobRow(jobId),
             (j) => j.status === 'completed' || j.status === 'failed',
           )
         ).status,
@@ -167,16 +167,16 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
         return sandboxVerifier.verify(email);
       },
     };
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: emails('stops') });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails: emails('stops') });
     const w = worker(slow, { concurrency: 1 });
     w.start();
     await first;
     await w.stop();
     const [chunk] = await ctx.database.prisma.$queryRawUnsafe<{ state: string; attempts: number | bigint }[]>(
       q(dialect, 'SELECT state, attempts FROM job_chunks WHERE job_id = ?'),
-      job_id,
+      jobId,
     );
     expect({ state: chunk!.state, attempts: Number(chunk!.attempts) }).toEqual({ state: 'pending', attempts: 0 });
-    expect((await jobRow(job_id)).status).toBe('processing');
+    expect((await jobRow(jobId)).status).toBe('processing');
   });
 });

@@ -23,11 +23,11 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
     const owner = new Map<string, string>();
     // Five jobs of 20 chunks for one account, queued first...
     for (let j = 0; j < 5; j++) {
-      const { job_id } = await submitQueued(ctx.database, { userId: big.id, sandbox: true, emails: emails(20 * CHUNK, `big${j}`) });
-      owner.set(job_id, 'big');
+      const { jobId } = await submitQueued(ctx.database, { userId: big.id, sandbox: true, emails: emails(20 * CHUNK, `big${j}`) });
+      owner.set(jobId, 'big');
     }
     // ...then one job of 10 chunks for another account.
-    const { job_id: smallJob } = await submitQueued(ctx.database, { userId: small.id, sandbox: true, emails: emails(10 * CHUNK, 'small') });
+    const { jobId: smallJob } = await submitQueued(ctx.database, { userId: small.id, sandbox: true, emails: emails(10 * CHUNK, 'small') });
     owner.set(smallJob, 'small');
 
     const order: string[] = [];
@@ -49,8 +49,8 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
   it('chunks held by other workers count: a second worker serves the other account', async () => {
     const a = await ensureAccount(ctx.database, `a-${Math.random().toString(36).slice(2, 8)}@example.com`);
     const b = await ensureAccount(ctx.database, `b-${Math.random().toString(36).slice(2, 8)}@example.com`);
-    const { job_id: jobA } = await submitQueued(ctx.database, { userId: a.id, sandbox: true, emails: emails(5 * CHUNK, 'held-a') });
-    const { job_id: jobB } = await submitQueued(ctx.database, { userId: b.id, sandbox: true, emails: emails(5 * CHUNK, 'held-b') });
+    const { jobId: jobA } = await submitQueued(ctx.database, { userId: a.id, sandbox: true, emails: emails(5 * CHUNK, 'held-a') });
+    const { jobId: jobB } = await submitQueued(ctx.database, { userId: b.id, sandbox: true, emails: emails(5 * CHUNK, 'held-b') });
     // The first test's accounts have been served already, so these two new ones come first.
     const first = await claimChunk(ctx.database, 'w1', 60_000);
     const second = await claimChunk(ctx.database, 'w2', 60_000);
@@ -60,7 +60,7 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
   it('a small job of another account starts within two claims of a 100-chunk job under way', async () => {
     const huge = await ensureAccount(ctx.database, `huge-${Math.random().toString(36).slice(2, 8)}@example.com`);
     const late = await ensureAccount(ctx.database, `late-${Math.random().toString(36).slice(2, 8)}@example.com`);
-    const { job_id: hugeJob } = await submitQueued(ctx.database, { userId: huge.id, sandbox: true, emails: emails(120 * CHUNK, 'huge') });
+    const { jobId: hugeJob } = await submitQueued(ctx.database, { userId: huge.id, sandbox: true, emails: emails(120 * CHUNK, 'huge') });
     // earlier tests' leftovers are served first: take chunks until the huge job has had 20 of its own
     let served = 0;
     while (served < 20) {
@@ -69,7 +69,7 @@ describe.each(DIALECTS)('fair claiming across accounts (%s)', (dialect) => {
       if (chunk!.jobId === hugeJob) served++;
       await completeChunkAndFinish(ctx.database, chunk!);
     }
-    const { job_id: smallJob } = await submitQueued(ctx.database, { userId: late.id, sandbox: true, emails: emails(50, 'late') });
+    const { jobId: smallJob } = await submitQueued(ctx.database, { userId: late.id, sandbox: true, emails: emails(50, 'late') });
     const next = [await claimChunk(ctx.database, 'w1', 60_000), await claimChunk(ctx.database, 'w1', 60_000)];
     expect(next.map((c) => c?.jobId)).toContain(smallJob);
   });

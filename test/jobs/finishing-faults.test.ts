@@ -24,8 +24,8 @@ describe.each(DIALECTS)('jobs always end (%s)', (dialect) => {
     await grantCredits(ctx.database, account.id, CREDITS);
     await subscribe(ctx.database, account.id);
     const emails = Array.from({ length: count }, (_, i) => `user${i}@${tag}.test`);
-    const { job_id } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
-    return { userId: account.id, jobId: job_id, count };
+    const { jobId } = await submitQueued(ctx.database, { userId: account.id, sandbox: false, emails });
+    return { userId: account.id, jobId, count };
   }
 
   async function expectSettled(job: { userId: string; jobId: string; count: number }) {

@@ -109,7 +109,7 @@ describe('a fleet of three egresses on PostgreSQL, workers killed every few seco
     const metricsPort = await freePort();
     const workers = await Promise.all(EGRESSES.map((ip, i) => startWorker(ip, i === 0 ? metricsPort : 0)));
     const since = performance.now();
-    const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: mix.emails });
+    const { jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails: mix.emails });
     let kills = 0;
     let restarted = false;
     let scraped = '';

@@ -41,7 +41,7 @@ describe.each(DIALECTS)('claiming a chunk pinned to an egress on %s', (dialect) 
   });
 
   it('gives it to its own egress at once', async () => {
-    const { job_id: jobId } = await submitQueued(ctx.database, {
+    const { jobId } = await submitQueued(ctx.database, {
       userId: ctx.account.id,
       sandbox: true,
       emails: Array.from({ length: 11 }, (_, i) => `valid-own${i}@x.com`),
@@ -112,7 +112,7 @@ describe('greylisted addresses in a fleet of two egresses', () => {
     const workers = await Promise.all(EGRESSES.map((ip, i) => startWorker(ip, i === 0 ? metricsPort : 0)));
     try {
       const emails = Array.from({ length: 32 }, (_, i) => `ok${i}@grey${i % 4}.test`);
-      const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
+      const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
       const deadline = Date.now() + 60_000;
       while ((await ctx.database.prisma.job.findUnique({ where: { id: jobId } }))!.status !== 'completed') {
         if (Date.now() > deadline) throw new Error('the job did not complete');

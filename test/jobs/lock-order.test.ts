@@ -24,7 +24,7 @@ describe('lock order of chunk and delivery (postgres)', () => {
 
   it('a lease that runs out during the finish: the finish completes the job and the other claim gets nothing, no deadlock', async () => {
     const emails = Array.from({ length: 10 }, (_, i) => `a${i}@lease.test`);
-    const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const first = await claimChunk(ctx.database, 'finisher', 400);
     expect(first?.jobId).toBe(jobId);
     const rows = emails.map((email, idx) =>

@@ -39,7 +39,7 @@ describe.each(DIALECTS)('monitor runs with workers killed around the due time (%
 
   it("starts each period's run once", async () => {
     const emails = Array.from({ length: 30 }, (_, i) => `person${i}@example.com`);
-    const { job_id: listId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
+    const { jobId: listId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const local = new JobWorker(ctx.database, { concurrency: 4, leaseMs: 5000, pollMs: 20, verifierFor: () => sandboxVerifier });
     local.start();
     await waitFor(

@@ -113,7 +113,7 @@ describe.each(DIALECTS)('a monitored list through several periods (%s)', (dialec
     await grantCredits(ctx.database, ctx.account.id, 100);
     open.clear();
     for (const address of ['closing@keep.test', 'owner@gone.test', ...LIST.filter((e) => e.startsWith('stay'))]) open.add(address);
-    const { job_id: listId } = await submitQueued(ctx.database, {
+    const { jobId: listId } = await submitQueued(ctx.database, {
       userId: ctx.account.id,
       sandbox: false,
       emails: LIST,

@@ -43,19 +43,19 @@ describe('three workers on PostgreSQL, one killed', () => {
     await grantCredits(ctx.database, ctx.account.id, CREDITS);
     const emails = Array.from({ length: TOTAL }, (_, i) => (i % 1000 === 0 ? `broken address ${i}` : `user${i}@scale.test`));
     const queued = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
-    const valid = queued.valid_emails;
+    const valid = queued.validEmails;
     expect(valid).toBe(TOTAL - TOTAL / 1000);
     // Reserved up front: the 100 free ones of today, the rest from credits.
-    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ free_remaining_today: 0, credits: CREDITS - (valid - 100) });
+    expect(await accountUsage(ctx.database, ctx.account.id)).toMatchObject({ freeRemainingToday: 0, credits: CREDITS - (valid - 100) });
 
     const url = process.env.DATABASE_URL!;
     const workers = [startWorker(url), startWorker(url), startWorker(url)];
     const deadline = Date.now() + 240_000;
-    while (Date.now() < deadline && (await processedCount(ctx.database, queued.job_id)) < TOTAL * 0.15) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && (await processedCount(ctx.database, queued.jobId)) < TOTAL * 0.15) await new Promise((r) => setTimeout(r, 50));
     workers[1]!.kill('SIGKILL');
     let status = '';
     while (Date.now() < deadline) {
-      status = (await ctx.database.prisma.job.findUnique({ where: { id: queued.job_id } }))!.status;
+      status = (await ctx.database.prisma.job.findUnique({ where: { id: queued.jobId } }))!.status;
       if (status === 'completed') break;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -68,13 +68,13 @@ describe('three workers on PostgreSQL, one killed', () => {
 
     const [row] = await ctx.database.prisma.$queryRawUnsafe<{ n: bigint; d: bigint }[]>(
       q('postgres', 'SELECT COUNT(*) AS n, COUNT(DISTINCT idx) AS d FROM verifications WHERE job_id = ?'),
-      queued.job_id,
+      queued.jobId,
     );
     expect([Number(row!.n), Number(row!.d)]).toEqual([TOTAL, TOTAL]);
     // Charged once: what the sandbox engine answers definitively, nothing for `unknown` or bad syntax.
     const chargeable = emails.filter((e) => isChargeable(sandboxVerdict(e))).length;
     const usage = await accountUsage(ctx.database, ctx.account.id);
-    expect(usage.used_today + (CREDITS - usage.credits)).toBe(chargeable);
-    expect(usage.used_today).toBe(100);
+    expect(usage.usedToday + (CREDITS - usage.credits)).toBe(chargeable);
+    expect(usage.usedToday).toBe(100);
   }, 300_000);
 });

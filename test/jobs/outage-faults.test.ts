@@ -64,7 +64,7 @@ describe('PostgreSQL restarted mid-job (a private server)', () => {
       EV_SMTP_PACING: 'mx:mx.outage.test=8/0',
     });
     try {
-      const { job_id: jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
+      const { jobId } = await submitQueued(database, { userId: account.id, sandbox: false, emails });
       await waitFor(
         async () => (await verdicts(database, jobId)).length,
         (n) => n >= 10,
@@ -121,7 +121,7 @@ describe('a resolver that times out (sqlite)', () => {
       transientRetryMs: 20,
     });
     const worker = new JobWorker(ctx.database, { concurrency: 2, leaseMs: 30_000, pollMs: 10, maxAttempts: 3, errorRetryMs: 20, verifierFor: () => verifier });
-    const { job_id: jobId } = await submitQueued(ctx.database, {
+    const { jobId } = await submitQueued(ctx.database, {
       userId: ctx.account.id,
       sandbox: false,
       emails: ['ok1@outage.test', 'ok2@dead.test'] as string[],

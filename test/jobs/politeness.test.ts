@@ -92,15 +92,15 @@ async function runJob(workerCount: number, emails: string[]): Promise<{ since: n
   const workers = await Promise.all(Array.from({ length: workerCount }, startWorker));
   const since = performance.now();
   try {
-    const { job_id } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: false, emails });
     const deadline = Date.now() + 90_000;
-    while ((await ctx.database.prisma.job.findUnique({ where: { id: job_id } }))!.status !== 'completed') {
+    while ((await ctx.database.prisma.job.findUnique({ where: { id: jobId } }))!.status !== 'completed') {
       if (Date.now() > deadline) throw new Error('the job did not complete');
       await new Promise((r) => setTimeout(r, 100));
     }
     const rows = await ctx.database.prisma.$queryRawUnsafe<{ status: string; n: bigint }[]>(
       'SELECT status, COUNT(*) AS n FROM verifications WHERE job_id = $1 GROUP BY status',
-      job_id,
+      jobId,
     );
     return { since, statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) };
   } finally {

@@ -31,7 +31,7 @@ describe.each(DIALECTS)('a job survives its worker being killed (%s)', (dialect)
 
   it('resumes after SIGKILL with every address verified exactly once', async () => {
     const emails = Array.from({ length: TOTAL }, (_, i) => `person${i}@restart.test`);
-    const { job_id: jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
+    const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const url = process.env.DATABASE_URL!;
 
     const first = startWorker(url);

@@ -85,7 +85,7 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     await settleKey(old, user.id, 'upgrade-queued', queuedKey.owner, Response.json(queuedAnswer));
 
     const processing = emails('processing', 30);
-    const { job_id: processingId } = await submitQueued(old, { userId: user.id, sandbox: false, emails: processing });
+    const { jobId: processingId } = await submitQueued(old, { userId: user.id, sandbox: false, emails: processing });
     await markProcessing(old, processingId);
     const rowsOf = (jobId: string, list: string[], from: number, to: number) =>
       list
@@ -108,7 +108,7 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
       return chunk!;
     };
     // a chunk of the queued job done by an old worker
-    const done = await claimOf(queuedAnswer.job_id, 'old-worker-1');
+    const done = await claimOf(queuedAnswer.jobId, 'old-worker-1');
     expect(await saveChunkResults(old, done, rowsOf(done.jobId, queued, done.startIdx, done.endIdx))).toBe(true);
     expect(await completeChunkAndFinish(old, done)).toBe('open');
     // a worker of the old release died holding a chunk of the processing job, after saving 4 results
@@ -116,7 +116,7 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     expect(await saveChunkResults(old, held, rowsOf(processingId, processing, held.startIdx, held.startIdx + 4))).toBe(true);
     await old.prisma.$executeRawUnsafe(q(dialect, `UPDATE job_chunks SET lease_until = ${dbNow(dialect)} + 1000 WHERE claim_token = ?`), held.token);
 
-    const { job_id: sandboxId } = await submitQueued(old, { userId: user.id, sandbox: true, emails: emails('sandbox', 25) });
+    const { jobId: sandboxId } = await submitQueued(old, { userId: user.id, sandbox: true, emails: emails('sandbox', 25) });
     const instant = emails('instant', 4);
     const instantKey = (await claimKey(old, user.id, 'upgrade-instant', hashOf({ emails: instant }))) as Claim;
     const instantAnswer = await withKeyToken(instantKey.token, false, () =>
@@ -161,21 +161,21 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
       }
     })();
     // an old web server accepts a job (no delivery), a new one another
-    const { job_id: oldServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('oldserver', 25) });
+    const { jobId: oldServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('oldserver', 25) });
     // (SQLite's queue is the ledger itself: nothing to take away)
     if (dialect === 'postgres') await database.prisma.$executeRawUnsafe(`DELETE FROM pgboss.job WHERE data->>'job' = $1`, oldServerId);
-    const { job_id: newServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('newserver', 25) });
+    const { jobId: newServerId } = await submitQueued(database, { userId: user.id, sandbox: false, emails: emails('newserver', 25) });
     workers.push(await startWorkerProcess(workerEnv));
     await new Promise((r) => setTimeout(r, 1000));
     rolling = false; // the old worker is restarted as a new one
     await oldWorking;
     expect(oldClaims).toBe(2);
 
-    const jobs = [queuedAnswer.job_id, processingId, sandboxId, oldServerId, newServerId];
+    const jobs = [queuedAnswer.jobId, processingId, sandboxId, oldServerId, newServerId];
     const statuses = () => Promise.all(jobs.map(async (id) => (await database!.prisma.job.findUniqueOrThrow({ where: { id } })).status));
     await waitFor(statuses, (s) => s.every((status) => status === 'completed'), 90_000, 'job statuses');
     for (const [jobId, count] of [
-      [queuedAnswer.job_id, 30],
+      [queuedAnswer.jobId, 30],
       [processingId, 30],
       [sandboxId, 25],
       [oldServerId, 25],

@@ -38,12 +38,12 @@ export const POST = apiRoute(operations.createInvitation, async (request, caller
       to: invitation.email,
       subject: `You are invited to join ${name} on Email Verifier`,
       text: [
-        `${invitation.invited_by.email || 'Someone'} invites you to join ${name} as ${invitation.role === 'admin' || invitation.role === 'owner' ? 'an' : 'a'} ${invitation.role}.`,
+        `${invitation.invitedBy.email || 'Someone'} invites you to join ${name} as ${invitation.role === 'admin' || invitation.role === 'owner' ? 'an' : 'a'} ${invitation.role}.`,
         '',
         'Open this link to accept:',
         link,
         '',
-        `It works once, until ${invitation.expires_at.replace('T', ' ').slice(0, 16)} UTC.`,
+        `It works once, until ${invitation.expiresAt.replace('T', ' ').slice(0, 16)} UTC.`,
         'If you did not expect this invitation, ignore this mail.',
       ].join('\n'),
     });
@@ -51,7 +51,7 @@ export const POST = apiRoute(operations.createInvitation, async (request, caller
   } catch (error) {
     const mailError = describeMailError(error);
     console.warn(`invitation ${invitation.id} for ${invitation.email} not mailed: ${mailError}`);
-    return { ...shown, mailed: false, link, mail_error: mailError };
+    return { ...shown, mailed: false, link, mailError };
   }
 });
 

@@ -11,7 +11,7 @@ import { db } from '@/lib/db/client';
 /** The organisation's name, two-factor requirement and single sign-on settings (docs/teams.md; docs/security.md). */
 async function settings(orgId: string, sso: SsoSettings) {
   const row = await (await db()).prisma.user.findUniqueOrThrow({ where: { id: orgId }, select: { email: true, orgName: true, requireTwoFactor: true } });
-  return { id: orgId, name: row.orgName ?? row.email, require_two_factor: row.requireTwoFactor, sso_available: oidcSettings() !== null, ...sso };
+  return { id: orgId, name: row.orgName ?? row.email, requireTwoFactor: row.requireTwoFactor, ssoAvailable: oidcSettings() !== null, ...sso };
 }
 
 export const GET = apiRoute(operations.getOrganisation, async (_request, caller) => settings(caller.userId, await ssoSettings(await db(), caller.userId)));

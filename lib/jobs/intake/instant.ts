@@ -121,7 +121,7 @@ export async function submitInstant(database: Database, request: BulkRequest) {
   });
   return {
     instant: true,
-    job_id: jobId,
+    jobId,
     status: 'completed',
     ...listCounts(request, shape),
     results,

@@ -47,10 +47,10 @@ export type Reservation = NonNullable<Awaited<ReturnType<typeof reserve>>>;
 /** The counts every answer about a submitted list carries. */
 export function listCounts(request: BulkRequest, shape: ListShape) {
   return {
-    total_emails: request.emails.length,
-    valid_emails: shape.valid,
-    invalid_format_emails: shape.invalid,
-    duplicate_emails: shape.duplicates,
+    totalEmails: request.emails.length,
+    validEmails: shape.valid,
+    invalidFormatEmails: shape.invalid,
+    duplicateEmails: shape.duplicates,
   };
 }
 

@@ -70,11 +70,11 @@ export async function submitQueued(database: Database, request: BulkRequest) {
     throw error;
   }
   return {
-    job_id: jobId,
+    jobId,
     status: 'queued',
     ...listCounts(request, shape),
-    reused_emails: reused.length,
-    estimated_time: estimated,
+    reusedEmails: reused.length,
+    estimatedTime: estimated,
     message: `Job queued. Poll GET /v1/verify/bulk/status/${jobId} for progress.`,
   };
 }

@@ -64,7 +64,7 @@ export interface Waiting {
   /** addresses handed back to be asked again later (greylisting, a 4xx, a server's back-off) */
   addresses: number;
   /** when the first of them is asked again */
-  next_try_at: string;
+  nextTryAt: string;
 }
 
 /**
@@ -83,5 +83,5 @@ export async function waitingFor(database: Database, jobId: string, now = Date.n
   );
   const addresses = Number(row?.n ?? 0);
   if (addresses === 0 || row?.next === null || row?.next === undefined) return null;
-  return { addresses, next_try_at: new Date(Number(row.next)).toISOString() };
+  return { addresses, nextTryAt: new Date(Number(row.next)).toISOString() };
 }

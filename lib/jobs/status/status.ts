@@ -80,17 +80,17 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
   const job = await getOwnJob(database, userId, jobId, sandbox);
   const processed = processedOf(job, job.status === 'completed' ? 0 : await processedCount(database, job.id));
   const base = {
-    job_id: job.id,
+    jobId: job.id,
     status: job.status,
     progress: progressOf(job.status, processed, job.totalEmails),
-    processed_emails: processed,
-    total_emails: job.totalEmails,
-    duplicate_emails: job.duplicateEmails,
+    processedEmails: processed,
+    totalEmails: job.totalEmails,
+    duplicateEmails: job.duplicateEmails,
     sandbox: job.sandbox,
     filename: job.uploadFilename,
-    created_at: job.createdAt.toISOString(),
-    monitor_id: job.monitorId,
-    previous_job_id: job.previousJobId,
+    createdAt: job.createdAt.toISOString(),
+    monitorId: job.monitorId,
+    previousJobId: job.previousJobId,
     ...(job.status === 'failed' ? { error: job.error } : {}),
   };
   if (isOpen(job.status)) return { ...base, waiting: await waitingFor(database, job.id) };
@@ -101,10 +101,10 @@ export async function jobStatus(database: Database, userId: string, jobId: strin
     ...base,
     data: {
       results: rows.map(bulkItem),
-      results_total: resultsTotal(summary, page.bucket),
+      resultsTotal: resultsTotal(summary, page.bucket),
       summary,
       providers: await completedProviderCounts(database, jobId),
-      completed_at: job.completedAt!.toISOString(),
+      completedAt: job.completedAt!.toISOString(),
     },
   };
 }
@@ -143,21 +143,21 @@ export async function listJobs(database: Database, userId: string, sandbox: bool
   const data = page.map((job) => {
     const processed = processedOf(job, counted.get(job.id) ?? 0);
     return {
-      job_id: job.id,
+      jobId: job.id,
       status: job.status,
       sandbox: job.sandbox,
       instant: job.instant,
-      total_emails: job.totalEmails,
-      valid_emails: job.validEmails,
-      invalid_format_emails: job.invalidEmails,
-      duplicate_emails: job.duplicateEmails,
-      processed_emails: processed,
+      totalEmails: job.totalEmails,
+      validEmails: job.validEmails,
+      invalidFormatEmails: job.invalidEmails,
+      duplicateEmails: job.duplicateEmails,
+      processedEmails: processed,
       progress: progressOf(job.status, processed, job.totalEmails),
       filename: job.uploadFilename,
-      created_at: job.createdAt.toISOString(),
-      completed_at: job.completedAt?.toISOString() ?? null,
+      createdAt: job.createdAt.toISOString(),
+      completedAt: job.completedAt?.toISOString() ?? null,
     };
   });
   const last = page[page.length - 1];
-  return { data, next_cursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
+  return { data, nextCursor: jobs.length > limit && last ? encodeCursor({ t: last.createdAt.getTime(), id: last.id }) : null };
 }

@@ -126,7 +126,7 @@ export async function cancelJob(database: Database, userId: string, jobId: strin
     return true;
   });
   if (!cancelled) throw new AppError('conflict', `Job ${jobId} is already ${job.status} and cannot be cancelled.`);
-  return { job_id: jobId, status: 'cancelled' };
+  return { jobId, status: 'cancelled' };
 }
 
 export async function markProcessing({ prisma }: Database, jobId: string): Promise<void> {
