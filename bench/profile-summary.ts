@@ -1,13 +1,17 @@
 /**
  * Self time of a `--cpu-prof` profile (.cpuprofile) by function and by file, the largest first: the
- * stages of docs/benchmarks.md "Where a 1M sandbox job's time goes".
+ * stages of docs/benchmarks.md "Where a 1M sandbox job's time goes". A function of a bundled file
+ * with a source map beside it (`next build`'s .next/server/chunks/*.js.map) is named by its place in
+ * the source (`lib/db/sql.ts:104`), not by the bundle's one long line.
  *   npx tsx bench/profile-summary.ts /tmp/prof/CPU.*.cpuprofile [top, default 25]
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 interface Node {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
 }
 interface Profile {
   nodes: Node[];
@@ -26,6 +30,27 @@ function place(url: string): string {
   return own ? `${own[1]}/${own[2]}` : url.replace(/^.*\//, '');
 }
 
+const maps = new Map<string, SourceMap | null>();
+
+/** The source map beside a bundled file, once per file; null when it has none. */
+function sourceMap(url: string): SourceMap | null {
+  if (!url.startsWith('file://') || !url.includes('/.next/')) return null;
+  if (!maps.has(url)) {
+    const path = `${fileURLToPath(url)}.map`;
+    maps.set(url, existsSync(path) ? new SourceMap(JSON.parse(readFileSync(path, 'utf8'))) : null);
+  }
+  return maps.get(url)!;
+}
+
+/** A frame of a bundle as the source file and line its function starts on (and the file's place), or null. */
+function mapped(frame: Node['callFrame']): { file: string; at: string } | null {
+  const entry = sourceMap(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber ?? 0);
+  if (!entry || !('originalSource' in entry) || !entry.originalSource) return null;
+  const source = entry.originalSource.replace(/^.*?\/(?=(lib|app|node_modules)\/)/, '');
+  const file = place(`/${source}`);
+  return { file, at: `${source.startsWith('node_modules/') ? file : source}:${entry.originalLine + 1}` };
+}
+
 export function summarise(profile: Profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
@@ -36,8 +61,11 @@ export function summarise(profile: Profile) {
   for (const [id, us] of self) {
     const frame = byId.get(id)!.callFrame;
     total += us;
-    const file = place(frame.url);
-    const fn = `${frame.functionName || '(anonymous)'} ${file}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+    const source = mapped(frame);
+    const file = source?.file ?? place(frame.url);
+    const fn = source
+      ? `${frame.functionName || '(anonymous)'} ${source.at}`
+      : `${frame.functionName || '(anonymous)'} ${file}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
     byFile.set(file, (byFile.get(file) ?? 0) + us);
   }

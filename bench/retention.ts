@@ -3,8 +3,8 @@
  * window, in this process on both databases, while another account makes production single checks
  * (the sandbox engine with production accounting: reserve, verify, settle with its history row) at
  * concurrency 4. Reports the deletion's wall time and the other account's p50 / p99 latency before
- * and during it. The list is written straight into the tables (verifications before job_items, so
- * the progress trigger finds no rows to count), dated two days back, with a one-day retention.
+ * and during it. The list is written straight into the tables, its progress not counted (the job is
+ * written completed), dated two days back, with a one-day retention.
  * Before the deletion, one address of the list is erased (the erasure reads every row of the
  * account: no index holds addresses ignoring case). Run alone: npx tsx bench/retention.ts (RETENTION_ROWS, RETENTION_DIALECTS=sqlite|postgres)
  */

@@ -1,4 +1,5 @@
 import type { Database } from './client';
+import { sqliteSaveResults } from './job-progress';
 import { insertArrays, insertRows, prepared, q, sqliteInsert } from './sql';
 
 /** SQL written with `?` placeholders, and its values. */
@@ -24,6 +25,8 @@ export interface HeldInsert {
   types?: Readonly<Record<string, string>>;
   /** a statement that follows a save that stored rows (null: none) */
   after: Statement | null;
+  /** the rows are results of jobs (`verifications`): SQLite counts them into their jobs' progress in the same transaction (lib/db/job-progress.ts) */
+  results?: boolean;
 }
 
 /**
@@ -42,7 +45,8 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
       bulk
         .transaction(() => {
           if (!check.get(...plan.held.values)) return false;
-          sqliteInsert(bulk, plan.table, plan.columns, plan.rows, plan.suffix);
+          if (plan.results) sqliteSaveResults(bulk, plan.columns, plan.rows, plan.suffix);
+          else sqliteInsert(bulk, plan.table, plan.columns, plan.rows, plan.suffix);
           if (stores && after) after.run(...(plan.after?.values ?? []));
           return true;
         })

@@ -96,8 +96,11 @@ const ROWS_PER_STATEMENT = 100;
 type BetterSqlite3 = import('better-sqlite3').Database;
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 
-/** Synchronous multi-row insert on a direct SQLite connection, in a transaction (nests as a savepoint). */
-export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): void {
+/**
+ * Synchronous multi-row insert on a direct SQLite connection, in a transaction (nests as a savepoint).
+ * Answers how many rows it stored (fewer than `rows` when `suffix` skips some: ON CONFLICT DO NOTHING).
+ */
+export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): number {
   let cache = statements.get(bulk);
   if (!cache) statements.set(bulk, (cache = new Map()));
   const prepare = (count: number) => {
@@ -110,14 +113,16 @@ export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readon
     }
     return statement;
   };
+  let stored = 0;
   bulk.transaction(() => {
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const batch = rows.slice(start, start + ROWS_PER_STATEMENT);
       const values: unknown[] = [];
       for (const row of batch) for (const value of row) values.push(sqlValue('sqlite', value));
-      prepare(batch.length).run(values);
+      stored += prepare(batch.length).run(values).changes;
     }
   })();
+  return stored;
 }
 
 /**

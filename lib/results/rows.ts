@@ -1,5 +1,6 @@
 import type { Database, Db } from '../db/client';
-import { bulkInsert, insertRows } from '../db/sql';
+import { saveCountedResults } from '../db/job-progress';
+import { insertRows } from '../db/sql';
 import type { Verdict } from '../verifier/types';
 import type { Bucket } from '../verifier/vocabulary';
 
@@ -148,16 +149,16 @@ export const verificationValues = (record: VerificationRecord): unknown[] => VER
 /** A verdict as the values of one stored row (VERIFICATION_COLUMNS order). */
 export const verificationRow = (verdict: Verdict, r: Recorded): unknown[] => verificationValues(verificationRecord(verdict, r));
 
-/** Stores a job's results inside the caller's transaction; a result already stored is kept. */
+/** Stores a job's results inside the caller's transaction; a result already stored is kept. The caller counts them into the job's progress (`recountProgress`, lib/db/job-progress.ts). */
 export async function saveVerifications(tx: Pick<Db, '$executeRawUnsafe'>, dialect: Database['dialect'], rows: unknown[][]) {
   if (rows.length === 0) return;
   await insertRows(tx, dialect, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
 }
 
-/** The worker's batch save, outside any transaction: the fastest path of the dialect. */
+/** A batch of a job's results saved outside any transaction, counted into its progress (lib/db/job-progress.ts): the fastest path of the dialect. */
 export async function saveResults(database: Database, rows: unknown[][]) {
   if (rows.length === 0) return;
-  await bulkInsert(database, 'verifications', VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
+  await saveCountedResults(database, VERIFICATION_COLUMNS, rows, 'ON CONFLICT DO NOTHING');
 }
 
 /** A stored row as the API shows a bulk item. */

@@ -1,5 +1,6 @@
 import { AUDIT_COLUMNS, type AuditRow, auditValues } from '../../audit/record';
 import type { Database, Db } from '../../db/client';
+import { progressRecount } from '../../db/job-progress';
 import { insertRows } from '../../db/sql';
 import { writeStaged } from '../../db/staged-write';
 import type { StoredUpload } from '../export/formats';
@@ -111,14 +112,20 @@ export async function insertQueuedJob(
     },
     undo: [
       { sql: 'DELETE FROM job_items WHERE job_id = ?', values: [job.id] },
-      ...(reused.length ? [{ sql: 'DELETE FROM verifications WHERE job_id = ?', values: [job.id] }] : []),
+      ...(reused.length
+        ? [
+            { sql: 'DELETE FROM verifications WHERE job_id = ?', values: [job.id] },
+            { sql: 'DELETE FROM job_progress WHERE job_id = ?', values: [job.id] },
+          ]
+        : []),
     ],
   });
 }
 
-/** The statements that store the reused results, COPY_BATCH rows each, made as they run. */
+/** The statements that store the reused results, COPY_BATCH rows each, made as they run, then the count of the job's progress they make (lib/db/job-progress.ts). */
 function* reusedCopies(dialect: Database['dialect'], jobId: string, now: number, reused: Reused[], emails: readonly string[]) {
   for (let from = 0; from < reused.length; from += COPY_BATCH) {
     yield { sql: copyReusedSql(dialect), values: copyParams(dialect, jobId, now, reused.slice(from, from + COPY_BATCH), emails) };
   }
+  if (reused.length) yield progressRecount(jobId);
 }

@@ -5,6 +5,7 @@ import { verdictOfRules } from '../../checks/rule-verdict';
 import { refuseWithoutIdentity } from '../../checks/single';
 import { verifierFor } from '../../checks/verifiers';
 import type { Database } from '../../db/client';
+import { recountProgress } from '../../db/job-progress';
 import { q, selectRows } from '../../db/sql';
 import { AppError } from '../../errors/app-error';
 import { failpoint } from '../../failpoints/failpoints';
@@ -99,6 +100,7 @@ export async function submitInstant(database: Database, request: BulkRequest) {
       );
       await saveVerifications(tx, dialect, rows);
       if (fresh.length) await tx.$executeRawUnsafe(q(dialect, copyReusedSql(dialect)), ...copyParams(dialect, jobId, at, fresh, request.emails));
+      await recountProgress(tx, dialect, jobId);
       // charged: this attempt's chargeable results, whatever the reservation it settles was sized for
       const charged = verdicts.filter((verdict) => verdict !== null && isChargeable(verdict)).length;
       if (reservation && !(await refundIn(tx, dialect, request.userId, reservation, reserved - charged))) throw reservationSwept();

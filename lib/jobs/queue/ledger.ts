@@ -162,6 +162,7 @@ export async function saveChunkResults(database: Database, chunk: ChunkClaim, ro
     rows,
     suffix: 'ON CONFLICT DO NOTHING',
     after: chunk.stalledClaims > 0 ? { sql: PROGRESS, values: args } : null,
+    results: true,
   });
   return saved && progressed(chunk, rows);
 }

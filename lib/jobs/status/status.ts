@@ -19,9 +19,9 @@ export async function getOwnJob({ prisma }: Database, userId: string, jobId: str
 }
 
 /**
- * Rows answered so far, duplicates included: the `job_progress` row the database keeps in the
- * statement that stores each result (trigger `verifications_job_progress`, migration
- * 20261125150000_neighbours), so a poll reads one row whatever the job's size, duplicates or chunks.
+ * Rows answered so far, duplicates included: the `job_progress` row counted in the transaction
+ * that stores results (lib/db/job-progress.ts), so a poll reads one row whatever the job's size,
+ * duplicates or chunks.
  */
 export async function processedCount({ prisma }: Database, jobId: string): Promise<number> {
   const progress = await prisma.jobProgress.findUnique({ where: { jobId } });

@@ -1,0 +1,4 @@
+-- Nothing to change here (issue 34): SQLite's per-row progress trigger gives way to one count per
+-- save (lib/db/job-progress.ts); PostgreSQL's trigger of 20261125150000_neighbours already runs
+-- once per INSERT statement, over the rows it stored, and stays. This migration keeps the two
+-- engines' migration folders in step (lib/db/schema-sync.test.ts).
