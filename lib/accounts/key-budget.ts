@@ -88,9 +88,9 @@ async function warnOnce(database: Database, userId: string, budget: KeyBudget, d
       buildEvent('quota.warning', false, {
         remaining: state.remaining,
         credits: state.credits,
-        free_remaining_today: state.freeRemainingToday,
-        warning_below: state.warningBelow,
-        publishable_key: { id: budget.keyId, name: budget.name, checks_today: checks, checks_per_day: budget.perDay },
+        freeRemainingToday: state.freeRemainingToday,
+        warningBelow: state.warningBelow,
+        publishableKey: { id: budget.keyId, name: budget.name, checksToday: checks, checksPerDay: budget.perDay },
       }),
     );
   });

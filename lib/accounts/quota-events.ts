@@ -102,20 +102,25 @@ export async function noteQuotaLevel(database: Database, userId: string): Promis
       buildEvent('quota.warning', false, {
         remaining: state.remaining,
         credits: state.credits,
-        free_remaining_today: state.freeRemainingToday,
-        warning_below: state.warningBelow,
+        freeRemainingToday: state.freeRemainingToday,
+        warningBelow: state.warningBelow,
       }),
     );
   });
 }
 
+/** The `extra` of a 402 `insufficient_credits` (lib/accounts/quota.ts): the error body's fields, under their wire names. */
+export interface Refusal {
+  required: number;
+  credits: number;
+  free_remaining_today: number;
+}
+
+/** A refusal as `quota.exceeded` gives it, in camelCase, in the order the error lists its fields. */
+export const refusalOf = (refused: Refusal) => ({ required: refused.required, freeRemainingToday: refused.free_remaining_today, credits: refused.credits });
+
 /** A request was refused with 402: `quota.exceeded`, unless one was queued within the hour. */
-export async function noteQuotaExceeded(
-  database: Database,
-  userId: string,
-  refused: { required: number; credits: number; free_remaining_today: number },
-  now = Date.now(),
-): Promise<void> {
+export async function noteQuotaExceeded(database: Database, userId: string, refused: Refusal, now = Date.now()): Promise<void> {
   const { prisma, dialect } = database;
   await prisma.$transaction(async (tx) => {
     const claimed = await tx.$executeRawUnsafe(
@@ -129,7 +134,7 @@ export async function noteQuotaExceeded(
       now - EXCEEDED_EVERY_MS,
     );
     if (claimed !== 1) return;
-    await enqueueEvent(tx, userId, buildEvent('quota.exceeded', false, { ...refused, refused_at: new Date(now).toISOString() }));
+    await enqueueEvent(tx, userId, buildEvent('quota.exceeded', false, { ...refusalOf(refused), refusedAt: new Date(now) }));
   });
 }
 

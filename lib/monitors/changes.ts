@@ -52,15 +52,15 @@ export async function recordChanges(
     tx,
     job.userId,
     buildEvent('list.changed', job.sandbox, {
-      monitor_id: job.monitorId,
-      list_id: monitor?.listId ?? null,
-      job_id: job.id,
-      previous_job_id: job.previousJobId,
-      total_emails: job.totalEmails,
-      changed_emails: changed,
+      monitorId: job.monitorId,
+      listId: monitor?.listId ?? null,
+      jobId: job.id,
+      previousJobId: job.previousJobId,
+      totalEmails: job.totalEmails,
+      changedEmails: changed,
       changes,
-      changed_download_url: `${downloadUrl(job.id)}?changed=true`,
-      completed_at: completedAt.toISOString(),
+      changedDownloadUrl: `${downloadUrl(job.id)}?changed=true`,
+      completedAt,
     }),
   );
 }

@@ -1,4 +1,5 @@
 import { type Reservation, refund, reserve } from '../accounts/quota';
+import { type Refusal, refusalOf } from '../accounts/quota-events';
 import { env } from '../config/env';
 import type { Database } from '../db/client';
 import { newId } from '../db/ids';
@@ -73,7 +74,7 @@ export async function startRun(database: Database, monitor: MonitorRow, now: num
       reservation = await reserve(database, monitor.userId, toVerify, jobId, { quiet: true });
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'insufficient_credits')) throw error;
-      return (await skipPeriod(database, monitor, now, 'insufficient_credits', error.extra as Record<string, unknown>)) ? 'skipped' : 'lost';
+      return (await skipPeriod(database, monitor, now, 'insufficient_credits', error.extra as unknown as Refusal)) ? 'skipped' : 'lost';
     }
   }
   failpoint('monitor.before-run');
@@ -133,7 +134,7 @@ export async function startRun(database: Database, monitor: MonitorRow, now: num
  * Moves the monitor past a period it could not run (no credits, the list gone), once: the same
  * conditional update as a run's. No credits: `quota.exceeded` names the monitor and its list.
  */
-async function skipPeriod(database: Database, monitor: MonitorRow, now: number, reason: string, refused?: Record<string, unknown>): Promise<boolean> {
+async function skipPeriod(database: Database, monitor: MonitorRow, now: number, reason: string, refused?: Refusal): Promise<boolean> {
   return database.prisma.$transaction(async (tx) => {
     const claimed = await tx.monitor.updateMany({
       where: { id: monitor.id, periods: monitor.periods },
@@ -145,10 +146,10 @@ async function skipPeriod(database: Database, monitor: MonitorRow, now: number, 
         tx,
         monitor.userId,
         buildEvent('quota.exceeded', false, {
-          ...refused,
-          refused_at: new Date(now).toISOString(),
-          monitor_id: monitor.id,
-          list_id: monitor.listId,
+          ...refusalOf(refused),
+          refusedAt: new Date(now),
+          monitorId: monitor.id,
+          listId: monitor.listId,
         }),
       );
     }

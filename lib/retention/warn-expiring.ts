@@ -32,13 +32,13 @@ export async function warnExpiring({ prisma }: Database, userId: string, cutoff:
           tx,
           userId,
           buildEvent('list.expiring', job.sandbox, {
-            job_id: job.id,
+            jobId: job.id,
             filename: job.uploadFilename,
-            total_emails: job.totalEmails,
-            created_at: job.createdAt.toISOString(),
-            expires_at: new Date(deletedAt).toISOString(),
-            days_left: daysLeft,
-            download_url: downloadUrl(job.id),
+            totalEmails: job.totalEmails,
+            createdAt: job.createdAt,
+            expiresAt: new Date(deletedAt),
+            daysLeft,
+            downloadUrl: downloadUrl(job.id),
           }),
         );
         return true;

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup } from '@/test/api/harness';
 import { dispatchDueDeliveries } from './dispatch';
 import { createWebhook, listDeliveries } from './manage';
-import { buildEvent, enqueueEvent } from './outbox';
+import { bulkCompletedEvent, enqueueEvent } from './outbox';
+
+// a job's completion as lib/jobs/worker/lifecycle.ts queues it, of a list with no rows
+const EMPTY_SUMMARY = { total: 0, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
 
 type Answer = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,7 +47,7 @@ describe('webhook dispatch', () => {
 
   async function subscribe(url: string) {
     const hook = await createWebhook(ctx.database, ctx.account.id, { url });
-    const event = buildEvent('bulk.completed', false, { job_id: 'job_x', status: 'completed', total_emails: 12 });
+    const event = bulkCompletedEvent({ id: 'job_x', sandbox: false, totalEmails: 12 }, EMPTY_SUMMARY, new Date());
     await enqueueEvent(ctx.database.prisma, ctx.account.id, event, hook.id);
     const delivery = () => listDeliveries(ctx.database, ctx.account.id, hook.id, false).then((d) => d[0]!);
     return { hook, event, delivery };

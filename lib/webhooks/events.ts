@@ -1,8 +1,9 @@
 /**
  * The events a webhook endpoint can subscribe to, written once: the request and response schemas
- * (lib/api/schemas.ts, lib/api/responses.ts), the OpenAPI document's `webhooks`, the outbox and the
- * dashboard's Webhooks card read them from here. No Node imports: the dashboard reads this. The SDK
- * keeps its own copy (it is published alone); lib/webhooks/events.test.ts checks the two agree.
+ * (lib/api/schemas.ts, lib/api/responses.ts), each event's payload schema (lib/api/event-schemas.ts),
+ * the OpenAPI document's `webhooks`, the outbox and the dashboard's Webhooks card read them from
+ * here. No Node imports: the dashboard reads this. The SDK keeps its own copy (it is published
+ * alone); lib/webhooks/events.test.ts checks the two agree.
  */
 export const JOB_EVENTS = ['bulk.completed', 'bulk.failed'] as const;
 /** Sent only to endpoints that list them: an endpoint built for job events is not sent new kinds (docs/rules-and-usage.md). */

@@ -5,7 +5,10 @@ import { setup, until } from '@/test/api/harness';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
 import { startDueDeliveries } from './dispatch';
 import { createWebhook, listDeliveries, sendTestEvent } from './manage';
-import { buildEvent, enqueueEvent } from './outbox';
+import { bulkCompletedEvent, enqueueEvent } from './outbox';
+
+// a job's completion as lib/jobs/worker/lifecycle.ts queues it, of a list with no rows
+const EMPTY_SUMMARY = { total: 0, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
 
 // Receivers that answer slowly, hugely or never cost each attempt at most EV_WEBHOOK_TIMEOUT_MS and
 // one of the endpoint's EV_WEBHOOK_PER_ENDPOINT slots; other accounts' deliveries go out meanwhile.
@@ -28,7 +31,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       await createApiKey(ctx.database, user.id, 'k');
       const hook = await createWebhook(ctx.database, user.id, { url: receiver.url });
       for (let i = 0; i < deliveries; i++) {
-        await enqueueEvent(ctx.database.prisma, user.id, buildEvent('bulk.completed', true, { job_id: `job_${i}` }), hook.id);
+        await enqueueEvent(
+          ctx.database.prisma,
+          user.id,
+          bulkCompletedEvent({ id: `job_${i}`, sandbox: true, totalEmails: 0 }, EMPTY_SUMMARY, new Date()),
+          hook.id,
+        );
       }
       return { receiver, user, hook };
     }
@@ -85,7 +93,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const receiver = await startReceiver('ok');
         receivers.push(receiver);
         const hook = await createWebhook(ctx.database, busy.id, { url: receiver.url });
-        for (let j = 0; j < 5; j++) await enqueueEvent(ctx.database.prisma, busy.id, buildEvent('bulk.completed', true, { job_id: `job_${j}` }), hook.id);
+        for (let j = 0; j < 5; j++)
+          await enqueueEvent(
+            ctx.database.prisma,
+            busy.id,
+            bulkCompletedEvent({ id: `job_${j}`, sandbox: true, totalEmails: 0 }, EMPTY_SUMMARY, new Date()),
+            hook.id,
+          );
       }
       const quiet = await account('ok', 1);
       process.env.EV_WEBHOOK_CONCURRENCY = '3';

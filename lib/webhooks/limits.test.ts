@@ -7,8 +7,11 @@ import { startDnsmasq, type DnsPeer } from '@/test/peers/dnsmasq';
 import { startReceiver, type HostileReceiver } from '@/test/peers/hostile-http';
 import { startDueDeliveries } from './dispatch';
 import { createWebhook, deleteWebhook, listDeliveries, sendTestEvent } from './manage';
-import { buildEvent, enqueueEvent } from './outbox';
+import { bulkCompletedEvent, enqueueEvent } from './outbox';
 import { sendSigned } from './send';
+
+// a job's completion as lib/jobs/worker/lifecycle.ts queues it, of a list with no rows
+const EMPTY_SUMMARY = { total: 0, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
 
 /**
  * Issue 20: test and replay sends take the dispatcher's slots (per process, per account, per
@@ -57,7 +60,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const hooks = await Promise.all([0, 1, 2].map(() => endpoint(noisy.id, 'slow-headers')));
       const quiet = await account('quiet');
       const good = await endpoint(quiet.id, 'ok');
-      await enqueueEvent(ctx.database.prisma, quiet.id, buildEvent('bulk.completed', true, { job_id: 'job_q' }), good.hook.id);
+      await enqueueEvent(
+        ctx.database.prisma,
+        quiet.id,
+        bulkCompletedEvent({ id: 'job_q', sandbox: true, totalEmails: 0 }, EMPTY_SUMMARY, new Date()),
+        good.hook.id,
+      );
       // six test events at once over three silent endpoints: the account's limit lets three go
       const tests = hooks.flatMap(({ hook }) => [sendTestEvent(ctx.database, noisy.id, hook.id, true), sendTestEvent(ctx.database, noisy.id, hook.id, true)]);
       await new Promise((r) => setTimeout(r, 200));

@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { Db } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
+import { EVENT_SCHEMAS, type EventData } from '../api/event-schemas';
+import { shape, type ShapeCheck } from '../api/shape';
 import { TEST_EVENT, type EventType } from './events';
 
 export type { EventType } from './events';
@@ -13,8 +16,23 @@ export interface EventPayload {
   data: Record<string, unknown>;
 }
 
-export function buildEvent(type: EventType, sandbox: boolean, data: Record<string, unknown>): EventPayload {
-  return { id: newId('evt'), type, created_at: new Date().toISOString(), sandbox, data };
+/**
+ * The one place an event is made: its camelCase domain value shaped through the type's payload
+ * schema (lib/api/event-schemas.ts, lib/api/shape.ts), fields in the order `data` gives them.
+ * Outside production the payload is checked against the schema, as answers are (lib/api/answer.ts):
+ * a field it does not declare, or a value it refuses, throws naming it.
+ */
+export function buildEvent<T extends EventType>(type: T, sandbox: boolean, data: EventData<T>): EventPayload {
+  const schema: z.ZodType = EVENT_SCHEMAS[type];
+  const checking = process.env.NODE_ENV !== 'production';
+  const check: ShapeCheck | null = checking ? { extra: null } : null;
+  const event = shape(schema, { id: newId('evt'), type, createdAt: new Date(), sandbox, data }, check) as EventPayload;
+  if (check?.extra) throw new Error(`${type}: the event has ${check.extra}, which its payload schema does not declare`);
+  if (checking) {
+    const parsed = schema.safeParse(event);
+    if (!parsed.success) throw new Error(`${type}: the event does not match its payload schema: ${z.prettifyError(parsed.error)}`);
+  }
+  return event;
 }
 
 export function downloadUrl(jobId: string): string {
@@ -48,24 +66,20 @@ export async function enqueueEvent(tx: Tx, userId: string, event: EventPayload, 
   return ids;
 }
 
-export function bulkCompletedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, completedAt: Date): EventPayload {
+/** A job's counts (lib/results/summary.ts), as the bulk events' schemas declare them. */
+type Summary = EventData<'bulk.completed'>['summary'];
+
+export function bulkCompletedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: Summary, completedAt: Date): EventPayload {
   return buildEvent('bulk.completed', job.sandbox, {
-    job_id: job.id,
+    jobId: job.id,
     status: 'completed',
-    total_emails: job.totalEmails,
+    totalEmails: job.totalEmails,
     summary,
-    download_url: downloadUrl(job.id),
-    completed_at: completedAt.toISOString(),
+    downloadUrl: downloadUrl(job.id),
+    completedAt,
   });
 }
 
-export function bulkFailedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: object, error: string, failedAt: Date): EventPayload {
-  return buildEvent('bulk.failed', job.sandbox, {
-    job_id: job.id,
-    status: 'failed',
-    total_emails: job.totalEmails,
-    summary,
-    error,
-    failed_at: failedAt.toISOString(),
-  });
+export function bulkFailedEvent(job: { id: string; sandbox: boolean; totalEmails: number }, summary: Summary, error: string, failedAt: Date): EventPayload {
+  return buildEvent('bulk.failed', job.sandbox, { jobId: job.id, status: 'failed', totalEmails: job.totalEmails, summary, error, failedAt });
 }
