@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES, type EventType } from '../webhooks/events';
 import { buildEvent, bulkCompletedEvent, bulkFailedEvent, type EventPayload } from '../webhooks/outbox';
-import { EVENT_SCHEMAS, type EventData } from './event-schemas';
+import { EVENTS, type EventData } from './event-schemas';
 import { buildOpenApi } from './openapi';
 import { responseSchemas } from './registry';
 
@@ -86,7 +86,7 @@ describe('webhook event payloads', () => {
 
   it.each(EVENT_TYPES)('%s is built in its schema, with the wire names and order receivers know', (type) => {
     const event = cases[type].built();
-    expect(EVENT_SCHEMAS[type].safeParse(event).success).toBe(true);
+    expect(EVENTS[type].schema.safeParse(event).success).toBe(true);
     const sandbox = type === 'webhook.test';
     expect(JSON.stringify(event)).toBe(
       `{"id":"${event.id}","type":"${type}","created_at":"${at.toISOString()}","sandbox":${sandbox},"data":${cases[type].data}}`,
@@ -98,7 +98,7 @@ describe('webhook event payloads', () => {
     const webhooks = buildOpenApi().webhooks as Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>;
     for (const type of EVENT_TYPES) {
       const ref = webhooks[type]?.post.requestBody.content['application/json'].schema.$ref;
-      expect(ref, type).toBe(`#/components/schemas/${responseSchemas.get(EVENT_SCHEMAS[type])?.id}`);
+      expect(ref, type).toBe(`#/components/schemas/${responseSchemas.get(EVENTS[type].schema)?.id}`);
     }
   });
 

@@ -1,7 +1,8 @@
-import type { EventType } from '../webhooks/events';
+import { EVENT_TYPES, type EventType } from '../webhooks/events';
 import { z } from 'zod';
 import { requestSchemas, responseSchemas } from './registry';
 import { OPERATIONS, type Operation } from './operations';
+import { EVENTS } from './event-schemas';
 import { COMMON_HEADERS, DOWNLOAD_HEADERS, ERROR_RESPONSES, INFO, ref, SANDBOX_TRIGGERS, webhookOperation } from './openapi-parts';
 
 /**
@@ -146,15 +147,10 @@ export function buildOpenApi(): Record<string, unknown> {
       { name: 'Operations', description: 'The installation itself.' },
     ],
     paths,
-    webhooks: {
-      'bulk.completed': webhookOperation('BulkCompletedEvent', 'A job completed'),
-      'bulk.failed': webhookOperation('BulkFailedEvent', 'A job failed'),
-      'quota.warning': webhookOperation('QuotaWarningEvent', "Credits plus today's free checks fell below the account's threshold (once per crossing)"),
-      'quota.exceeded': webhookOperation('QuotaExceededEvent', 'A request was refused for want of credits (at most once an hour)'),
-      'list.expiring': webhookOperation('ListExpiringEvent', 'A list is deleted by retention in 7 days, then in 1 day (docs/retention.md)'),
-      'list.changed': webhookOperation('ListChangedEvent', "A monitor's run completed with rows whose verdict changed"),
-      'webhook.test': webhookOperation('WebhookTestEvent', 'A test event (POST /v1/webhooks/{id}/test)'),
-    } satisfies Record<EventType, unknown>,
+    // each event's payload schema, by its component name, and summary: lib/api/event-schemas.ts
+    webhooks: Object.fromEntries(
+      EVENT_TYPES.map((type) => [type, webhookOperation(responseSchemas.get(EVENTS[type].schema)!.id, EVENTS[type].summary)]),
+    ) as Record<EventType, ReturnType<typeof webhookOperation>>,
     components: {
       securitySchemes: {
         bearerAuth: {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
-import { EVENT_SCHEMAS, type EventData } from '../api/event-schemas';
+import { EVENTS, type EventData } from '../api/event-schemas';
 import { shape, type ShapeCheck } from '../api/shape';
 import { TEST_EVENT, type EventType } from './events';
 
@@ -23,7 +23,7 @@ export interface EventPayload {
  * a field it does not declare, or a value it refuses, throws naming it.
  */
 export function buildEvent<T extends EventType>(type: T, sandbox: boolean, data: EventData<T>): EventPayload {
-  const schema: z.ZodType = EVENT_SCHEMAS[type];
+  const schema: z.ZodType = EVENTS[type].schema;
   const checking = process.env.NODE_ENV !== 'production';
   const check: ShapeCheck | null = checking ? { extra: null } : null;
   const event = shape(schema, { id: newId('evt'), type, createdAt: new Date(), sandbox, data }, check) as EventPayload;
