@@ -7,10 +7,10 @@ const ALL = ['lib/**/*.test.ts', 'app/**/*.test.ts', 'test/**/*.test.ts'];
  * Files that may run two at a time: each makes its own databases (test/databases.ts: a temporary
  * SQLite file, a PostgreSQL database named after its process) and listens only on ports the OS
  * picks, starts no mail, DNS or proxy peer, no built server and no worker process, and holds no
- * latency bound another file's load could break. They run first, two at a time; every other file
- * runs after them, one at a time (servers, worker processes, peers, timing bounds, and tests long
- * enough that sharing the CPU could take them past the 30 s bound: lib/accounts/ledger's audit
- * runs, test/api/key-bounds' property runs of 60 cases).
+ * latency bound another file's load could break. They run first, two at a time; then PAIRS, two
+ * at a time; every other file runs after them, one at a time (servers, worker processes, peers,
+ * timing bounds, and tests long enough that sharing the CPU could take them past the 30 s bound:
+ * lib/accounts/ledger's audit runs, test/api/key-bounds' property runs of 60 cases).
  */
 const PARALLEL = [
   'lib/accounts/key-bounds.test.ts',
@@ -88,6 +88,47 @@ const PARALLEL = [
   'test/hostile/webhooks.test.ts',
 ];
 
+/**
+ * Files that may run two at a time after PARALLEL, before the rest: each starts its peers (dnsmasq,
+ * Postfix, Exim, Dante, scripted SMTP, an in-process SMTP or HTTP receiver), script processes or
+ * the built server on ports the OS picks, in temporary folders of its own, with its own databases,
+ * and holds no bound a second such file beside it could break: no wall-time comparison, no lease or
+ * window of a few hundred milliseconds, only deadlines that tell a hang from an answer (a 300 ms
+ * timeout against a 4-5 s bound). Every one of them passed at load averages of 5 to 13 (the shared
+ * machine, three other test runs beside it). Left out, one at a time: test/jobs (leases of 0.4-5 s
+ * raced against the clock), the neighbour, hostile-peer, body and crash tests of the built server
+ * (latency, RSS and health bounds, timed windows), test/api/auth (known and unknown emails' sign-in
+ * times compared), idempotency (150 ms and 1 s windows), lib/accounts/owners (1 ms reservation
+ * bound), lib/webhooks' limits (a delivery or four scrypt hashes done while 1-1.5 s attempts still
+ * hold), the schedulers and politeness (timed sleeps), and the long property and audit runs.
+ */
+const PAIRS = [
+  'lib/egress/check.test.ts',
+  'lib/verifier/conversation.test.ts',
+  'lib/verifier/dns.test.ts',
+  'lib/verifier/exim.test.ts',
+  'lib/verifier/postscreen.test.ts',
+  'lib/verifier/proxy.test.ts',
+  'lib/verifier/real-world.test.ts',
+  'lib/verifier/rejections-replay.test.ts',
+  'lib/verifier/smtp.test.ts',
+  'lib/verifier/verify.test.ts',
+  'test/api/audit.test.ts',
+  'test/api/egress.test.ts',
+  'test/api/invitations.test.ts',
+  'test/api/limits.test.ts',
+  'test/api/production.test.ts',
+  'test/api/real-world.test.ts',
+  'test/api/rejections.test.ts',
+  'test/api/retention.test.ts',
+  'test/api/rules.test.ts',
+  'test/http/headers.test.ts',
+  'test/http/metrics.test.ts',
+  'test/http/oidc.test.ts',
+  'test/http/sdk.test.ts',
+  'test/peers/private-postgres.test.ts',
+];
+
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('./', import.meta.url)) } },
   test: {
@@ -98,9 +139,16 @@ export default defineConfig({
     globalSetup: ['./test/bundle-scripts.ts'],
     projects: [
       { extends: true, test: { name: 'parallel', include: PARALLEL, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'pairs', include: PAIRS, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       {
         extends: true,
-        test: { name: 'serial', include: ALL, exclude: [...configDefaults.exclude, ...PARALLEL], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'serial',
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...PARALLEL, ...PAIRS],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
       },
     ],
   },
