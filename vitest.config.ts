@@ -96,7 +96,7 @@ const PARALLEL = [
  * window of a few hundred milliseconds, only deadlines that tell a hang from an answer (a 300 ms
  * timeout against a 4-5 s bound). Every one of them passed at load averages of 5 to 13 (the shared
  * machine, three other test runs beside it). Left out, one at a time: test/jobs (leases of 0.4-5 s
- * raced against the clock), the neighbour, hostile-peer, body and crash tests of the built server
+ * raced against the clock), the neighbour, hostile-peer, body and cancel tests of the built server
  * (latency, RSS and health bounds, timed windows), test/api/auth (known and unknown emails' sign-in
  * times compared), idempotency (150 ms and 1 s windows), lib/accounts/owners (1 ms reservation
  * bound), lib/webhooks' limits (a delivery or four scrypt hashes done while 1-1.5 s attempts still
@@ -122,6 +122,7 @@ const PAIRS = [
   'test/api/rejections.test.ts',
   'test/api/retention.test.ts',
   'test/api/rules.test.ts',
+  'test/http/books.test.ts',
   'test/http/headers.test.ts',
   'test/http/metrics.test.ts',
   'test/http/oidc.test.ts',
