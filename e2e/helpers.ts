@@ -14,7 +14,18 @@ export async function signUp(page: Page, email = newEmail('user')): Promise<stri
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
   await expect(page).toHaveURL(/\/lists$/);
+  await hydrated(page);
   return email;
+}
+
+/**
+ * Waits until React has hydrated the dashboard's header: the lists page arrives as a full page load,
+ * and a click that lands on its server-rendered Sign out button before its scripts have run does
+ * nothing (seen with a second browser beside it on a loaded machine: the scripts took 0.6 s).
+ */
+export async function hydrated(page: Page): Promise<void> {
+  const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
+  await expect.poll(() => signOut.evaluate((button) => Object.keys(button).some((key) => key.startsWith('__reactProps$')))).toBe(true);
 }
 
 export async function sandboxOn(page: Page): Promise<void> {
