@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup } from '../../test/api/harness';
 import { DIALECTS } from '../../test/databases';
-import { jobStatusGroups } from '../db/queries/job-summary';
+import { jobStatusGroups } from '../db/queries/results';
 import { insertRows } from '../db/sql';
 import type { Verdict } from '../verifier/types';
 import { sandboxVerdict } from '../verifier/sandbox';

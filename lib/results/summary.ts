@@ -1,5 +1,5 @@
 import type { Database, Db } from '../db/client';
-import { jobStatusGroups } from '../db/queries/job-summary';
+import { jobStatusGroups } from '../db/queries/results';
 
 /** What a job's stored results add up to, read from `verifications`. */
 
@@ -21,7 +21,7 @@ export interface JobSummary {
  * The summary, computed from the stored results (never from a counter kept beside them). Each
  * mailbox counts once: valid + invalid + unknown + failed = total - duplicates. Read in the caller's
  * transaction in groups that add up (on SQLite ranges of indexes, a turn of the event loop between
- * them: lib/db/queries/job-summary.ts).
+ * them: lib/db/queries/results.ts).
  */
 export async function summarize(
   tx: Pick<Db, '$queryRawUnsafe'>,
