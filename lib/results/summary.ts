@@ -1,5 +1,5 @@
 import type { Database, Db } from '../db/client';
-import { q } from '../db/sql';
+import { jobStatusGroups } from '../db/queries/results';
 
 /** What a job's stored results add up to, read from `verifications`. */
 
@@ -19,7 +19,9 @@ export interface JobSummary {
 
 /**
  * The summary, computed from the stored results (never from a counter kept beside them). Each
- * mailbox counts once: valid + invalid + unknown + failed = total - duplicates.
+ * mailbox counts once: valid + invalid + unknown + failed = total - duplicates. Read in the caller's
+ * transaction in groups that add up (on SQLite ranges of indexes, a turn of the event loop between
+ * them: lib/db/queries/results.ts).
  */
 export async function summarize(
   tx: Pick<Db, '$queryRawUnsafe'>,
@@ -28,22 +30,19 @@ export async function summarize(
   total: number,
   duplicates = 0,
 ): Promise<JobSummary> {
-  const rows = await tx.$queryRawUnsafe<{ status: string; valid: boolean | number; n: number | bigint }[]>(
-    q(dialect, `SELECT status, valid, COUNT(*) AS n FROM verifications WHERE job_id = ? GROUP BY status, valid`),
-    jobId,
-  );
   const summary: JobSummary = { total, duplicates, valid: 0, invalid: 0, unknown: 0, failed: 0, deliverable: 0, undeliverable: 0, risky: 0 };
   let processed = 0;
-  for (const row of rows) {
-    const n = Number(row.n);
-    processed += n;
-    if (row.status === 'unknown') summary.unknown += n;
-    else if (row.valid === true || row.valid === 1) summary.valid += n;
-    else summary.invalid += n;
-    if (row.status === 'deliverable') summary.deliverable += n;
-    else if (row.status === 'undeliverable') summary.undeliverable += n;
-    else if (row.status !== 'unknown') summary.risky += n;
-  }
+  for await (const rows of jobStatusGroups(tx, dialect, jobId))
+    for (const row of rows) {
+      const n = Number(row.n);
+      processed += n;
+      if (row.status === 'unknown') summary.unknown += n;
+      else if (row.valid === true || row.valid === 1) summary.valid += n;
+      else summary.invalid += n;
+      if (row.status === 'deliverable') summary.deliverable += n;
+      else if (row.status === 'undeliverable') summary.undeliverable += n;
+      else if (row.status !== 'unknown') summary.risky += n;
+    }
   summary.failed = Math.max(0, total - duplicates - processed);
   return summary;
 }
