@@ -13,6 +13,7 @@ import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { saveResults, verificationRow } from '@/lib/results/rows';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
+import { storedVerdict } from './stored-verdict';
 
 /** Issue 20: one account's work stays its own (modes apart, progress without scanning, bounded paging). */
 describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect) => {
@@ -120,7 +121,7 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     expect((await poll()).processed_emails).toBe(0);
     // results of rows 0-3 as a worker stores them; their 8 later copies count with them
     const row = (idx: number) =>
-      verificationRow(fakeVerdict(firsts[idx]!), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+      verificationRow(storedVerdict(firsts[idx]!), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
     await saveResults(ctx.database, [0, 1, 2, 3].map(row));
     expect((await poll()).processed_emails).toBe(12);
     await saveResults(ctx.database, [2, 3, 4].map(row));
@@ -147,27 +148,3 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     }
   });
 });
-
-function fakeVerdict(email: string) {
-  return {
-    email,
-    normalized_email: email,
-    valid: true,
-    deliverable: true,
-    status: 'deliverable',
-    risk_level: 'low',
-    reason: 'accepted_email',
-    sub_reason: null,
-    score: 95,
-    confidence: 90,
-    provider: 'example.com',
-    mailbox_provider: null,
-    disposable: false,
-    role: false,
-    free: false,
-    catch_all: false,
-    did_you_mean: null,
-    details: {},
-    evidence: [],
-  } as unknown as Parameters<typeof verificationRow>[0];
-}

@@ -10,6 +10,7 @@ import { saveResults, verificationRow } from '@/lib/results/rows';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
+import { storedVerdict } from './stored-verdict';
 
 /**
  * Issue 34: a job's progress (`job_progress.processed`) is counted by every writer of its results in
@@ -114,7 +115,7 @@ describe.each(DIALECTS)("every writer of a job's results counts its progress (%s
       jobs.push(answer.job_id);
     }
     const row = (jobId: string | null, idx: number | null) =>
-      verificationRow(verdict(`r${idx}@progress.example`), {
+      verificationRow(storedVerdict(`r${idx}@progress.example`), {
         userId: ctx.account.id,
         jobId,
         idx,
@@ -131,27 +132,3 @@ describe.each(DIALECTS)("every writer of a job's results counts its progress (%s
     for (const jobId of jobs) expect(await counted(jobId)).toBe(await answered(jobId));
   });
 });
-
-function verdict(email: string) {
-  return {
-    email,
-    normalized_email: email,
-    valid: true,
-    deliverable: true,
-    status: 'deliverable',
-    risk_level: 'low',
-    reason: 'accepted_email',
-    sub_reason: null,
-    score: 95,
-    confidence: 90,
-    provider: 'example.com',
-    mailbox_provider: null,
-    disposable: false,
-    role: false,
-    free: false,
-    catch_all: false,
-    did_you_mean: null,
-    details: {},
-    evidence: [],
-  } as unknown as Parameters<typeof verificationRow>[0];
-}
