@@ -94,7 +94,7 @@ async function download(page: Page, testId: string): Promise<{ name: string; byt
 test('an Excel "CSV UTF-8" export (semicolons, BOM) comes back the same way, duplicates marked', async ({ page }) => {
   await signUp(page);
   await sandboxOn(page);
-  const csv = '\ufeff' + [HEADER, ...PEOPLE].map((row) => row.map((cell) => (cell.includes(',') ? `"${cell}"` : cell)).join(';')).join('\r\n') + '\r\n';
+  const csv = `\ufeff${[HEADER, ...PEOPLE].map((row) => row.map((cell) => (cell.includes(',') ? `"${cell}"` : cell)).join(';')).join('\r\n')}\r\n`;
   await page.getByTestId('file-input').setInputFiles({ name: 'kunden.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
   await expect(page.getByTestId('list-format')).toContainText('Semicolon-separated, UTF-8 with byte order mark, Windows line ends.');
   await verifyDropped(page, { name: 'kunden.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });

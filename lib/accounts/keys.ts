@@ -33,7 +33,7 @@ export interface KeyOptions {
 /** The columns a create or an update writes; undefined leaves a column as it is. Checks what the schema alone cannot. */
 function columns(type: KeyType, options: KeyOptions, now = Date.now()) {
   if (type === 'publishable') {
-    if (options.scopes && options.scopes.some((s) => s !== 'verify')) throw invalidRequest('scopes', 'scopes: a publishable key can only hold `verify`.');
+    if (options.scopes?.some((s) => s !== 'verify')) throw invalidRequest('scopes', 'scopes: a publishable key can only hold `verify`.');
   } else if (options.allowed_origins || options.rate_limits) {
     const param = options.allowed_origins ? 'allowed_origins' : 'rate_limits';
     throw invalidRequest(param, `${param}: only for publishable keys (type: "publishable").`);

@@ -21,6 +21,7 @@ export async function usageByMember(database: Database, orgId: string, range: Da
   const today = utcDay(now);
   const monthStart = `${today.slice(0, 7)}-01`;
   const from = range.from < monthStart ? range.from : monthStart;
+  // biome-ignore lint/complexity/useMathMinMax: ISO days are strings, compared as text
   const to = range.to > today ? range.to : today;
   const rows = await selectRows<{ user_id: string; day: string; used: number | bigint }>(
     database,

@@ -147,7 +147,7 @@ function* slices(body: Buffer): Iterable<Buffer> {
 /** `count` copies of `unit` joined by commas, between `open` and `close`, written a slice at a time. */
 export async function* repeated(open: string, unit: string, count: number, close: string): AsyncIterable<Buffer> {
   yield Buffer.from(open);
-  const slice = Buffer.from(Array(10_000).fill(unit).join(',') + ',');
+  const slice = Buffer.from(`${Array(10_000).fill(unit).join(',')},`);
   let left = count;
   while (left > 10_000) {
     yield slice;

@@ -39,7 +39,7 @@ export interface CountingSmtp {
 }
 
 const defaultRcpt = (address: string) =>
-  /^<?ok/i.test(address) ? '250 2.1.5 Ok' : '550 5.1.1 <' + address.replace(/[<>]/g, '') + '>: Recipient address rejected: User unknown';
+  /^<?ok/i.test(address) ? '250 2.1.5 Ok' : `550 5.1.1 <${address.replace(/[<>]/g, '')}>: Recipient address rejected: User unknown`;
 
 export async function startCountingSmtp(options: CountingSmtpOptions): Promise<CountingSmtp> {
   const port = options.port ?? (await freePort());
