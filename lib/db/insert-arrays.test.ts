@@ -63,3 +63,17 @@ it('stores rows sent as column arrays, skipping the ones already stored', async 
   // the progress trigger counts the rows the statement stored, not the one it skipped
   expect((await database.prisma.jobProgress.findUniqueOrThrow({ where: { jobId: 'job' } })).processed).toBe(3);
 });
+
+it('stores quotes, backslashes, braces, commas and the word NULL as they were', async () => {
+  await database.prisma.$executeRawUnsafe('DELETE FROM verifications');
+  const odd = ['"quoted"@x.test', 'back\\slash@x.test', '{brace},comma@x.test', 'NULL', ' spaced ', ''];
+  const details = JSON.stringify({ evidence: 'he said "no" \\ {x}', list: [1, 2] });
+  const rows = odd.map((email, i) => {
+    const values = row(10 + i, email, i === 0 ? 'NULL' : null);
+    values[VERIFICATION_COLUMNS.indexOf('details')] = details;
+    return values;
+  });
+  await insertArrays(database.prisma, 'verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, rows, 'ON CONFLICT DO NOTHING');
+  const stored = await database.prisma.verification.findMany({ orderBy: { idx: 'asc' } });
+  expect(stored.map((v) => [v.email, v.didYouMean, v.details])).toEqual(odd.map((email, i) => [email, i === 0 ? 'NULL' : null, details]));
+});
