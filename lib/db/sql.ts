@@ -124,11 +124,20 @@ const ROWS_PER_STATEMENT = 100;
 type BetterSqlite3 = import('better-sqlite3').Database;
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 
+/** Rows `from` to `to` (excluded) of a source that pushes row `index`'s cells, in column order, onto `values`: bound without an array per row. */
+export interface RowSource {
+  from: number;
+  to: number;
+  cells(values: unknown[], index: number): void;
+}
+
 /**
  * Synchronous multi-row insert on a direct SQLite connection, in a transaction (nests as a savepoint).
  * Answers how many rows it stored (fewer than `rows` when `suffix` skips some: ON CONFLICT DO NOTHING).
+ * The parameters of each statement go in one array reused for the next (better-sqlite3 binds them
+ * at the call), so a million rows make no array per statement, nor one per row from a RowSource.
  */
-export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][], suffix = ''): number {
+export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][] | RowSource, suffix = ''): number {
   let cache = statements.get(bulk);
   if (!cache) statements.set(bulk, (cache = new Map()));
   const prepare = (count: number) => {
@@ -141,13 +150,22 @@ export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readon
     }
     return statement;
   };
+  const source = Array.isArray(rows) ? null : (rows as RowSource);
+  const list = rows as readonly unknown[][];
+  const from = source ? source.from : 0;
+  const to = source ? source.to : list.length;
   let stored = 0;
+  const values: unknown[] = [];
   bulk.transaction(() => {
-    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-      const batch = rows.slice(start, start + ROWS_PER_STATEMENT);
-      const values: unknown[] = [];
-      for (const row of batch) for (const value of row) values.push(sqlValue('sqlite', value));
-      stored += prepare(batch.length).run(values).changes;
+    for (let start = from; start < to; start += ROWS_PER_STATEMENT) {
+      const end = Math.min(to, start + ROWS_PER_STATEMENT);
+      values.length = 0;
+      for (let index = start; index < end; index++) {
+        if (source) source.cells(values, index);
+        else for (const value of list[index]!) values.push(value);
+      }
+      for (let i = 0; i < values.length; i++) values[i] = sqlValue('sqlite', values[i]);
+      stored += prepare(end - start).run(values).changes;
     }
   })();
   return stored;

@@ -1,7 +1,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Database, Db } from './client';
 import type { Statement } from './insert-while-held';
-import { insertArrays, insertRows, q, sqliteInsert } from './sql';
+import { insertArrays, insertRows, q, type RowSource, sqliteInsert } from './sql';
 
 type Tx = Omit<Db, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
@@ -34,6 +34,8 @@ export interface StagedWrite {
     types?: Readonly<Record<string, string>>;
     count: number;
     slice(from: number, to: number): unknown[][];
+    /** row `index`'s cells pushed onto `values`, the same as its row in `slice`: what the SQLite path binds (no array per row) */
+    cells?: RowSource['cells'];
   };
   /** statements that write more of its rows inside the database, one batch each (made as they run) */
   copies: Iterable<Statement>;
@@ -67,7 +69,8 @@ export async function writeStaged(database: Database, plan: StagedWrite): Promis
     try {
       for (let from = 0; from < body.count; from += SQLITE_SLICE) {
         const to = Math.min(body.count, from + SQLITE_SLICE);
-        await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, body.table, body.columns, body.slice(from, to)))());
+        const rows = body.cells ? { from, to, cells: body.cells } : body.slice(from, to);
+        await writeLock.run(() => bulk.transaction(() => sqliteInsert(bulk, body.table, body.columns, rows))());
         await turn();
       }
       for (const copy of plan.copies) {

@@ -23,12 +23,19 @@ export interface JobItems {
   duplicateOf: Int32Array;
 }
 
-function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.length): unknown[][] {
+/** Item `idx`'s cells in ITEM_COLUMNS order, pushed onto `values` (the SQLite path binds them without a row array). */
+function itemCells(jobId: string, items: JobItems, values: unknown[], idx: number): void {
   const { emails, rows, duplicateOf } = items;
+  const first = duplicateOf[idx]!;
+  values.push(jobId, idx, emails[idx], rows ? (rows[idx] ?? '[]') : null, first >= 0 ? first : null);
+}
+
+function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.length): unknown[][] {
   const out: unknown[][] = [];
   for (let idx = from; idx < to; idx++) {
-    const first = duplicateOf[idx]!;
-    out.push([jobId, idx, emails[idx], rows ? (rows[idx] ?? '[]') : null, first >= 0 ? first : null]);
+    const row: unknown[] = [];
+    itemCells(jobId, items, row, idx);
+    out.push(row);
   }
   return out;
 }
@@ -102,7 +109,14 @@ export async function insertQueuedJob(
       create: (tx) => tx.job.create({ data: { ...job, status: 'queued' } }),
       row: () => ({ table: 'jobs', columns: jobColumns, rows: [[...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()]] }),
     },
-    body: { table: 'job_items', columns: ITEM_COLUMNS, types: ITEM_PG_TYPES, count: emails.length, slice: (from, to) => itemRows(job.id, items, from, to) },
+    body: {
+      table: 'job_items',
+      columns: ITEM_COLUMNS,
+      types: ITEM_PG_TYPES,
+      count: emails.length,
+      slice: (from, to) => itemRows(job.id, items, from, to),
+      cells: (values, idx) => itemCells(job.id, items, values, idx),
+    },
     copies: reusedCopies(dialect, job.id, now, reused, emails),
     tail: { table: 'job_chunks', columns: CHUNK_COLUMNS, rows: chunks },
     enqueue: (tx) => chunkQueue(database).enqueue(tx, job, chunks.length),
