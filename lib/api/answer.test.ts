@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answer, checkAnswer, declaresEnvelope } from './answer';
+import { answer, declaresEnvelope } from './answer';
 import { operations } from './operations';
 import * as res from './responses';
 
@@ -25,14 +25,12 @@ describe('a success answer', () => {
   it('refuses, outside production, a value the schema does not allow or a field it does not declare', () => {
     expect(() => answer(operations.cancelJob, { job_id: 'job_1', status: 'queued' })).toThrow(/cancelJob.*status/s);
     expect(() => answer(operations.cancelJob, { job_id: 'job_1', status: 'cancelled', refunded: 3 } as never)).toThrow(/cancelJob: the answer has \.refunded/);
-    expect(() => checkAnswer(operations.listWebhooks, res.webhookList, { success: true, data: [{ id: 'w', secret: 'whsec_x' }] })).toThrow();
+    expect(() => answer(operations.listWebhooks, { data: [{ id: 'w', secret: 'whsec_x' }] } as never)).toThrow();
   });
 
   it('names a nested undeclared field by its path', () => {
     const webhook = { id: 'w', url: 'https://example.com', events: ['bulk.completed'], description: '', created_at: '2026-01-01T00:00:00Z', disabled: false };
-    expect(() => checkAnswer(operations.listWebhooks, res.webhookList, { success: true, data: [{ ...webhook, secret: 'whsec_x' }] })).toThrow(
-      /\.data\[0\]\.secret/,
-    );
-    expect(() => checkAnswer(operations.listWebhooks, res.webhookList, { success: true, data: [webhook] })).not.toThrow();
+    expect(() => answer(operations.listWebhooks, { data: [{ ...webhook, secret: 'whsec_x' }] } as never)).toThrow(/\.data\[0\]\.secret/);
+    expect(() => answer(operations.listWebhooks, { data: [webhook] } as never)).not.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
-import { shape, type DomainOf, type ShapeCheck } from './shape';
+import { shapeChecked, type DomainOf } from './shape';
 
 /**
  * The one way a /v1 operation answers success: its handler returns a domain value (camelCase,
@@ -11,7 +11,8 @@ import { shape, type DomainOf, type ShapeCheck } from './shape';
  * docs/api.md) declare no `success`, and their answers stay bare, so no client sees a change.
  * A handler never writes `success` itself.
  *
- * Outside production every answer is checked against the schema before it leaves (`checkAnswer`):
+ * Outside production every answer is checked against the schema before it leaves (`shapeChecked`,
+ * lib/api/shape.ts):
  * a field the schema does not declare, or a value it does not allow, is a 500 naming the field, so
  * a handler cannot drift from the OpenAPI document (lib/api/openapi.ts) unnoticed.
  */
@@ -40,39 +41,6 @@ export function declaresEnvelope(schema: z.ZodType): boolean {
 export function answer(op: Operation, value: object): Response {
   const [status, schema] = op.ok;
   if (typeof schema === 'string') throw new Error(`${op.operationId} answers ${schema}: its handler returns the Response itself`);
-  const checking = process.env.NODE_ENV !== 'production';
-  const check: ShapeCheck | null = checking ? { extra: null } : null;
-  const body = shape(schema, declaresEnvelope(schema) ? { success: true, ...value } : value, check);
-  if (check?.extra) throw new Error(`${op.operationId}: the answer has ${check.extra}, which its response schema does not declare`);
-  if (checking) checkAnswer(op, schema, body);
+  const body = shapeChecked(schema, declaresEnvelope(schema) ? { success: true, ...value } : value, `${op.operationId}: the answer`, 'its response schema');
   return Response.json(body, { status });
 }
-
-/** Throws when `body` is not what `schema` declares: a value it refuses, or a field it does not name. */
-export function checkAnswer(op: Operation, schema: z.ZodType, body: unknown): void {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new Error(`${op.operationId}: the answer does not match its response schema: ${z.prettifyError(parsed.error)}`);
-  const extra = undeclared(body, parsed.data, '');
-  if (extra) throw new Error(`${op.operationId}: the answer has ${extra}, which its response schema does not declare`);
-}
-
-/** The first field of `sent` that zod dropped from `kept` (an object schema strips what it does not declare). */
-function undeclared(sent: unknown, kept: unknown, at: string): string | null {
-  if (Array.isArray(sent) && Array.isArray(kept)) {
-    for (let i = 0; i < sent.length; i++) {
-      const found = undeclared(sent[i], kept[i], `${at}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (!isRecord(sent) || !isRecord(kept)) return null;
-  for (const [name, value] of Object.entries(sent)) {
-    if (value === undefined) continue;
-    if (!(name in kept)) return `${at}.${name}`;
-    const found = undeclared(value, kept[name], `${at}.${name}`);
-    if (found) return found;
-  }
-  return null;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !(value instanceof Date);

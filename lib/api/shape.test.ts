@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { answer, checkAnswer, type AnswerOf } from './answer';
+import { answer, type AnswerOf } from './answer';
 import { operations } from './operations';
 import * as res from './responses';
 import { camel, shape, type ShapeCheck } from './shape';
@@ -98,7 +98,7 @@ describe('answer(): shaped, then checked', () => {
       /cancelJob: the answer has \.refunded, which its response schema does not declare/,
     );
     expect(() => answer(operations.getQuota, { credits: 1 } as never)).toThrow(/getQuota: the answer does not match.*free_remaining_today/s);
-    expect(() => checkAnswer(operations.cancelJob, res.jobCancelled, shape(res.jobCancelled, { jobId: 'job_1' }))).toThrow(/cancelJob.*status/s);
+    expect(() => answer(operations.cancelJob, { jobId: 'job_1' } as never)).toThrow(/cancelJob: the answer does not match.*status/s);
   });
 
   it('types a handler’s value from the schema: keys camelCased, the verdict’s kept, records as they are', () => {

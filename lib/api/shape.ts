@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Evidence, Verdict, VerdictDetails } from '../verifier/types';
 
 /**
@@ -65,6 +65,21 @@ const shapers = new WeakMap<z.ZodType, Shaper>();
 /** The wire body of `value` for `schema`; with `check`, the first undeclared field of the value is noted in it. */
 export function shape(schema: z.ZodType, value: unknown, check: ShapeCheck | null = null): unknown {
   return shaperOf(schema)(value, check, '');
+}
+
+/**
+ * `shape`, with the check answers and events get outside production (lib/api/answer.ts,
+ * lib/webhooks/outbox.ts): a field of the value its schema does not declare, or a shaped value the
+ * schema refuses, throws naming `subject` and `schemaName`. In production it only shapes.
+ */
+export function shapeChecked(schema: z.ZodType, value: unknown, subject: string, schemaName: string): unknown {
+  if (process.env.NODE_ENV === 'production') return shape(schema, value);
+  const check: ShapeCheck = { extra: null };
+  const body = shape(schema, value, check);
+  if (check.extra) throw new Error(`${subject} has ${check.extra}, which ${schemaName} does not declare`);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new Error(`${subject} does not match ${schemaName}: ${z.prettifyError(parsed.error)}`);
+  return body;
 }
 
 const passThrough: Shaper = (value) => value;

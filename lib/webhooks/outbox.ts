@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { Db } from '../db/client';
 import { env } from '../config/env';
 import { newId } from '../db/ids';
 import { EVENTS, type EventData } from '../api/event-schemas';
-import { shape, type ShapeCheck } from '../api/shape';
+import { shapeChecked } from '../api/shape';
 import { TEST_EVENT, type EventType } from './events';
 
 export type { EventType } from './events';
@@ -23,16 +22,8 @@ export interface EventPayload {
  * a field it does not declare, or a value it refuses, throws naming it.
  */
 export function buildEvent<T extends EventType>(type: T, sandbox: boolean, data: EventData<T>): EventPayload {
-  const schema: z.ZodType = EVENTS[type].schema;
-  const checking = process.env.NODE_ENV !== 'production';
-  const check: ShapeCheck | null = checking ? { extra: null } : null;
-  const event = shape(schema, { id: newId('evt'), type, createdAt: new Date(), sandbox, data }, check) as EventPayload;
-  if (check?.extra) throw new Error(`${type}: the event has ${check.extra}, which its payload schema does not declare`);
-  if (checking) {
-    const parsed = schema.safeParse(event);
-    if (!parsed.success) throw new Error(`${type}: the event does not match its payload schema: ${z.prettifyError(parsed.error)}`);
-  }
-  return event;
+  const event = { id: newId('evt'), type, createdAt: new Date(), sandbox, data };
+  return shapeChecked(EVENTS[type].schema, event, `${type}: the event`, 'its payload schema') as EventPayload;
 }
 
 export function downloadUrl(jobId: string): string {
