@@ -41,14 +41,24 @@ export interface ProviderGroup {
 export async function* jobProviderGroups(database: Database, jobId: string): AsyncGenerator<ProviderGroup[]> {
   const step = byDialect(database.dialect, { postgres: Number.MAX_SAFE_INTEGER, sqlite: PROVIDER_RANGE });
   const [bounds] = await selectRows<{ top: number | bigint | null }>(database, `SELECT MAX(idx) AS top FROM verifications WHERE job_id = ?`, [jobId]);
-  const top = Number(bounds?.top ?? -1);
-  for (let from = 0; from <= top; from += step) {
+  for await (const [from, to] of indexRanges(0, Number(bounds?.top ?? -1), step)) {
     yield await selectRows<ProviderGroup>(
       database,
       `SELECT provider, mailbox_provider AS mailbox, COUNT(*) AS n FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? AND reason <> 'invalid_email' GROUP BY provider, mailbox_provider`,
-      [jobId, from, Math.min(from + step, top + 1)],
+      [jobId, from, to],
     );
-    if (from + step <= top) await turn();
+  }
+}
+
+/**
+ * The ranges [from, to) of `step` indexes that cover `low` to `top`, with a turn of the event loop
+ * before each range after the first: a job's rows read a range at a time on SQLite, whose reads hold
+ * the loop (jobProviderGroups above, jobStatusGroups in lib/db/queries/results.ts).
+ */
+export async function* indexRanges(low: number, top: number, step: number): AsyncGenerator<[number, number]> {
+  for (let from = low; from <= top; from += step) {
+    if (from > low) await turn();
+    yield [from, Math.min(from + step, top + 1)];
   }
 }
 

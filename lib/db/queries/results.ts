@@ -1,4 +1,4 @@
-import { setImmediate as turn } from 'node:timers/promises';
+import { indexRanges } from './jobs';
 import { NOT_RULED } from '../../results/chargeable';
 import { VERIFICATION_COLUMNS } from '../../results/rows';
 import { byDialect, q, selectRows, sqlBoolean } from '../sql';
@@ -164,10 +164,8 @@ export async function* jobStatusGroups(tx: Pick<Db, '$queryRawUnsafe'>, dialect:
   }
   const [bounds] = await tx.$queryRawUnsafe<{ low: number | bigint | null; top: number | bigint | null }[]>(BOUNDS, jobId, jobId);
   if (bounds?.top == null) return;
-  const top = Number(bounds.top);
-  for (let from = Number(bounds.low ?? 0); from <= top; from += SUMMARY_RANGE) {
-    yield await tx.$queryRawUnsafe<StatusGroup[]>(GROUPS_IN_RANGE, jobId, from, Math.min(from + SUMMARY_RANGE, top + 1));
-    if (from + SUMMARY_RANGE <= top) await turn();
+  for await (const [from, to] of indexRanges(Number(bounds.low ?? 0), Number(bounds.top), SUMMARY_RANGE)) {
+    yield await tx.$queryRawUnsafe<StatusGroup[]>(GROUPS_IN_RANGE, jobId, from, to);
   }
 }
 
