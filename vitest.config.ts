@@ -28,6 +28,7 @@ const PARALLEL = [
   'lib/config/env.test.ts',
   'lib/db/idempotency-migration.test.ts',
   'lib/db/insert-arrays.test.ts',
+  'lib/db/checkpointer.test.ts',
   'lib/db/ids.test.ts',
   'lib/db/schema-sync.test.ts',
   'lib/db/shared-connection.test.ts',

@@ -7,6 +7,7 @@ import type { Database, Db, Dialect, WriteLock } from './types';
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts';
 import { env } from '../config/env';
 import { applyMigrations } from './migrate';
+import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer';
 import { SerializedSqliteAdapter } from './sqlite-adapter';
 import { processSlot } from '../config/process-slots';
 
@@ -62,12 +63,20 @@ export async function openDatabase(url: string): Promise<Database> {
   const bulk = new BetterSqlite3(sqliteFile(url), { timeout: 10_000 });
   bulk.pragma('journal_mode = WAL');
   bulk.pragma('synchronous = NORMAL');
+  // checkpoints run on a thread of their own; the writers' automatic one is the backstop (lib/db/checkpointer.ts)
+  const file = sqliteFile(url);
+  const checkpoints = file === ':memory:' ? null : startCheckpointer(file);
+  if (checkpoints) {
+    bulk.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    await prisma.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  }
   const lock = writeLock();
   const transaction = prisma.$transaction.bind(prisma) as (...args: unknown[]) => Promise<unknown>;
   prisma.$transaction = ((...args: unknown[]) => lock.run(() => transaction(...args))) as Db['$transaction'];
   const disconnect = prisma.$disconnect.bind(prisma);
   prisma.$disconnect = async () => {
     if (bulk.open) bulk.close();
+    await checkpoints?.stop();
     await disconnect();
   };
   return { prisma, dialect, url, bulk, writeLock: lock };

@@ -1,0 +1,67 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * SQLite's checkpoints, off the thread that writes.
+ *
+ * In WAL mode every commit appends its pages to the `-wal` file, and a checkpoint copies them back
+ * into the database file. By default the connection whose commit takes the WAL past 1,000 pages runs
+ * that checkpoint inside its commit: on the server's one thread, a 1M-address job's saves spent
+ * about as much time copying pages as inserting rows (docs/benchmarks.md, "Checkpoints off the
+ * server's thread"). Here a worker thread with a connection of its own runs passive checkpoints
+ * every `CHECKPOINT_EVERY_MS`: they copy what is committed without waiting for or blocking readers
+ * and writers, so the writing thread only appends. The writers' own automatic checkpoint stays as a
+ * backstop at `BACKSTOP_PAGES` (lib/db/client.ts), should this thread fall behind or be gone.
+ *
+ * Durability is SQLite's, unchanged: `synchronous = NORMAL` here too, so a checkpoint syncs the WAL
+ * before it copies and the database file after. The thread holds no state: a crash at any point
+ * leaves a WAL that the next open replays, as it would after a crash inside a writer's checkpoint.
+ */
+export const CHECKPOINT_EVERY_MS = 100;
+export const BACKSTOP_PAGES = 10_000;
+
+// The thread's whole program: plain CommonJS, so it runs the same from the Next.js bundle, tsx and
+// the tests (`eval`: no file of its own to find at run time).
+const PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { timeout: 0 });
+db.pragma('synchronous = NORMAL');
+db.pragma('wal_autocheckpoint = 0');
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+}, workerData.everyMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+/** Starts the checkpoint thread of an SQLite file (not for `:memory:`); it does not keep the process alive. */
+export function startCheckpointer(file: string): Checkpointer {
+  let driver = 'better-sqlite3';
+  try {
+    driver = createRequire(join(process.cwd(), 'package.json')).resolve(driver);
+  } catch {
+    // resolved by the thread's own require, from the working directory
+  }
+  const worker = new Worker(PROGRAM, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_EVERY_MS } });
+  worker.unref();
+  // the writers' backstop checkpoints still run without it
+  worker.on('error', (error) => console.error('[db] checkpoint thread stopped:', error));
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    async stop() {
+      // held alive until it has closed its connection
+      worker.ref();
+      worker.postMessage('stop');
+      await exited;
+    },
+  };
+}
