@@ -1,14 +1,11 @@
+import { sqliteInsert } from './sqlite-insert';
 import type { Database, Dialect } from './types';
+import { sqlValue } from './values';
+
+export { type RowSource, sqliteInsert } from './sqlite-insert';
+export { sqlValue } from './values';
 
 type Runner = { $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> };
-
-/** A value as the driver wants it: SQLite has no boolean type. */
-export function sqlValue(dialect: Dialect, value: unknown): unknown {
-  if (typeof value === 'boolean' && dialect === 'sqlite') return value ? 1 : 0;
-  // PostgreSQL text cannot hold NUL; hostile input is stored with U+FFFD in its place.
-  if (typeof value === 'string' && value.includes('\u0000')) return value.replaceAll('\u0000', '\uFFFD');
-  return value === undefined ? null : value;
-}
 
 /** `?` placeholders for SQLite, `$n` for PostgreSQL. */
 export function placeholder(dialect: Dialect, n: number): string {
@@ -120,56 +117,8 @@ function quoted(value: string): string {
   return `"${value.replaceAll('\u0000', '\uFFFD').replace(/["\\]/g, '\\$&')}"`;
 }
 
-const ROWS_PER_STATEMENT = 100;
 type BetterSqlite3 = import('better-sqlite3').Database;
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
-
-/** Rows `from` to `to` (excluded) of a source that pushes row `index`'s cells, in column order, onto `values`: bound without an array per row. */
-export interface RowSource {
-  from: number;
-  to: number;
-  cells(values: unknown[], index: number): void;
-}
-
-/**
- * Synchronous multi-row insert on a direct SQLite connection, in a transaction (nests as a savepoint).
- * Answers how many rows it stored (fewer than `rows` when `suffix` skips some: ON CONFLICT DO NOTHING).
- * The parameters of each statement go in one array reused for the next (better-sqlite3 binds them
- * at the call), so a million rows make no array per statement, nor one per row from a RowSource.
- */
-export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][] | RowSource, suffix = ''): number {
-  let cache = statements.get(bulk);
-  if (!cache) statements.set(bulk, (cache = new Map()));
-  const prepare = (count: number) => {
-    const key = `${table}|${columns.join(',')}|${suffix}|${count}`;
-    let statement = cache!.get(key);
-    if (!statement) {
-      const tuple = `(${columns.map(() => '?').join(', ')})`;
-      statement = bulk.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${Array(count).fill(tuple).join(', ')} ${suffix}`);
-      cache!.set(key, statement);
-    }
-    return statement;
-  };
-  const source = Array.isArray(rows) ? null : (rows as RowSource);
-  const list = rows as readonly unknown[][];
-  const from = source ? source.from : 0;
-  const to = source ? source.to : list.length;
-  let stored = 0;
-  const values: unknown[] = [];
-  bulk.transaction(() => {
-    for (let start = from; start < to; start += ROWS_PER_STATEMENT) {
-      const end = Math.min(to, start + ROWS_PER_STATEMENT);
-      values.length = 0;
-      for (let index = start; index < end; index++) {
-        if (source) source.cells(values, index);
-        else for (const value of list[index]!) values.push(value);
-      }
-      for (let i = 0; i < values.length; i++) values[i] = sqlValue('sqlite', values[i]);
-      stored += prepare(end - start).run(values).changes;
-    }
-  })();
-  return stored;
-}
 
 /**
  * Bulk insert through the fastest path of the dialect: the direct SQLite connection's prepared
