@@ -4,7 +4,6 @@
  * a full GC at the end tells live from garbage.
  *   node --expose-gc --max-old-space-size=1024 --import tsx bench/job-memory.ts 1000000
  */
-import { execFileSync } from 'node:child_process';
 import v8 from 'node:v8';
 import { ensureAccount } from '../lib/accounts/users';
 import { useDatabase } from '../lib/db/client';
@@ -12,6 +11,7 @@ import { submitQueued } from '../lib/jobs/intake/submit';
 import { JobWorker } from '../lib/jobs/worker/worker';
 import { sandboxVerifier } from '../lib/verifier/sandbox';
 import { freshDatabaseUrl } from '../test/databases';
+import { smapsKinds } from './mem-trace';
 
 const MB = 1048576;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -30,8 +30,9 @@ function snapshot() {
   };
 }
 
+// SMAPS=1: glibc's heaps and the other anonymous mappings too (bench/mem-trace.ts)
 const smaps = (label: string) => {
-  if (process.env.SMAPS) console.log(label, execFileSync('python3', ['/tmp/rss2/smaps.py', String(process.pid)], { encoding: 'utf8' }));
+  if (process.env.SMAPS) console.log(label, JSON.stringify(smapsKinds(process.pid)));
 };
 const addresses = Number(process.argv[2] ?? 1_000_000);
 const fresh = await freshDatabaseUrl('sqlite');

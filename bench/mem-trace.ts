@@ -34,7 +34,7 @@ const MB = 1024 * 1024;
 const ARENA = 64 * MB;
 
 /** The anonymous resident memory of a process by kind of mapping (see MemSample.smaps). */
-function smapsKinds(pid: number): MemSample['smaps'] {
+export function smapsKinds(pid: number): MemSample['smaps'] {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
