@@ -3,6 +3,8 @@
  * garbage collected (`--expose-gc`), then one worker runs it while V8's heap spaces are sampled;
  * a full GC at the end tells live from garbage.
  *   node --expose-gc --max-old-space-size=1024 --import tsx bench/job-memory.ts 1000000
+ * GC_BEFORE=0 leaves the submission's garbage in place (as in the server), TRACE=1 prints every
+ * sample, SMAPS=1 glibc's heaps; add --trace-gc to see what each scavenge promotes.
  */
 import v8 from 'node:v8';
 import { ensureAccount } from '../lib/accounts/users';
