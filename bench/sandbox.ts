@@ -6,6 +6,7 @@ import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type Download
 import { load, merge, request, type LoadResult, type RequestSpec } from './load';
 import { startBareServer } from './bare';
 import { CONCURRENCY, LOAD_MS, bulkOnly, fmt, quick, results, row, singleOnly } from './report';
+import { MEM_TRACE_TOKEN, traceMemory } from './mem-trace';
 import { sampleRss, startServer, treeCpuMs, treeRssMb, type BenchServer } from './server';
 
 const WARMUP = 300;
@@ -136,6 +137,8 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
   const rssBefore = treeRssMb(server.pid);
   const rss = sampleRss(server.pid);
   const cpuBefore = treeCpuMs(server.pid);
+  const traceFile = process.env.BENCH_MEM_TRACE && emails === 1_000_000 ? process.env.BENCH_MEM_TRACE : null;
+  const trace = traceFile ? traceMemory(server.baseUrl, server.pid, traceFile) : null;
   let r: BulkResult;
   let mem: ReturnType<typeof rss.stop>;
   let peakDuringSubmitMb = NaN;
@@ -147,6 +150,8 @@ async function bulk(server: BenchServer, auth: Record<string, string>, emails: n
     });
   } finally {
     mem = rss.stop();
+    const peak = trace?.stop();
+    if (peak) console.log(`  memory trace in ${traceFile}; at the RSS peak: ${JSON.stringify(peak)}`);
   }
   const cpuMs = treeCpuMs(server.pid) - cpuBefore;
   results[`bulk${emails}`] = { ...r, rssBeforeMb: rssBefore, rssPeakDuringSubmitMb: peakDuringSubmitMb, rss: mem, serverCpuMs: cpuMs };
@@ -196,7 +201,8 @@ async function download(server: BenchServer, auth: Record<string, string>, jobId
 
 export async function sandboxBench() {
   console.log('\n[sandbox] starting next start on a fresh SQLite database …');
-  const server = await startServer();
+  // BENCH_MEM_TRACE (bench/mem-trace.ts) reads the server's /metrics, which wants a token
+  const server = await startServer(process.env.BENCH_MEM_TRACE ? { env: { EV_METRICS_TOKEN: MEM_TRACE_TOKEN } } : {});
   console.log(`server ${server.baseUrl} (pid ${server.pid}), database in ${server.dbDir}`);
   const auth = { authorization: `Bearer ${server.apiKey}`, 'x-ev-sandbox': 'true' };
   let ok = false;

@@ -1,9 +1,6 @@
-/**
- * Starts `next start` on a free port against a fresh SQLite database, creates an API key, and
- * samples the resident memory of the server's process tree.
- */
+/** Starts `next start` on a free port against a fresh SQLite database, creates an API key, and samples the resident memory of the server's process tree. */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +20,7 @@ export interface BenchServer {
   /** the exit code or signal, once the server ended */
   exited(): string | null;
   dbDir: string;
-  /** the NODE_OPTIONS it runs with (the heap cap of `npm start`) */
+  /** the NODE_OPTIONS it runs with (the V8 flags of `npm start`) */
   nodeOptions: string;
   /** The last lines the server printed. */
   log(): string;
@@ -58,12 +55,12 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions = {}): Promise<BenchServer> {
   await ensureBuilt();
   const dbDir = mkdtempSync(join(tmpdir(), 'ev-bench-'));
-  // the heap cap `npm start` sets (package.json), so the bench measures the server as users run it
+  // the V8 flags `npm start` sets (package.json), so the bench measures the server as users run it
   const startScript = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
-  const heapFlag = /--max-old-space-size=\d+/.exec(startScript)?.[0];
+  const startFlags = /NODE_OPTIONS=\\?"([^"$\\]*)/.exec(startScript)?.[1]?.trim();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_OPTIONS: [heapFlag, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
+    NODE_OPTIONS: [startFlags, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
     DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,
     EV_ALLOW_PRIVATE_NETWORKS: 'true',
     EV_ALLOW_PLACEHOLDER_IDENTITY: 'true', // local peers only: they take any HELO
@@ -86,7 +83,8 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
 
   const port = await freePort();
   // own process group, so stop() can end the server and anything it spawned, and nothing else
-  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") runs next under node with those flags
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") runs next under node with those flags;
+  // BENCH_SERVER_LOG=<file> writes all it prints there too (e.g. with BENCH_NODE_ARGS=--trace-gc)
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean);
   const [command, args] = nodeArgs?.length
     ? [process.execPath, [...nodeArgs, join(ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1']]
@@ -98,7 +96,9 @@ export async function startServer(options: ServerOptions = {}): Promise<BenchSer
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
+  const logFile = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : null;
   const keep = (b: Buffer) => {
+    logFile?.write(b);
     log.push(b.toString());
     if (log.length > 200) log.shift();
   };

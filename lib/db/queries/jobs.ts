@@ -97,14 +97,23 @@ const RESULTS_PER_SAVE: Record<Dialect, number> = { postgres: 5000, sqlite: 1000
 /** a chunk's items SQLite reads at a time: its reads are synchronous, so a sandbox chunk's take turns with the server */
 const ITEMS_PAGE = 2_000;
 
+/** A chunk's items as two columns, index order: `email[i]` is item `idx[i]`'s address. */
+export interface ItemColumns {
+  idx: number[];
+  email: string[];
+}
+
 /**
  * A job's items in [startIdx, endIdx) that are first occurrences (duplicate_of NULL) and have no
  * stored result yet, in index order. PostgreSQL reads them in one query; SQLite in pages of
- * ITEMS_PAGE, yielding between them.
+ * ITEMS_PAGE, yielding between them. As columns, not an object per item: a sandbox chunk's 10,000
+ * items live through its whole run, so a scavenge finds nearly all of those made since the last
+ * one alive, and V8 then allocates every later item object straight into the old space
+ * (allocation-site pretenuring), garbage there a major GC must find (docs/benchmarks.md).
  */
-export async function unansweredItems(database: Database, jobId: string, startIdx: number, endIdx: number): Promise<{ idx: number; email: string }[]> {
+export async function unansweredItems(database: Database, jobId: string, startIdx: number, endIdx: number): Promise<ItemColumns> {
   const page = database.bulk ? ITEMS_PAGE : endIdx - startIdx + 1;
-  const items: { idx: number; email: string }[] = [];
+  const items: ItemColumns = { idx: [], email: [] };
   for (let from = startIdx; ; ) {
     const rows = await selectRows<{ idx: number; email: string }>(
       database,
@@ -112,9 +121,12 @@ export async function unansweredItems(database: Database, jobId: string, startId
         AND i.duplicate_of IS NULL AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx LIMIT ?`,
       [jobId, from, endIdx, page],
     );
-    for (const row of rows) items.push({ idx: Number(row.idx), email: row.email });
+    for (const row of rows) {
+      items.idx.push(Number(row.idx));
+      items.email.push(row.email);
+    }
     if (rows.length < page) return items;
-    from = items[items.length - 1]!.idx + 1;
+    from = items.idx[items.idx.length - 1]! + 1;
     await turn();
   }
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client';
-import { unansweredItems } from '../../db/queries/jobs';
+import { type ItemColumns, unansweredItems } from '../../db/queries/jobs';
 import type { ChunkClaim } from '../queue/ledger';
 
 /**
@@ -7,6 +7,6 @@ import type { ChunkClaim } from '../queue/ledger';
  * never verified: it takes its first occurrence's result (csvPage, processedCount). How they are
  * read on each database: lib/db/queries/jobs.ts.
  */
-export function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<{ idx: number; email: string }[]> {
+export function unverifiedItems(database: Database, chunk: ChunkClaim): Promise<ItemColumns> {
   return unansweredItems(database, chunk.jobId, chunk.startIdx, chunk.endIdx);
 }

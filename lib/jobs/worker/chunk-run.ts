@@ -7,6 +7,7 @@ import type { VerifyOutcome } from '../../verifier/types';
 import { unexpectedErrorVerdict } from '../../verifier/verdict';
 import { releaseChunk } from '../queue';
 import { type ChunkClaim, saveChunkResults } from '../queue/ledger';
+import type { ItemColumns } from '../../db/queries/jobs';
 import { unverifiedItems } from './chunk-items';
 import { ClaimWatch } from './claim-watch';
 import { completeChunkAndFinish, failJob, markProcessing } from './lifecycle';
@@ -18,8 +19,7 @@ import type { WorkerOptions } from './options';
  */
 const SAVE_EVERY_MS = 1000;
 
-type Item = Awaited<ReturnType<typeof unverifiedItems>>[number];
-type Verify = (item: Item) => Promise<VerifyOutcome>;
+type Verify = (email: string, idx: number) => Promise<VerifyOutcome>;
 
 /**
  * One claimed chunk from claim to finish: verify its unverified items with at most `concurrency`
@@ -82,14 +82,14 @@ export class ChunkRun {
       const context = chunk.sandbox ? { rules } : { rules, signal: claim.signal };
       // A verifier that throws (a bug, not an answer) is asked again later like a busy server;
       // on the last try the address stands as unknown/unexpected_error and the job finishes.
-      const verify: Verify = (item) =>
-        verifier.verify(item.email, context).catch((error: unknown) => {
-          console.error(`[worker] job ${chunk.jobId} address ${item.idx}:`, error);
-          return { verdict: unexpectedErrorVerdict(item.email), retryAfterMs: this.errorRetryMs };
+      const verify: Verify = (email, idx) =>
+        verifier.verify(email, context).catch((error: unknown) => {
+          console.error(`[worker] job ${chunk.jobId} address ${idx}:`, error);
+          return { verdict: unexpectedErrorVerdict(email), retryAfterMs: this.errorRetryMs };
         });
       // `concurrency` runners take the items in order: at most that many verifications at once,
       // without a queued promise per item (a sandbox chunk is 10,000 items that answer at once)
-      const runners = Math.min(Math.max(1, options.concurrency), items.length);
+      const runners = Math.min(Math.max(1, options.concurrency), items.idx.length);
       await Promise.all(Array.from({ length: runners }, () => this.runner(claim, items, verify)));
       await this.save(claim);
       if (!claim.lost) await this.settle();
@@ -98,10 +98,12 @@ export class ChunkRun {
     }
   }
 
-  private async runner(claim: ClaimWatch, items: Item[], verify: Verify): Promise<void> {
-    while (this.next < items.length) {
-      const item = items[this.next++]!;
-      if (this.next === items.length) this.markStarted();
+  private async runner(claim: ClaimWatch, items: ItemColumns, verify: Verify): Promise<void> {
+    const count = items.idx.length;
+    while (this.next < count) {
+      const at = this.next++;
+      const idx = items.idx[at]!;
+      if (this.next === count) this.markStarted();
       if (claim.lost || (!this.workerRunning() && !this.chunk.sandbox)) {
         this.skipped++;
         continue;
@@ -114,7 +116,7 @@ export class ChunkRun {
           continue;
         }
       }
-      const outcome = await verify(item);
+      const outcome = await verify(items.email[at]!, idx);
       if (claim.lost) continue; // cut short by the cancel: not an answer
       if (outcome.retryAfterMs !== undefined && !this.lastTry) {
         this.retryAfter = Math.min(this.retryAfter, outcome.retryAfterMs);
@@ -125,7 +127,7 @@ export class ChunkRun {
         verificationRow(outcome.verdict, {
           userId: this.chunk.userId,
           jobId: this.chunk.jobId,
-          idx: item.idx,
+          idx,
           sandbox: this.chunk.sandbox,
           source: 'bulk',
           cached: false,
