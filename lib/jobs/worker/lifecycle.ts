@@ -6,14 +6,14 @@ import { AppError } from '../../errors/app-error';
 import { failpoint, pausepoint } from '../../failpoints/failpoints';
 import { recordChanges } from '../../monitors/changes';
 import { chargeableCount } from '../../results/chargeable';
-import { summarize } from '../../results/summary';
+import { type JobSummary, summarize } from '../../results/summary';
 import { bulkCompletedEvent, bulkFailedEvent, enqueueEvent } from '../../webhooks/outbox';
 import { chunkQueue } from '../queue';
 import { type ChunkClaim, cancelChunks, completeChunk, openChunkCount, strandedJobs } from '../queue/ledger';
 import { getOwnJob } from '../status/status';
 import { isOpen, OPEN_STATES } from '../states';
 
-type Tx = Pick<Db, 'job' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
+type Tx = Pick<Db, 'job' | 'jobProgress' | 'user' | 'usageDay' | 'monitor' | '$executeRawUnsafe' | '$queryRawUnsafe'>;
 type UnfinishedJob = { id: string; userId: string; sandbox: boolean } & Parameters<typeof jobReservation>[0];
 
 /**
@@ -29,11 +29,17 @@ export async function finishJobIfDone(database: Database, jobId: string): Promis
   });
 }
 
-async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Database['dialect'], jobId: string): Promise<boolean> {
+async function finishIn(
+  tx: Tx & Parameters<typeof enqueueEvent>[0],
+  dialect: Database['dialect'],
+  jobId: string,
+  ahead: SummaryAhead | null = null,
+): Promise<boolean> {
   if ((await openChunkCount(tx, dialect, jobId)) > 0) return false;
   const job = await tx.job.findUnique({ where: { id: jobId } });
   if (!job || !isOpen(job.status)) return false;
-  const summary = await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
+  const current = ahead !== null && ahead.summary.total === job.totalEmails && ahead.processed === (await processedIn(tx, jobId));
+  const summary = current ? ahead.summary : await summarize(tx, dialect, jobId, job.totalEmails, job.duplicateEmails);
   const completedAt = new Date();
   failpoint('job.before-finish');
   const updated = await tx.job.updateMany({
@@ -62,6 +68,8 @@ async function finishIn(tx: Tx & Parameters<typeof enqueueEvent>[0], dialect: Da
  */
 export async function completeChunkAndFinish(database: Database, chunk: ChunkClaim): Promise<'lost' | 'open' | 'finished'> {
   const { prisma, dialect } = database;
+  const ahead = await summaryAhead(database, chunk.jobId);
+  await pausepoint('chunk.summary-ahead');
   return prisma.$transaction(async (tx) => {
     await lockJobRow(tx, dialect, chunk.jobId);
     await chunkQueue(database).completed(tx, chunk);
@@ -69,8 +77,38 @@ export async function completeChunkAndFinish(database: Database, chunk: ChunkCla
     if (!(await completeChunk(tx, dialect, chunk))) return 'lost';
     await pausepoint('chunk.finishing');
     failpoint('chunk.after-complete');
-    return (await finishIn(tx, dialect, chunk.jobId)) ? 'finished' : 'open';
+    return (await finishIn(tx, dialect, chunk.jobId, ahead)) ? 'finished' : 'open';
   });
+}
+
+/** A job's summary read before the transaction that may finish it, with the progress it was read at. */
+interface SummaryAhead {
+  summary: JobSummary;
+  processed: number;
+}
+
+/**
+ * The summary of a job whose last open chunk is the caller's, read outside the completion's
+ * transaction: on SQLite that transaction holds the one Prisma connection every request waits on,
+ * and a million results take the summary most of a second to count. Results are only added, each
+ * counted into the job's progress in the transaction that stores it (lib/db/job-progress.ts): a
+ * progress equal before and after the read, and again inside the completion (`finishIn`), means
+ * the summary counted every result the completion would. Otherwise it is counted there, as before.
+ * (An erasure, lib/retention/erase.ts, deletes results without a progress of its own: one that
+ * falls between the reads leaves its result counted here, where the count inside would call it failed.)
+ */
+async function summaryAhead(database: Database, jobId: string): Promise<SummaryAhead | null> {
+  const { prisma, dialect } = database;
+  if ((await openChunkCount(prisma, dialect, jobId)) !== 1) return null;
+  const job = await prisma.job.findUnique({ where: { id: jobId } });
+  if (!job || !isOpen(job.status)) return null;
+  const processed = await processedIn(prisma, jobId);
+  const summary = await summarize(prisma, dialect, jobId, job.totalEmails, job.duplicateEmails);
+  return (await processedIn(prisma, jobId)) === processed ? { summary, processed } : null;
+}
+
+async function processedIn(tx: Pick<Db, 'jobProgress'>, jobId: string): Promise<number> {
+  return (await tx.jobProgress.findUnique({ where: { jobId } }))?.processed ?? 0;
 }
 
 /** The sweeper: finishes jobs whose chunks are all done but whose finishing was lost. */
