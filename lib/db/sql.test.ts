@@ -61,23 +61,31 @@ it('stores the same rows from a RowSource as from row arrays', async () => {
 // statements kept per pattern too), every row is stored with its own values and types.
 it('stores every row as given when some columns share a value within a statement', async () => {
   const bulk = database.bulk!;
-  bulk.exec('CREATE TABLE shared_cells (id INTEGER PRIMARY KEY, a TEXT, b INTEGER, c TEXT, d REAL)');
-  const columns = ['id', 'a', 'b', 'c', 'd'];
-  // in each statement of 100 rows another set of columns is shared: 40 patterns, past the 32 kept
+  bulk.exec('CREATE TABLE shared_cells (id INTEGER PRIMARY KEY, a TEXT, b INTEGER, c TEXT, d REAL, e TEXT, f INTEGER)');
+  const columns = ['id', 'a', 'b', 'c', 'd', 'e', 'f'];
+  // each statement of 100 rows shares another set of columns (the bits of its number): 40 patterns, past the 32 kept
   const rows = Array.from({ length: 4000 }, (_, id) => {
     const pattern = Math.floor(id / 100);
     const vary = (bit: number) => (pattern >> bit) & 1;
-    return [id, vary(0) ? `a${id}` : 'same', vary(1) ? id % 7 : null, vary(2) ? null : `c${pattern}`, vary(3) ? id / 4 : 1.5];
+    return [
+      id,
+      vary(0) ? `a${id}` : 'same',
+      vary(1) ? id % 7 : null,
+      vary(2) ? `c${id}` : null,
+      vary(3) ? id / 4 : 1.5,
+      vary(4) ? `e${id}` : null,
+      vary(5) ? id : 0,
+    ];
   });
   expect(sqliteInsert(bulk, 'shared_cells', columns, rows)).toBe(4000);
-  const stored = bulk.prepare('SELECT id, a, b, c, d, typeof(b) || typeof(d) AS types FROM shared_cells ORDER BY id').raw().all() as unknown[][];
-  expect(stored.map((row) => row.slice(0, 5))).toEqual(rows);
-  for (const [i, row] of stored.entries()) expect(row[5], `row ${i}`).toBe(`${rows[i]![2] === null ? 'null' : 'integer'}real`);
+  const stored = bulk.prepare('SELECT id, a, b, c, d, e, f, typeof(b) || typeof(d) AS types FROM shared_cells ORDER BY id').raw().all() as unknown[][];
+  expect(stored.map((row) => row.slice(0, 7))).toEqual(rows);
+  for (const [i, row] of stored.entries()) expect(row[7], `row ${i}`).toBe(`${rows[i]![2] === null ? 'null' : 'integer'}real`);
   // shared columns and ON CONFLICT: the rows already there are skipped, the new ones stored
   const again = rows
     .slice(3950)
-    .map((row) => [row[0], 'same', 1, 'x', 2.5])
-    .concat([[5000, 'same', 1, 'x', 2.5]]);
+    .map((row) => [row[0], 'same', 1, 'x', 2.5, null, 0])
+    .concat([[5000, 'same', 1, 'x', 2.5, null, 0]]);
   expect(sqliteInsert(bulk, 'shared_cells', columns, again, 'ON CONFLICT DO NOTHING')).toBe(1);
-  expect(bulk.prepare('SELECT a, b, c, d FROM shared_cells WHERE id = 3999').raw().get()).toEqual(rows[3999]!.slice(1));
+  expect(bulk.prepare('SELECT a, b, c, d, e, f FROM shared_cells WHERE id = 3999').raw().get()).toEqual(rows[3999]!.slice(1));
 });

@@ -38,20 +38,21 @@ export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readon
         else for (const value of list[index]!) values.push(value);
       }
       for (let i = 0; i < values.length; i++) values[i] = sqlValue('sqlite', values[i]);
-      const shared = sharedColumns(values, columns.length, end - start);
-      const statement = insertStatement(bulk, table, columns, suffix, end - start, shared);
+      const { statement, shared } = insertStatement(bulk, table, columns, suffix, end - start, sharedColumns(values, columns.length, end - start));
       stored += statement.run(shared === 0 ? values : sharedFirst(values, bound, columns.length, shared)).changes;
     }
   })();
   return stored;
 }
 
+/** Statements of fewer rows bind every value: little to save, and fewer statements to keep. */
+const SHARED_MIN_ROWS = 16;
 /** At most this many statements per table and row count for the patterns of shared columns: past it, rows bind every value. */
 const SHARED_PATTERNS = 32;
 
-/** The columns (a bit each) whose value is the same in every one of `count` rows of `values`; 0 when none, or every one. */
+/** The columns (a bit each) whose value is the same in every one of `count` rows of `values`; 0 when none or every one is, or the rows are too few. */
 function sharedColumns(values: readonly unknown[], width: number, count: number): number {
-  if (count < 2 || width > 30) return 0;
+  if (count < SHARED_MIN_ROWS || width > 30) return 0;
   let mask = 0;
   for (let c = 0; c < width; c++) {
     const value = values[c];
@@ -77,19 +78,30 @@ function sharedFirst(values: readonly unknown[], bound: unknown[], width: number
 /**
  * The INSERT of `count` rows, prepared once per connection: `VALUES (?, …), …` when no column is
  * shared, else `SELECT ?, column1, … FROM (VALUES …)` with a shared column's `?` in the select list.
+ * With the shared columns it was prepared for: none once a table has had SHARED_PATTERNS of them.
  */
-function insertStatement(bulk: BetterSqlite3, table: string, columns: readonly string[], suffix: string, count: number, shared: number) {
+function insertStatement(
+  bulk: BetterSqlite3,
+  table: string,
+  columns: readonly string[],
+  suffix: string,
+  count: number,
+  wanted: number,
+): { statement: import('better-sqlite3').Statement; shared: number } {
   let cache = statements.get(bulk);
   if (!cache) statements.set(bulk, (cache = new Map()));
   const family = `${table}|${columns.join(',')}|${suffix}|${count}`;
-  const key = `${family}|${shared}`;
-  let statement = cache.get(key);
-  if (statement) return statement;
+  let shared = wanted;
+  let statement = cache.get(`${family}|${shared}`);
+  if (statement) return { statement, shared };
   if (shared !== 0) {
-    const patterns = (sharedPatterns.get(bulk)?.get(family) ?? 0) + 1;
-    if (patterns > SHARED_PATTERNS) return insertStatement(bulk, table, columns, suffix, count, 0);
-    if (!sharedPatterns.has(bulk)) sharedPatterns.set(bulk, new Map());
-    sharedPatterns.get(bulk)!.set(family, patterns);
+    let patterns = sharedPatterns.get(bulk);
+    if (!patterns) sharedPatterns.set(bulk, (patterns = new Map()));
+    const kept = patterns.get(family) ?? 0;
+    if (kept >= SHARED_PATTERNS) shared = 0;
+    else patterns.set(family, kept + 1);
+    statement = cache.get(`${family}|${shared}`);
+    if (statement) return { statement, shared };
   }
   const into = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')})`;
   const own = columns.filter((_, c) => !(shared & (1 << c)));
@@ -99,7 +111,7 @@ function insertStatement(bulk: BetterSqlite3, table: string, columns: readonly s
   let selected = 0;
   const select = columns.map((_, c) => (shared & (1 << c) ? '?' : `column${++selected}`)).join(', ');
   statement = bulk.prepare(shared === 0 ? `${into} VALUES ${rows} ${suffix}` : `${into} SELECT ${select} FROM (VALUES ${rows}) WHERE true ${suffix}`);
-  cache.set(key, statement);
-  return statement;
+  cache.set(`${family}|${shared}`, statement);
+  return { statement, shared };
 }
 const sharedPatterns = new WeakMap<object, Map<string, number>>();
