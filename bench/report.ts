@@ -1,9 +1,11 @@
 /** The bench's shared report: its options, the table rows and results every section adds to. */
 export const quick = process.argv.includes('--quick');
-// --sandbox=single or --sandbox=bulk runs one half of the sandbox section (the single call, or the 1M job and its CSV)
+// --sandbox=single, =bulk or =bulk-pg runs one part of the sandbox section (the single call, the 1M job
+// and its CSV on SQLite, or the 1M job on PostgreSQL with one worker)
 const sandboxPart = process.argv.find((a) => a.startsWith('--sandbox='))?.slice('--sandbox='.length);
 export const singleOnly = sandboxPart === 'single';
 export const bulkOnly = sandboxPart === 'bulk';
+export const bulkPgOnly = sandboxPart === 'bulk-pg';
 export const CONCURRENCY = 10;
 export const LOAD_MS = quick ? 3_000 : 10_000;
 

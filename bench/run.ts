@@ -17,7 +17,8 @@ import { claimsBench, egressBench, politenessBench, productionBench, workersBenc
 
 const USAGE = `The benchmarks, each against real peers:
   sandbox     \`next start\` on a fresh SQLite database: single vs a bare Next.js app's JSON route and
-              vs /health (10 s each), 100k and 1M bulk jobs, 1M-row CSV download (issues 2, 14)
+              vs /health (10 s each), 100k and 1M bulk jobs, 1M-row CSV download (issues 2, 14); a 1M
+              job on PostgreSQL by one in-process worker, submit to completed (issue 34)
   production  checkSyntax throughput in-process; 2,000 addresses over 40 domains through dnsmasq
               and Postfix with 200 ms per SMTP reply, against the ideal time of the limits;
               deep-email-validator on the same list (issue 3)
@@ -45,7 +46,8 @@ const USAGE = `The benchmarks, each against real peers:
   npm run bench                          all of them (about 27 minutes)
   npm run bench -- --quick               shorter: no 1M job, 1-minute soak, smaller samples
   npm run bench -- --only=production,workers
-  npm run bench -- --only=sandbox --sandbox=single   (or =bulk: the 1M job and its CSV only)
+  npm run bench -- --only=sandbox --sandbox=single   (or =bulk: the 1M job and its CSV only;
+                                         =bulk-pg: the 1M job on PostgreSQL only)
   npm run bench -- --only=sandbox --sandbox=single --compare
                                          then before / after per metric against the recorded
                                          figures (bench/results/baseline.json), marking any more

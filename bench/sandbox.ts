@@ -1,12 +1,14 @@
 /**
  * The sandbox section: the single call against a bare Next.js app's JSON route and /health, then
- * 100k and 1M sandbox jobs and the 1M-row CSV download, on `next start` with a fresh SQLite database.
+ * 100k and 1M sandbox jobs and the 1M-row CSV download, on `next start` with a fresh SQLite database;
+ * then the 1M job on PostgreSQL with one worker (bench/sandbox-pg.ts).
  */
 import { address, bulkBody, downloadCsv, runBulk, type BulkResult, type DownloadResult } from './bulk';
 import { load, merge, request, type LoadResult, type RequestSpec } from './load';
 import { startBareServer } from './bare';
-import { CONCURRENCY, LOAD_MS, bulkOnly, fmt, quick, results, row, singleOnly } from './report';
+import { CONCURRENCY, LOAD_MS, bulkOnly, bulkPgOnly, fmt, quick, results, row, singleOnly } from './report';
 import { MEM_TRACE_TOKEN, traceMemory } from './mem-trace';
+import { sandboxPgJob } from './sandbox-pg';
 import { sampleRss, startServer, treeCpuMs, treeRssMb, type BenchServer } from './server';
 
 const WARMUP = 300;
@@ -200,6 +202,11 @@ async function download(server: BenchServer, auth: Record<string, string>, jobId
 }
 
 export async function sandboxBench() {
+  if (!bulkPgOnly) await sqliteServerParts();
+  if (bulkPgOnly || (!singleOnly && !bulkOnly && !quick)) await sandboxPgJob();
+}
+
+async function sqliteServerParts() {
   console.log('\n[sandbox] starting next start on a fresh SQLite database …');
   // BENCH_MEM_TRACE (bench/mem-trace.ts) reads the server's /metrics, which wants a token
   const server = await startServer(process.env.BENCH_MEM_TRACE ? { env: { EV_METRICS_TOKEN: MEM_TRACE_TOKEN } } : {});

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 import type { Database, Db, Dialect, WriteLock } from './types';
@@ -42,13 +43,14 @@ function sqliteFile(url: string): string {
 export async function openDatabase(url: string): Promise<Database> {
   const dialect = dialectOf(url);
   let prisma: Db;
+  let pool: pg.Pool | undefined;
   if (dialect === 'postgres') {
     // a statement that runs longer than this is cancelled by the server: no request holds a
     // connection (and the locks it took) for everyone else (docs/limits.md)
     const timeout = env().EV_PG_STATEMENT_TIMEOUT_MS;
-    prisma = new PostgresClient({
-      adapter: new PrismaPg({ connectionString: url, max: 10, ...(timeout ? { statement_timeout: timeout } : {}) }),
-    }) as unknown as Db;
+    // the adapter's connections, also used directly for what Prisma's parameters would cost too much (Database.pool)
+    pool = new pg.Pool({ connectionString: url, max: 10, ...(timeout ? { statement_timeout: timeout } : {}) });
+    prisma = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
   } else {
     const file = sqliteFile(url);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -59,7 +61,7 @@ export async function openDatabase(url: string): Promise<Database> {
     await prisma.$executeRawUnsafe('PRAGMA foreign_keys = ON');
   }
   await applyMigrations(prisma, dialect);
-  if (dialect === 'postgres') return { prisma, dialect, url };
+  if (pool) return { prisma, dialect, url, pool };
   const bulk = new BetterSqlite3(sqliteFile(url), { timeout: 10_000 });
   bulk.pragma('journal_mode = WAL');
   bulk.pragma('synchronous = NORMAL');

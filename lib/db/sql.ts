@@ -84,9 +84,21 @@ export async function insertArrays(
   suffix = '',
 ): Promise<void> {
   if (rows.length === 0) return;
-  const arrays = columns.map((_, c) => arrayLiteral(rows, c));
+  const { sql, values } = arraysInsert(table, columns, types, rows, suffix);
+  await runner.$executeRawUnsafe(sql, ...values);
+}
+
+/** `insertArrays`' statement (`$n` placeholders) and its parameters, for a caller that runs it on a `pg` connection of its own. */
+export function arraysInsert(
+  table: string,
+  columns: readonly string[],
+  types: Readonly<Record<string, string>>,
+  rows: readonly unknown[][],
+  suffix = '',
+): { sql: string; values: string[] } {
+  const values = columns.map((_, c) => arrayLiteral(rows, c));
   const unnest = columns.map((column, c) => `$${c + 1}::${types[column]}[]`).join(', ');
-  await runner.$executeRawUnsafe(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${unnest}) ${suffix}`, ...arrays);
+  return { sql: `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${unnest}) ${suffix}`, values };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
 import type { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 
 // The database handle's types, apart from lib/db/client.ts (which opens it), so the modules it uses
@@ -18,6 +19,12 @@ export interface Database {
    * adapter a 22-column insert manages about 33k rows/s; prepared statements here about 150k.
    */
   bulk?: BetterSqlite3.Database;
+  /**
+   * PostgreSQL only: the connections Prisma's adapter uses, for statements whose parameters Prisma
+   * would walk twice (it JSON-encodes a raw query's parameters and decodes them again): a chunk's
+   * saves (lib/db/insert-while-held.ts), about a third of a sandbox job's CPU through Prisma.
+   */
+  pool?: pg.Pool;
   /** SQLite only: see `writeLock()` in lib/db/client.ts. */
   writeLock?: WriteLock;
 }

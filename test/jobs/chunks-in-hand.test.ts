@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pauseAt } from '@/lib/failpoints/failpoints';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { JobWorker, MAX_CHUNKS_IN_HAND } from '@/lib/jobs/worker/worker';
 import { grantCredits } from '@/lib/accounts/quota';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import type { Verifier } from '@/lib/verifier/types';
-import { setup } from '../api/harness';
+import { setup, until } from '../api/harness';
 
 // A production chunk waits for its slowest mail system; the worker takes a second chunk beside it
 // once every address of the first has started, up to MAX_CHUNKS_IN_HAND.
@@ -59,5 +60,51 @@ describe('a worker holding production chunks', () => {
     // six chunks, each held 400 ms by its slow address: one at a time, no two slow addresses would overlap
     expect(mostSlowAtOnce).toBeGreaterThanOrEqual(2);
     expect(open).toBe(0);
+  });
+
+  it('verifies the next sandbox chunk while one is finishing, and holds two sandbox chunks at most', async () => {
+    const asked = new Set<number>();
+    const counting: Verifier = {
+      verify(email, context) {
+        asked.add(Number(/s(\d+)@/.exec(email)![1]));
+        return sandboxVerifier.verify(email, context);
+      },
+    };
+    const { jobId } = await submitQueued(ctx.database, {
+      userId: ctx.account.id,
+      sandbox: true,
+      emails: Array.from({ length: 15 }, (_, i) => `s${i}@example.com`),
+    });
+    const stored = async (from: number, to: number) => ctx.database.prisma.verification.count({ where: { jobId, idx: { gte: from, lt: to } } });
+    // the first chunk's completion is held open (its job row locked, so the second's waits behind it)
+    const pause = pauseAt('chunk.finishing');
+    const worker = new JobWorker(ctx.database, { concurrency: 10, leaseMs: 5000, pollMs: 20, verifierFor: () => counting });
+    worker.start();
+    try {
+      await pause.reached;
+      // the second chunk is claimed, verified and saved meanwhile ...
+      expect(
+        await until(
+          () => stored(5, 10),
+          (n) => n === 5,
+          3000,
+        ),
+      ).toBe(5);
+      // ... but not a third while the first has not ended
+      await new Promise((r) => setTimeout(r, 300));
+      expect([...asked].filter((i) => i >= 10)).toEqual([]);
+      pause.resume();
+      expect(
+        await until(
+          async () => (await ctx.database.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status,
+          (status) => status === 'completed',
+        ),
+      ).toBe('completed');
+    } finally {
+      pause.resume();
+      await worker.stop();
+    }
+    expect(await stored(0, 15)).toBe(15);
+    expect(asked.size).toBe(15);
   });
 });

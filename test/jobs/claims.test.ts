@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renewLease, saveChunkResults } from '@/lib/jobs/queue/ledger';
 import { claimChunk } from '@/lib/jobs/queue';
@@ -82,5 +83,40 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     await cancelJob(ctx.database, ctx.account.id, jobId, true);
     await new Promise((r) => setTimeout(r, 20)); // the held chunk's 1 ms lease runs out too
     expect(await claimChunk(ctx.database, 'w2', 60_000)).toBeNull();
+  });
+
+  // PostgreSQL resets the count after the save's commit (lib/db/insert-while-held.ts): each save carrying
+  // it would wait for the FOR SHARE of the claim's other saves in flight, so only one of them carries it
+  it.runIf(dialect === 'postgres')("resets a claim's stalled count once for its saves at once, again after a save that failed", async () => {
+    const jobId = await oneChunkJob('stalled');
+    const claim = (await claimChunk(ctx.database, 'w-stalled', 60_000))!;
+    expect(claim.stalledClaims).toBe(1);
+    const rowOf = (idx: number) =>
+      verificationRow(sandboxVerdict(`a${idx}@stalled.test`), {
+        userId: ctx.account.id,
+        jobId,
+        idx,
+        sandbox: true,
+        source: 'bulk',
+        cached: false,
+        at: Date.now(),
+      });
+    const resets: string[] = [];
+    const query = pg.Client.prototype.query;
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
+      if (text?.includes('stalled_claims = 0')) resets.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    const bad = rowOf(0);
+    bad[2] = 'not an index'; // idx
+    await expect(saveChunkResults(ctx.database, claim, [bad])).rejects.toThrow();
+    expect(claim.stalledClaims).toBe(1);
+    expect(await Promise.all([0, 1, 2].map((i) => saveChunkResults(ctx.database, claim, [rowOf(i)])))).toEqual([true, true, true]);
+    expect(resets).toHaveLength(1);
+    expect(claim.stalledClaims).toBe(0);
+    const [row] = await ctx.database.prisma.$queryRawUnsafe<{ stalled_claims: number }[]>('SELECT stalled_claims FROM job_chunks WHERE job_id = $1', jobId);
+    expect(row!.stalled_claims).toBe(0);
+    expect(await stored(jobId)).toBe(3);
   });
 });

@@ -154,23 +154,28 @@ export async function claimHeld(database: Database, chunk: ChunkClaim): Promise<
  */
 export async function saveChunkResults(database: Database, chunk: ChunkClaim, rows: unknown[][]): Promise<boolean> {
   const args = [chunk.jobId, chunk.no, chunk.token];
-  const saved = await insertWhileHeld(database, {
-    held: { sql: `SELECT 1 FROM job_chunks WHERE ${HELD}`, values: args },
-    table: 'verifications',
-    columns: VERIFICATION_COLUMNS,
-    types: VERIFICATION_PG_TYPES,
-    rows,
-    suffix: 'ON CONFLICT DO NOTHING',
-    after: chunk.stalledClaims > 0 ? { sql: PROGRESS, values: args } : null,
-    results: true,
-  });
-  return saved && progressed(chunk, rows);
-}
-
-/** After a save that stored rows, the claim's stalled count is none: its later saves skip the reset. */
-function progressed(chunk: ChunkClaim, rows: unknown[][]): true {
-  if (rows.length > 0) chunk.stalledClaims = 0;
-  return true;
+  // One save of the claim carries the reset; the claim's saves beside it skip it (each would wait
+  // for the others' FOR SHARE on the chunk's row), and a save that stored nothing gives it back.
+  const stalled = chunk.stalledClaims;
+  const resets = stalled > 0 && rows.length > 0;
+  if (resets) chunk.stalledClaims = 0;
+  let saved = false;
+  try {
+    saved = await insertWhileHeld(database, {
+      held: { sql: `SELECT 1 FROM job_chunks WHERE ${HELD}`, values: args },
+      table: 'verifications',
+      columns: VERIFICATION_COLUMNS,
+      types: VERIFICATION_PG_TYPES,
+      rows,
+      // the one unique key a result can meet (the serial id cannot): the others are not probed
+      suffix: 'ON CONFLICT (job_id, idx) DO NOTHING',
+      after: resets ? { sql: PROGRESS, values: args } : null,
+      results: true,
+    });
+  } finally {
+    if (resets && !saved) chunk.stalledClaims = stalled;
+  }
+  return saved;
 }
 
 /** Marks the claim's chunk done, in the caller's transaction; false when the claim is no longer held (cancelled, taken over). */

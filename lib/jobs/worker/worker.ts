@@ -8,7 +8,7 @@ import { ChunkRun, yieldToEventLoop } from './chunk-run';
 import { finishStranded } from './lifecycle';
 import type { WorkerOptions } from './options';
 
-/** production chunks a worker holds at once (a sandbox chunk is always alone) */
+/** chunks a worker holds at once (of them at most two sandbox chunks: see `step`) */
 export const MAX_CHUNKS_IN_HAND = 3;
 
 /**
@@ -26,6 +26,8 @@ export class JobWorker {
   private nextSweep = 0;
   private stopRetention: (() => Promise<void>) | null = null;
   private nextRedeliver = 0;
+  /** the run of the sandbox chunk claimed last, until it ends */
+  private sandboxRun: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly database: Database,
@@ -91,8 +93,15 @@ export class JobWorker {
       this.inHand.add(done);
       // A production chunk ends when its slowest mail system has answered; meanwhile the others'
       // budgets would sit idle (bench/politeness.ts: 1.46x the ideal time). So once every address
-      // of the chunk in hand has started, the next production chunk is claimed beside it.
-      await (chunk.sandbox ? done : run.started);
+      // of the chunk in hand has started, the next chunk is claimed beside it. A sandbox chunk's
+      // addresses all answer at once, but its last save and its completion wait on the database:
+      // the next chunk is claimed, read and verified meanwhile, and the one after that only once
+      // this one has ended (two sandbox chunks in hand at most: one verifying, one finishing).
+      if (chunk.sandbox) {
+        const before = this.sandboxRun;
+        this.sandboxRun = done;
+        await Promise.all([run.started, before]);
+      } else await run.started;
     }
     // without this the loop would run from chunk to chunk and starve the HTTP server sharing the process
     await yieldToEventLoop();
