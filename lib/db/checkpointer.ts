@@ -7,9 +7,8 @@ import { Worker } from 'node:worker_threads';
  *
  * In WAL mode every commit appends its pages to the `-wal` file, and a checkpoint copies them back
  * into the database file. By default the connection whose commit takes the WAL past 1,000 pages runs
- * that checkpoint inside its commit: on the server's one thread, a 1M-address job's saves spent
- * about as much time copying pages as inserting rows (docs/benchmarks.md, "Checkpoints off the
- * server's thread"). Here a worker thread with a connection of its own looks every
+ * that checkpoint inside its commit, on the server's one thread: the commits of a 1M-address job
+ * were a sixth of its time there (docs/benchmarks.md, "Checkpoints off the server's thread"). Here a worker thread with a connection of its own looks every
  * `CHECKPOINT_EVERY_MS` at how many committed pages the WAL holds that are not yet in the database
  * file (two counters of the WAL-index header, the `-shm` file: its format is SQLite's documented
  * "WAL-Index Format"), and from `CHECKPOINT_PAGES` on, the number at which a writer would have

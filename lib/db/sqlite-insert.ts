@@ -19,7 +19,7 @@ export interface RowSource {
  * at the call), so a million rows make no array per statement, nor one per row from a RowSource.
  * A column whose value is the same in every row of a statement (a job's id and account, its mode,
  * the nulls of a sandbox verdict) is bound once for the statement (`sharedColumns`): binding a
- * value costs more than SQLite's own work on it (docs/benchmarks.md, "Values bound once").
+ * value costs more than SQLite's own work on it (docs/benchmarks.md, "Checkpoints off the server's thread, values bound once").
  */
 export function sqliteInsert(bulk: BetterSqlite3, table: string, columns: readonly string[], rows: readonly unknown[][] | RowSource, suffix = ''): number {
   const source = Array.isArray(rows) ? null : (rows as RowSource);
