@@ -79,6 +79,10 @@ async function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boole
   const stores = plan.rows.length > 0;
   const client = await pool.connect();
   let broken: Error | undefined;
+  // the server may end the connection between two statements (a restart): unheard, the client's
+  // 'error' event would end the process; heard, the next statement fails and the save is tried again
+  const lost = (error: Error) => (broken ??= error);
+  client.on('error', lost);
   let saved = false;
   try {
     await client.query('BEGIN');
@@ -100,6 +104,7 @@ async function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boole
     throw error;
   } finally {
     // a connection whose statement failed may be in any state: the pool closes it rather than lend it again
+    client.removeListener('error', lost);
     client.release(broken);
   }
   return saved;
