@@ -18,6 +18,15 @@ async function signInWithProvider(page: Page, login: string): Promise<void> {
   await expect(page).toHaveURL(/\/lists$/);
 }
 
+/**
+ * A new browser session: the app is left first, so that no page of it, finding its session gone,
+ * navigates to the sign-in page while the test does (the test's navigation was aborted: ERR_ABORTED).
+ */
+async function leaveSignedOut(page: Page): Promise<void> {
+  await page.goto('about:blank');
+  await page.context().clearCookies();
+}
+
 test('a person signs in through the identity provider and joins the organisation that claimed their domain', async ({ page, baseURL }) => {
   const domain = `sso-${randomBytes(4).toString('hex')}.test`;
   await signUp(page, `owner@${domain}`);
@@ -43,13 +52,13 @@ test('a person signs in through the identity provider and joins the organisation
 
   // an unverified address at the domain lands in an organisation of its own (a new browser
   // session: the provider would otherwise remember carol; both sites are on 127.0.0.1)
-  await page.context().clearCookies();
+  await leaveSignedOut(page);
   await signInWithProvider(page, `unverified@${domain}`);
   const own = await (await page.request.get('/v1/organisations')).json();
   expect(own.data).toEqual([{ id: own.current, name: `unverified@${domain}`, role: 'owner' }]);
 
   // the owner's password still works until they turn it off
-  await page.context().clearCookies();
+  await leaveSignedOut(page);
   await page.goto('/signin');
   await page.getByLabel('Email').fill(`owner@${domain}`);
   await page.getByLabel('Password').fill(password);
@@ -60,7 +69,7 @@ test('a person signs in through the identity provider and joins the organisation
   await page.goto('/settings');
   await page.getByRole('button', { name: 'Turn password sign-in off' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Sign in through single sign-on first' })).toBeVisible();
-  await page.context().clearCookies();
+  await leaveSignedOut(page);
   await signInWithProvider(page, `owner@${domain}`);
   await page.goto('/settings');
   await page.getByRole('button', { name: 'Turn password sign-in off' }).click();
@@ -70,7 +79,7 @@ test('a person signs in through the identity provider and joins the organisation
   await page.locator('section', { has: page.getByTestId('sso-form') }).screenshot({ path: `${dir}/settings-sso.png` });
 
   // now the password alone is refused, with a clear message
-  await page.context().clearCookies();
+  await leaveSignedOut(page);
   await page.goto('/signin');
   await page.getByLabel('Email').fill(`owner@${domain}`);
   await page.getByLabel('Password').fill(password);
