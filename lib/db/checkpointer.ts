@@ -22,8 +22,8 @@ import { Worker } from 'node:worker_threads';
  * before it copies and the database file after. The thread holds no state: a crash at any point
  * leaves a WAL that the next open replays, as it would after a crash inside a writer's checkpoint.
  */
-export const CHECKPOINT_EVERY_MS = 50;
-export const CHECKPOINT_PAGES = 1_000;
+const CHECKPOINT_EVERY_MS = 50;
+const CHECKPOINT_PAGES = 1_000;
 export const BACKSTOP_PAGES = 10_000;
 
 // The thread's whole program: plain CommonJS, so it runs the same from the Next.js bundle, tsx and

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { freshDatabaseUrl } from '../../test/databases';
-import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES } from '../results/rows';
+import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, verificationRow } from '../results/rows';
+import { sandboxVerdict } from '../verifier/sandbox';
 import { type Database, openDatabase } from './client';
 import { type HeldInsert, insertWhileHeld } from './insert-while-held';
 
@@ -20,35 +21,16 @@ afterAll(async () => {
   await drop();
 });
 
-const row = (idx: number) => {
-  const values: Record<(typeof VERIFICATION_COLUMNS)[number], unknown> = {
-    user_id: 'u',
-    job_id: 'job',
+const row = (idx: number) =>
+  verificationRow(sandboxVerdict(`e${idx}@x.test`), {
+    userId: 'u',
+    jobId: 'job',
     idx,
-    email: `e${idx}@x.test`,
     sandbox: true,
     source: 'bulk',
-    status: 'valid',
-    valid: true,
-    deliverable: true,
-    risk_level: 'low',
-    reason: 'accepted_email',
-    score: 97,
-    confidence: 80,
-    provider: 'other',
-    disposable: false,
-    role: false,
-    free: false,
-    catch_all: false,
-    did_you_mean: null,
     cached: false,
-    sub_reason: null,
-    mailbox_provider: null,
-    details: '{"a":1}',
-    created_at: 1_795_000_000_000 + idx,
-  };
-  return VERIFICATION_COLUMNS.map((column) => values[column]);
-};
+    at: 1_795_000_000_000 + idx,
+  });
 
 const plan = (holder: string, rows: unknown[][]): HeldInsert => ({
   held: { sql: 'SELECT 1 FROM job_progress WHERE job_id = ?', values: [holder] },

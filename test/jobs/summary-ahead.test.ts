@@ -26,7 +26,7 @@ describe.each(DIALECTS)('the summary read ahead of the completion (%s)', (dialec
         verificationRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx: from + i, sandbox: true, source: 'bulk', cached: false, at: Date.now() }),
       );
 
-  it('counts a result stored after the early read, and uses the early read when nothing moved', async () => {
+  it('counts a result stored after the early read, as when nothing was stored between the reads', async () => {
     for (const late of [true, false]) {
       const emails = Array.from({ length: 10 }, (_, i) => `a${i}@ahead-${late}.test`);
       const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
