@@ -9,9 +9,9 @@ import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
 
-// The summary of a job's last chunk is read before the completion's transaction (lib/jobs/worker/
-// lifecycle.ts, `summaryAhead`) and used only when the job's progress has not moved since: a result
-// stored between that read and the completion is counted, not called failed.
+// The summary of a job whose rows are all answered is read before the completion's transaction
+// (lib/jobs/worker/lifecycle.ts, `summaryAhead`), and used only when the job's progress has not moved
+// since: a result stored between that read and the completion is counted, not called failed.
 describe.each(DIALECTS)('the summary read ahead of the completion (%s)', (dialect) => {
   let ctx: Awaited<ReturnType<typeof setup>>;
   beforeAll(async () => {

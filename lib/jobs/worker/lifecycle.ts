@@ -88,21 +88,23 @@ interface SummaryAhead {
 }
 
 /**
- * The summary of a job whose last open chunk is the caller's, read outside the completion's
- * transaction: on SQLite that transaction holds the one Prisma connection every request waits on,
- * and a million results take the summary most of a second to count. Results are only added, each
- * counted into the job's progress in the transaction that stores it (lib/db/job-progress.ts): a
- * progress equal before and after the read, and again inside the completion (`finishIn`), means
- * the summary counted every result the completion would. Otherwise it is counted there, as before.
+ * The summary of a job whose every row is answered, read outside the completion's transaction: on
+ * SQLite that transaction holds the one Prisma connection every request waits on, and a million
+ * results take the summary most of a second to count. Two reads by key decide (the job, its
+ * progress): every other chunk's completion, and a job with rows left unanswered, skip it and are
+ * counted inside, as before. Results are only added, each counted into the job's progress in the
+ * transaction that stores it (lib/db/job-progress.ts): a progress equal before and after the read,
+ * and again inside the completion (`finishIn`), means the summary counted every result the
+ * completion would.
  * (An erasure, lib/retention/erase.ts, deletes results without a progress of its own: one that
  * falls between the reads leaves its result counted here, where the count inside would call it failed.)
  */
 async function summaryAhead(database: Database, jobId: string): Promise<SummaryAhead | null> {
   const { prisma, dialect } = database;
-  if ((await openChunkCount(prisma, dialect, jobId)) !== 1) return null;
   const job = await prisma.job.findUnique({ where: { id: jobId } });
   if (!job || !isOpen(job.status)) return null;
   const processed = await processedIn(prisma, jobId);
+  if (processed < job.totalEmails) return null;
   const summary = await summarize(prisma, dialect, jobId, job.totalEmails, job.duplicateEmails);
   return (await processedIn(prisma, jobId)) === processed ? { summary, processed } : null;
 }
