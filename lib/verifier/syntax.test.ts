@@ -85,6 +85,22 @@ describe('checkSyntax', () => {
     expect(checkSyntax('Alice@Example.TEST')).toMatchObject({ ok: true, address: 'Alice@example.test' });
   });
 
+  it('gives each domain failure its own reason, from a whole-domain test or label by label', () => {
+    const reason = (email: string) => (checkSyntax(email) as { reason?: string }).reason ?? 'ok';
+    expect(reason(`a@${'b'.repeat(63)}.com`)).toBe('ok');
+    expect(reason(`a@${'b'.repeat(64)}.com`)).toBe('domain label longer than 63 octets');
+    expect(reason('a@-b.com')).toBe('invalid domain label');
+    expect(reason('a@b..com')).toBe('invalid domain label');
+    expect(reason('a@b.com.')).toBe('invalid domain label');
+    expect(reason('a@B-2.Example.COM')).toBe('ok');
+    expect(reason('a@10.0.0.1')).toBe('numeric top-level domain');
+    expect(reason('a@example.123')).toBe('numeric top-level domain');
+    expect(reason('a@123')).toBe('numeric top-level domain');
+    expect(reason('a@123.example')).toBe('ok');
+    expect(reason('a@fooxn--bar.com')).toBe('ok'); // holds "xn--" but is no A-label
+    expect(reason('a@b.xn--0')).toBe('undecodable IDNA label');
+  });
+
   it('rejects CR/LF injection, NUL and address literals', () => {
     expect(checkSyntax('a@b.com\r\nRCPT TO:<x@y.com>').ok).toBe(false);
     expect(checkSyntax('a\u0000b@b.com').ok).toBe(false);

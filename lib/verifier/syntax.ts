@@ -35,6 +35,9 @@ export type SyntaxResult =
 const DOT_STRING = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uFFFF-]+)*$/;
 const QUOTED_STRING = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u0080-\uFFFF]|\\[\x20-\x7e])*"$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// every label of a domain as LABEL, in one test: the common domain needs no array of its labels
+const LABELS = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const NUMERIC_TLD = /(?:^|\.)[0-9]+$/;
 const ASCII_ONLY = /^[\x21-\x7e]*$/;
 // CR, LF, NUL and every other C0/C1 control or DEL: never part of a mailbox, and dangerous
 // to write into an SMTP command line.
@@ -44,9 +47,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function checkSyntax(email: string): SyntaxResult {
   if (typeof email !== 'string' || email.length === 0) return fail('empty address');
   if (email.length > 1024) return fail('address too long');
-  if (CONTROL.test(email)) return fail('control character');
+  // printable ASCII (most of any list) holds no control character and no surrogate: two tests spared
+  const ascii = ASCII_ONLY.test(email);
+  if (!ascii && CONTROL.test(email)) return fail('control character');
   // a lone UTF-16 surrogate has no UTF-8 form: it could not be written into an SMTP command
-  if (LONE_SURROGATE.test(email)) return fail('not encodable as UTF-8');
+  if (!ascii && LONE_SURROGATE.test(email)) return fail('not encodable as UTF-8');
   const at = email.lastIndexOf('@');
   if (at <= 0) return fail(at === 0 ? 'missing local part' : 'missing @');
   const local = email.slice(0, at);
@@ -54,20 +59,23 @@ export function checkSyntax(email: string): SyntaxResult {
   if (domain.length === 0) return fail('missing domain');
   if (domain.startsWith('[')) return fail('address literal cannot be verified');
 
-  const localOctets = ASCII_ONLY.test(local) ? local.length : Buffer.byteLength(local);
+  const localOctets = ascii || ASCII_ONLY.test(local) ? local.length : Buffer.byteLength(local);
   if (localOctets > 64) return fail('local part longer than 64 octets');
   if (!DOT_STRING.test(local) && !QUOTED_STRING.test(local) && !localPartParses(local)) return fail('invalid local part');
 
-  const asciiDomain = toAsciiDomain(domain);
+  const asciiDomain = ascii ? domain.toLowerCase() : toAsciiDomain(domain);
   if (asciiDomain === null) return fail('invalid domain');
   if (asciiDomain.length > 253) return fail('domain longer than 253 octets');
-  const labels = asciiDomain.split('.');
-  for (const label of labels) {
-    if (label.length > 63) return fail('domain label longer than 63 octets');
-    if (!LABEL.test(label)) return fail('invalid domain label');
-    if (label.startsWith('xn--') && !isALabel(label)) return fail('undecodable IDNA label');
+  const aLabels = asciiDomain.includes('xn--');
+  if (aLabels || !LABELS.test(asciiDomain)) {
+    // label by label, for the reason (a domain LABELS passes without an A-label passes each check)
+    for (const label of asciiDomain.split('.')) {
+      if (label.length > 63) return fail('domain label longer than 63 octets');
+      if (!LABEL.test(label)) return fail('invalid domain label');
+      if (label.startsWith('xn--') && !isALabel(label)) return fail('undecodable IDNA label');
+    }
   }
-  if (/^[0-9]+$/.test(labels[labels.length - 1])) return fail('numeric top-level domain');
+  if (NUMERIC_TLD.test(asciiDomain)) return fail('numeric top-level domain');
   if (localOctets + 1 + asciiDomain.length > 254) return fail('address longer than 254 octets');
 
   // RFC 6530 10.1: compare internationalized addresses in NFC; the domain's mapping (UTS #46) already
@@ -75,7 +83,7 @@ export function checkSyntax(email: string): SyntaxResult {
   // (ASCII is its own NFC, and an ASCII domain without an A-label is its own U-label form: the
   // common case skips both calls, which cost more than the rest of the check together)
   const normalizedLocal = localOctets === local.length ? local : local.normalize('NFC');
-  const normalizedDomain = asciiDomain.includes('xn--') ? domainToUnicode(asciiDomain) || asciiDomain : asciiDomain;
+  const normalizedDomain = aLabels ? domainToUnicode(asciiDomain) || asciiDomain : asciiDomain;
   const normalized = `${normalizedLocal}@${normalizedDomain}`;
   return { ok: true, local, domain, asciiDomain, address: `${local}@${asciiDomain}`, normalized };
 }
