@@ -1,6 +1,7 @@
 import type { Tx } from '../db/capped';
-import type { Db } from '../db/client';
+import type { Db, Dialect } from '../db/client';
 import { newId } from '../db/ids';
+import { timestampValue } from '../db/values';
 import type { AuditAction, AuditTarget } from './actions';
 import { currentActor, type AuditActor } from './context';
 
@@ -78,7 +79,7 @@ export async function recordAuditRows(prisma: Pick<Db, 'auditEvent'>, rows: Audi
   if (rows.length) await prisma.auditEvent.createMany({ data: rows });
 }
 
-/** The audit_events columns in AuditRow's order, for a synchronous SQLite write (lib/jobs/intake/insert.ts). */
+/** The audit_events columns in AuditRow's order, for a write by column (a queued job's, lib/jobs/intake/insert.ts). */
 export const AUDIT_COLUMNS = [
   'id',
   'org_id',
@@ -95,11 +96,11 @@ export const AUDIT_COLUMNS = [
   'details',
 ] as const;
 
-export function auditValues(row: AuditRow): unknown[] {
+export function auditValues(row: AuditRow, dialect: Dialect): unknown[] {
   return [
     row.id,
     row.orgId,
-    row.at.getTime(),
+    timestampValue(dialect, row.at.getTime()),
     row.action,
     row.actorUserId,
     row.actorKeyId,

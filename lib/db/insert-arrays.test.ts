@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../../test/databases';
 import { VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES } from '../results/rows';
 import { type Database, openDatabase } from './client';
-import { insertArrays } from './sql';
+import { arraysInsert, insertArrays } from './sql';
 
 // PostgreSQL: a chunk's results go as one array per column (lib/jobs/queue/ledger.ts saveChunkResults);
 // every type of the table's columns, NULLs and NUL characters arrive as a multi-row VALUES list stores them.
@@ -76,4 +76,29 @@ it('stores quotes, backslashes, braces, commas and the word NULL as they were', 
   await insertArrays(database.prisma, 'verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, rows, 'ON CONFLICT DO NOTHING');
   const stored = await database.prisma.verification.findMany({ orderBy: { idx: 'asc' } });
   expect(stored.map((v) => [v.email, v.didYouMean, v.details])).toEqual(odd.map((email, i) => [email, i === 0 ? 'NULL' : null, details]));
+});
+
+it('stores a column shared by every row (sent once) as it stores one that varies', async () => {
+  await database.prisma.$executeRawUnsafe('DELETE FROM verifications');
+  const odd = 'he said "no" \\ {x},NULL';
+  const rows = [0, 1, 2].map((i) => {
+    const values = row(20 + i, `s${i}@x.test`, null);
+    values[VERIFICATION_COLUMNS.indexOf('details')] = odd;
+    values[VERIFICATION_COLUMNS.indexOf('did_you_mean')] = i === 2 ? undefined : null;
+    return values;
+  });
+  const { sql } = arraysInsert('verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, rows);
+  // idx, email and created_at vary: every other column (details, did_you_mean's NULL and undefined alike) goes once
+  expect(sql.match(/\[\]\)\[1\]/g)).toHaveLength(VERIFICATION_COLUMNS.length - 3);
+  expect(sql).toContain('AS u(c2, c3, c23)');
+  await insertArrays(database.prisma, 'verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, rows);
+  // one row alone
+  await insertArrays(database.prisma, 'verifications', VERIFICATION_COLUMNS, VERIFICATION_PG_TYPES, [row(30, 'one@x.test', 'NULL')]);
+  const stored = await database.prisma.verification.findMany({ orderBy: { idx: 'asc' } });
+  expect(stored.map((v) => [v.idx, v.email, v.jobId, v.details, v.reason, v.didYouMean, v.role, v.score])).toEqual([
+    [20, 's0@x.test', 'job', odd, 'accepted_email', null, true, 97],
+    [21, 's1@x.test', 'job', odd, 'accepted_email', null, true, 97],
+    [22, 's2@x.test', 'job', odd, 'accepted_email', null, true, 97],
+    [30, 'one@x.test', 'job', '{"a":1}', 'accepted_email', 'NULL', true, 97],
+  ]);
 });

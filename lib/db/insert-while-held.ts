@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Database } from './client';
 import { sqliteSaveResults } from './job-progress';
+import { heldConnection } from './pg-connection';
 import { arraysInsert, insertArrays, insertRows, prepared, q, sqliteInsert } from './sql';
 
 /** SQL written with `?` placeholders, and its values. */
@@ -71,21 +72,15 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
 
 /**
  * PostgreSQL's save of rows sent as column arrays, on a connection of the pool Prisma's adapter uses
- * (Database.pool): the same transaction and statements as through Prisma (BEGIN, the held row
- * `FOR SHARE`, the INSERT, COMMIT, then `after`), without Prisma encoding the arrays' text as JSON
- * and decoding it again, which cost more CPU than building it (docs/benchmarks.md).
+ * (Database.pool, lib/db/pg-connection.ts): the same transaction and statements as through Prisma
+ * (BEGIN, the held row `FOR SHARE`, the INSERT, COMMIT, then `after`), without Prisma encoding the
+ * arrays' text as JSON and decoding it again, which cost more CPU than building it (docs/benchmarks.md).
  */
-async function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boolean> {
+function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boolean> {
   const stores = plan.rows.length > 0;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // the server may end the connection between two statements (a restart): unheard, the client's
-  // 'error' event would end the process; heard, the next statement fails and the save is tried again
-  const lost = (error: Error) => (broken ??= error);
-  client.on('error', lost);
-  let saved = false;
-  try {
+  return heldConnection(pool, async (client) => {
     await client.query('BEGIN');
+    let saved = false;
     try {
       const held = await client.query(`${q('postgres', plan.held.sql)} FOR SHARE`, plan.held.values);
       saved = held.rowCount === 1;
@@ -95,17 +90,10 @@ async function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boole
       }
       await client.query(saved ? 'COMMIT' : 'ROLLBACK');
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
     if (saved && stores && plan.after) await client.query(q('postgres', plan.after.sql), plan.after.values);
-  } catch (error) {
-    broken ??= error as Error;
-    throw error;
-  } finally {
-    // a connection whose statement failed may be in any state: the pool closes it rather than lend it again
-    client.removeListener('error', lost);
-    client.release(broken);
-  }
-  return saved;
+    return saved;
+  });
 }

@@ -88,7 +88,12 @@ export async function insertArrays(
   await runner.$executeRawUnsafe(sql, ...values);
 }
 
-/** `insertArrays`' statement (`$n` placeholders) and its parameters, for a caller that runs it on a `pg` connection of its own. */
+/**
+ * `insertArrays`' statement (`$n` placeholders) and its parameters, for a caller that runs it on a
+ * `pg` connection of its own. A column with one value in every row (a job's id, a sandbox verdict's
+ * NULLs) goes once, as a one-element array the statement subscripts, not repeated in an array of
+ * every row: the literal is built, sent and parsed once (`sqliteInsert` binds such a column once too).
+ */
 export function arraysInsert(
   table: string,
   columns: readonly string[],
@@ -96,9 +101,32 @@ export function arraysInsert(
   rows: readonly unknown[][],
   suffix = '',
 ): { sql: string; values: string[] } {
-  const values = columns.map((_, c) => arrayLiteral(rows, c));
-  const unnest = columns.map((column, c) => `$${c + 1}::${types[column]}[]`).join(', ');
-  return { sql: `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${unnest}) ${suffix}`, values };
+  const values: string[] = [];
+  const unnest: string[] = [];
+  const select = columns.map((column, c) => {
+    const type = types[column];
+    // the last column always goes whole: the rows come from the unnest, even if every column is shared
+    if (rows.length > 1 && c < columns.length - 1 && sharedColumn(rows, c)) {
+      values.push(arrayLiteral([rows[0]!], c));
+      return `($${values.length}::${type}[])[1]`;
+    }
+    values.push(arrayLiteral(rows, c));
+    unnest.push(`$${values.length}::${type}[]`);
+    return `u.c${c}`;
+  });
+  const names = select.filter((expression) => expression.startsWith('u.')).map((expression) => expression.slice(2));
+  return {
+    sql: `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT ${select.join(', ')} FROM unnest(${unnest.join(', ')}) AS u(${names.join(', ')}) ${suffix}`,
+    values,
+  };
+}
+
+/** Whether column `c` holds the same value in every row (NULL and undefined alike, as `arrayLiteral` writes them). */
+function sharedColumn(rows: readonly unknown[][], c: number): boolean {
+  const first = rows[0]![c] ?? null;
+  if (first !== null && typeof first === 'object') return false;
+  for (let r = 1; r < rows.length; r++) if ((rows[r]![c] ?? null) !== first) return false;
+  return true;
 }
 
 /**

@@ -22,7 +22,8 @@ export interface Database {
   /**
    * PostgreSQL only: the connections Prisma's adapter uses, for statements whose parameters Prisma
    * would walk twice (it JSON-encodes a raw query's parameters and decodes them again): a chunk's
-   * saves (lib/db/insert-while-held.ts), about a third of a sandbox job's CPU through Prisma.
+   * saves (lib/db/insert-while-held.ts), about a third of a sandbox job's CPU through Prisma, and a
+   * queued job's write (lib/db/staged-write.ts, its items by COPY).
    */
   pool?: pg.Pool;
   /** SQLite only: see `writeLock()` in lib/db/client.ts. */

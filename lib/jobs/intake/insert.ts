@@ -2,6 +2,7 @@ import { AUDIT_COLUMNS, type AuditRow, auditValues } from '../../audit/record';
 import type { Database, Db } from '../../db/client';
 import { progressRecount } from '../../db/job-progress';
 import { insertRows } from '../../db/sql';
+import { timestampValue } from '../../db/values';
 import { writeStaged } from '../../db/staged-write';
 import type { StoredUpload } from '../export/formats';
 import { chunkQueue } from '../queue';
@@ -13,8 +14,6 @@ import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
 type Tx = Pick<Db, '$executeRawUnsafe'>;
 
 const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
-/** PostgreSQL writes a queued job's items as column arrays (lib/db/staged-write.ts) */
-const ITEM_PG_TYPES = { job_id: 'text', idx: 'integer', email: 'text', row: 'text', duplicate_of: 'integer' };
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
@@ -23,16 +22,16 @@ export interface JobItems {
   duplicateOf: Int32Array;
 }
 
-/** Item `idx`'s cells in ITEM_COLUMNS order, pushed onto `values` (the SQLite path binds them without a row array). */
+/** Item `idx`'s cells in ITEM_COLUMNS order, pushed onto `values` (a queued job's write binds or copies them without a row array). */
 function itemCells(jobId: string, items: JobItems, values: unknown[], idx: number): void {
   const { emails, rows, duplicateOf } = items;
   const first = duplicateOf[idx]!;
   values.push(jobId, idx, emails[idx], rows ? (rows[idx] ?? '[]') : null, first >= 0 ? first : null);
 }
 
-function itemRows(jobId: string, items: JobItems, from = 0, to = items.emails.length): unknown[][] {
+function itemRows(jobId: string, items: JobItems): unknown[][] {
   const out: unknown[][] = [];
-  for (let idx = from; idx < to; idx++) {
+  for (let idx = 0; idx < items.emails.length; idx++) {
     const row: unknown[] = [];
     itemCells(jobId, items, row, idx);
     out.push(row);
@@ -59,7 +58,7 @@ export interface NewJob extends StoredUpload {
   reservedCredits: number;
 }
 
-// The direct (SQLite) path writes the row by column name: one entry per field of NewJob (the type checks it).
+// The row is written by column name (lib/db/staged-write.ts): one entry per field of NewJob (the type checks it).
 const JOB_COLUMNS = {
   id: 'id',
   userId: 'user_id',
@@ -106,24 +105,22 @@ export async function insertQueuedJob(
   const jobColumns = [...JOB_FIELDS.map((field) => JOB_COLUMNS[field]), 'status', 'created_at'];
   await writeStaged(database, {
     head: {
-      create: (tx) => tx.job.create({ data: { ...job, status: 'queued' } }),
-      row: () => ({ table: 'jobs', columns: jobColumns, rows: [[...JOB_FIELDS.map((field) => job[field]), 'queued', Date.now()]] }),
+      row: (dialect) => ({
+        table: 'jobs',
+        columns: jobColumns,
+        rows: [[...JOB_FIELDS.map((field) => job[field]), 'queued', timestampValue(dialect, Date.now())]],
+      }),
     },
     body: {
       table: 'job_items',
       columns: ITEM_COLUMNS,
-      types: ITEM_PG_TYPES,
       count: emails.length,
-      slice: (from, to) => itemRows(job.id, items, from, to),
       cells: (values, idx) => itemCells(job.id, items, values, idx),
     },
     copies: reusedCopies(dialect, job.id, now, reused, emails),
     tail: { table: 'job_chunks', columns: CHUNK_COLUMNS, rows: chunks },
     enqueue: (tx) => chunkQueue(database).enqueue(tx, job, chunks.length),
-    alongside: audit && {
-      create: (tx) => tx.auditEvent.create({ data: audit }),
-      row: () => ({ table: 'audit_events', columns: AUDIT_COLUMNS, rows: [auditValues(audit)] }),
-    },
+    alongside: audit && { row: (dialect) => ({ table: 'audit_events', columns: AUDIT_COLUMNS, rows: [auditValues(audit, dialect)] }) },
     undo: [
       { sql: 'DELETE FROM job_items WHERE job_id = ?', values: [job.id] },
       ...(reused.length

@@ -44,7 +44,8 @@ export function engine(database: Database): Promise<Engine> {
 /**
  * Starts pg-boss on the database (its own schema, `pgboss`, created or migrated by `start()`) with
  * a small pool of its own, for its bookkeeping and the claims; what must commit with our own rows
- * (enqueue, hand-back, completion) runs in the caller's Prisma transaction (`fromPrisma`). No supervisor or scheduler: no delivery stays `active` past
+ * (enqueue, hand-back, completion) runs in the caller's transaction (`fromPrisma`: Prisma's, or a held
+ * connection seen as one, lib/db/pg-connection.ts `rawClient`). No supervisor or scheduler: no delivery stays `active` past
  * the transaction that fetched it. Stopped when the database is closed.
  */
 async function startEngine(database: Database): Promise<Engine> {
