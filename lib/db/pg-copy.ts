@@ -1,92 +1,29 @@
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setImmediate as turn } from 'node:timers/promises';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 
 /**
  * PostgreSQL's `COPY … FROM STDIN` on a held connection (lib/db/pg-connection.ts), for many rows at
  * once (a queued job's items, lib/db/staged-write.ts): the server loads them in batches, where an
  * INSERT of column arrays parses each array and inserts row by row (about half the database's CPU
- * for a million items, docs/benchmarks.md). `pg` runs any object with `submit` as a query (its
- * "Submittable", what pg-copy-streams builds on); this one sends the rows `pieces` makes, one at a
- * time, waiting for the socket to drain and giving the event loop a turn between them.
+ * for a million items, docs/benchmarks.md). The protocol is pg-copy-streams' (the `pg` family's COPY
+ * streams): the rows `pieces` makes go one at a time, each after the socket has taken the last and
+ * the event loop has had a turn. A piece that cannot be made, or a row the server refuses, ends the
+ * copy with that error (pg-copy-streams sends CopyFail; the caller's transaction rolls back).
  */
-export function copyIn(client: pg.PoolClient, sql: string, pieces: Iterable<string>): Promise<number> {
-  const copy = new CopyIn(sql, pieces[Symbol.iterator]());
-  void client.query(copy as unknown as pg.QueryConfig);
-  return copy.finished;
+export async function copyIn(client: pg.PoolClient, sql: string, pieces: Iterable<string>): Promise<number> {
+  const copy = client.query(copyFrom(sql));
+  await pipeline(Readable.from(paced(pieces), { objectMode: false }), copy);
+  return copy.rowCount;
 }
 
-/** A pg Connection, as much of it as a copy uses (lib/connection.js of `pg`). */
-interface Connection {
-  stream: NodeJS.WritableStream & { writableNeedDrain?: boolean };
-  query(text: string): void;
-  sendCopyFromChunk(chunk: Buffer): void;
-  endCopyFrom(): void;
-  sendCopyFail(message: string): void;
-}
-
-class CopyIn {
-  readonly finished: Promise<number>;
-  private settle!: { resolve(rows: number): void; reject(error: Error): void };
-  private failed: Error | null = null;
-  private rows = 0;
-  /** wakes the sender waiting for the socket to drain when the copy ends first */
-  private ended = new AbortController();
-
-  constructor(
-    private readonly sql: string,
-    private readonly pieces: Iterator<string>,
-  ) {
-    this.finished = new Promise<number>((resolve, reject) => {
-      this.settle = { resolve, reject };
-    });
+async function* paced(pieces: Iterable<string>): AsyncGenerator<Buffer> {
+  for (const piece of pieces) {
+    yield Buffer.from(piece, 'utf8');
+    await turn();
   }
-
-  submit(connection: Connection): void {
-    connection.query(this.sql);
-  }
-
-  handleCopyInResponse(connection: Connection): void {
-    this.send(connection).catch((error: Error) => {
-      // a piece that could not be made: the server ends the COPY and answers with an error, this one is kept
-      this.failed ??= error;
-      connection.sendCopyFail(error.message);
-    });
-  }
-
-  private async send(connection: Connection): Promise<void> {
-    const { signal } = this.ended;
-    for (let piece = this.pieces.next(); !piece.done; piece = this.pieces.next()) {
-      // the server answered with an error: it drops whatever is still sent
-      if (signal.aborted) return;
-      connection.sendCopyFromChunk(Buffer.from(piece.value, 'utf8'));
-      if (connection.stream.writableNeedDrain) await once(connection.stream, 'drain', { signal }).catch(() => undefined);
-      await turn();
-    }
-    if (!signal.aborted) connection.endCopyFrom();
-  }
-
-  handleCommandComplete(message: { text?: string }): void {
-    this.rows = Number(/^COPY (\d+)/.exec(message.text ?? '')?.[1] ?? 0);
-  }
-
-  handleReadyForQuery(): void {
-    this.ended.abort();
-    if (this.failed) this.settle.reject(this.failed);
-    else this.settle.resolve(this.rows);
-  }
-
-  handleError(error: Error): void {
-    this.ended.abort();
-    this.settle.reject(this.failed ?? error);
-  }
-
-  // a COPY FROM answers none of these; `pg` calls them on whatever query is active
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
-  handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-  handleCopyData(): void {}
 }
 
 const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
