@@ -23,11 +23,11 @@ export function releaseNow(view: ArrayBufferView): void {
  * asked for it has answered and dropped what it held. After a big submission its list (a million
  * strings) and the parse's leftovers fill the old generation, and V8 would collect them only when
  * the job's own allocations reach its next limit, so the job ran with both in memory
- * (docs/benchmarks.md, "fifth round"). `vm.measureMemory` with `execution: 'eager'` is the one way
- * Node offers to start a collection without `--expose-gc`: V8 marks incrementally beside the
- * event loop, as for a collection of its own, and the answer (a size estimate) is not used. Node
- * marks the call experimental (one warning in the log, the first time): should it be gone, nothing
- * is collected early and nothing else changes.
+ * (docs/benchmarks.md, "fifth round"). `vm.measureMemory` with `execution: 'eager'` is a way
+ * Node offers to start a collection without `--expose-gc` (whose `gc()` is one long pause): V8
+ * marks incrementally beside the event loop, as for a collection of its own, and the answer (a
+ * size estimate) is not used. Node marks the call experimental (one warning in the log, the first
+ * time): should it be gone, nothing is collected early and nothing else changes.
  */
 export function collectSoon(afterMs: number): void {
   setTimeout(() => {
