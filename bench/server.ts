@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { scriptArgs } from '../test/scripts';
+import { startSettings } from './start-settings';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -55,10 +56,10 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions = {}): Promise<BenchServer> {
   await ensureBuilt();
   const dbDir = mkdtempSync(join(tmpdir(), 'ev-bench-'));
-  // the V8 flags `npm start` sets (package.json), so the bench measures the server as users run it
-  const startScript = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
-  const startFlags = /NODE_OPTIONS=\\?"([^"$\\]*)/.exec(startScript)?.[1]?.trim();
+  // what `npm start` sets (package.json), so the bench measures the server as users run it
+  const { startFlags, startDefaults } = startSettings(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string);
   const env: NodeJS.ProcessEnv = {
+    ...startDefaults,
     ...process.env,
     NODE_OPTIONS: [startFlags, process.env.NODE_OPTIONS].filter(Boolean).join(' '),
     DATABASE_URL: `file:${join(dbDir, 'bench.db')}`,

@@ -242,8 +242,8 @@ export async function parseBulkRequest(bytes: Buffer): Promise<BulkBody> {
     // the reader wrote each row itself, so parsing one back is safe and small
     emails = await mapSliced(body.rows, (row) => (JSON.parse(row) as string[])[column] ?? '');
   }
-  if (body.rows && body.rows.length !== emails.length) {
-    throw invalidRequest('rows', 'rows must hold one entry per email, in the same order.');
-  }
-  return { emails: await mapSliced(emails, (email) => email.trim()), rows: body.rows, columns: body.columns, filename, format: uploadFormat(format) };
+  if (body.rows && body.rows.length !== emails.length) throw invalidRequest('rows', 'rows must hold one entry per email, in the same order.');
+  // trimmed in place: the list is this reader's own (a second array of a million would be garbage at once)
+  await forEachSliced(emails.length, (i) => void (emails![i] = emails![i]!.trim()));
+  return { emails, rows: body.rows, columns: body.columns, filename, format: uploadFormat(format) };
 }

@@ -1,4 +1,5 @@
 import { checkSyntax } from '../../verifier/syntax';
+import { releaseNow } from '../../memory/release';
 import { forEachSliced } from './slices';
 
 // Gmail ignores dots in the local part and treats googlemail.com as gmail.com (Google's own help:
@@ -88,5 +89,8 @@ export async function listShape(emails: readonly string[]): Promise<ListShape> {
       }
     }
   });
+  // 16 MB for a million rows: given back now rather than at the next major collection
+  releaseNow(firstRow);
+  releaseNow(hashes);
   return { valid, invalid: emails.length - valid, duplicates, distinctValid: valid - duplicates, duplicateOf };
 }
