@@ -10,10 +10,10 @@ import * as replay from '@/app/v1/webhooks/[id]/deliveries/[deliveryId]/replay/r
 import { selectRows } from '@/lib/db/sql';
 import { JobWorker } from '@/lib/jobs/worker/worker';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
-import { saveResults, verificationRow } from '@/lib/results/rows';
+import { saveResults } from '@/lib/results/rows';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
-import { storedVerdict } from './stored-verdict';
+import { jobResultRow, storedVerdict } from './stored-verdict';
 
 /** Issue 20: one account's work stays its own (modes apart, progress without scanning, bounded paging). */
 describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect) => {
@@ -120,8 +120,7 @@ describe.each(DIALECTS)('no account or mode reaches into another (%s)', (dialect
     const poll = async () => (await call(status.GET, { key: ctx.key, params: { jobId } })).json;
     expect((await poll()).processed_emails).toBe(0);
     // results of rows 0-3 as a worker stores them; their 8 later copies count with them
-    const row = (idx: number) =>
-      verificationRow(storedVerdict(firsts[idx]!), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+    const row = (idx: number) => jobResultRow(storedVerdict(firsts[idx]!), { userId: ctx.account.id, jobId, idx });
     await saveResults(ctx.database, [0, 1, 2, 3].map(row));
     expect((await poll()).processed_emails).toBe(12);
     await saveResults(ctx.database, [2, 3, 4].map(row));

@@ -6,11 +6,11 @@ import { auditCredits } from '@/lib/accounts/audit';
 import { grantCredits } from '@/lib/accounts/quota';
 import { selectRows } from '@/lib/db/sql';
 import { JobWorker } from '@/lib/jobs/worker/worker';
-import { saveResults, verificationRow } from '@/lib/results/rows';
+import { saveResults } from '@/lib/results/rows';
 import { sandboxVerifier } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { call, setup, until } from './harness';
-import { storedVerdict } from './stored-verdict';
+import { jobResultRow, storedVerdict } from './stored-verdict';
 
 /**
  * Issue 34: a job's progress (`job_progress.processed`) is counted by every writer of its results in
@@ -114,16 +114,7 @@ describe.each(DIALECTS)("every writer of a job's results counts its progress (%s
       expect(answer.status).toBe('queued');
       jobs.push(answer.job_id);
     }
-    const row = (jobId: string | null, idx: number | null) =>
-      verificationRow(storedVerdict(`r${idx}@progress.example`), {
-        userId: ctx.account.id,
-        jobId,
-        idx,
-        sandbox: true,
-        source: 'bulk',
-        cached: false,
-        at: Date.now(),
-      });
+    const row = (jobId: string | null, idx: number | null) => jobResultRow(storedVerdict(`r${idx}@progress.example`), { userId: ctx.account.id, jobId, idx });
     await saveResults(ctx.database, [row(jobs[0]!, 0), row(jobs[1]!, 0), row(null, null), row(jobs[0]!, 1), row(jobs[1]!, 2)]);
     expect([await counted(jobs[0]!), await counted(jobs[1]!)]).toEqual([3, 3]);
     // saved again with one more: only the new row counts

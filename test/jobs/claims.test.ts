@@ -5,7 +5,7 @@ import { claimChunk } from '@/lib/jobs/queue';
 import { cancelJob, completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { q } from '@/lib/db/sql';
-import { verificationRow } from '@/lib/results/rows';
+import { jobResultRow } from '../api/stored-verdict';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
@@ -36,15 +36,7 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     expect(second).toMatchObject({ jobId, no: first!.no, attempts: 2 });
     expect(second!.token).not.toBe(first!.token);
 
-    const row = verificationRow(sandboxVerdict('a0@stale.test'), {
-      userId: ctx.account.id,
-      jobId,
-      idx: 0,
-      sandbox: true,
-      source: 'bulk',
-      cached: false,
-      at: Date.now(),
-    });
+    const row = jobResultRow(sandboxVerdict('a0@stale.test'), { userId: ctx.account.id, jobId, idx: 0 });
     expect(await renewLease(ctx.database, first!, 60_000)).toBe(false);
     expect(await saveChunkResults(ctx.database, first!, [row])).toBe(false);
     expect(await stored(jobId)).toBe(0);
@@ -91,16 +83,7 @@ describe.each(DIALECTS)('chunk claims (%s)', (dialect) => {
     const jobId = await oneChunkJob('stalled');
     const claim = (await claimChunk(ctx.database, 'w-stalled', 60_000))!;
     expect(claim.stalledClaims).toBe(1);
-    const rowOf = (idx: number) =>
-      verificationRow(sandboxVerdict(`a${idx}@stalled.test`), {
-        userId: ctx.account.id,
-        jobId,
-        idx,
-        sandbox: true,
-        source: 'bulk',
-        cached: false,
-        at: Date.now(),
-      });
+    const rowOf = (idx: number) => jobResultRow(sandboxVerdict(`a${idx}@stalled.test`), { userId: ctx.account.id, jobId, idx });
     const resets: string[] = [];
     const query = pg.Client.prototype.query;
     vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {

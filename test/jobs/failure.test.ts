@@ -5,7 +5,7 @@ import * as webhooks from '@/app/v1/webhooks/route';
 import { q } from '@/lib/db/sql';
 import { saveChunkResults } from '@/lib/jobs/queue/ledger';
 import { claimChunk } from '@/lib/jobs/queue';
-import { verificationRow } from '@/lib/results/rows';
+import { jobResultRow } from '../api/stored-verdict';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { JobWorker } from '@/lib/jobs/worker/worker';
 import { accountUsage, grantCredits } from '@/lib/accounts/quota';
@@ -130,7 +130,7 @@ describe.each(DIALECTS)('jobs that break (%s)', (dialect) => {
       expect(chunk).not.toBeNull();
       expect(chunk!.stalledClaims).toBe(1);
       const { verdict } = await sandboxVerifier.verify(list[i]!);
-      const row = verificationRow(verdict, { userId: ctx.account.id, jobId, idx: i, sandbox: true, source: 'bulk', cached: false, at: Date.now() });
+      const row = jobResultRow(verdict, { userId: ctx.account.id, jobId, idx: i });
       expect(await saveChunkResults(ctx.database, chunk!, [row])).toBe(true);
       await new Promise((r) => setTimeout(r, 5)); // the 1 ms lease runs out on the database's clock
     }

@@ -5,7 +5,7 @@ import { claimChunk } from '@/lib/jobs/queue';
 import { completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
 import { submitQueued } from '@/lib/jobs/intake/submit';
 import { q } from '@/lib/db/sql';
-import { verificationRow } from '@/lib/results/rows';
+import { jobResultRow } from '../api/stored-verdict';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { setup } from '../api/harness';
 
@@ -27,9 +27,7 @@ describe('lock order of chunk and delivery (postgres)', () => {
     const { jobId } = await submitQueued(ctx.database, { userId: ctx.account.id, sandbox: true, emails });
     const first = await claimChunk(ctx.database, 'finisher', 400);
     expect(first?.jobId).toBe(jobId);
-    const rows = emails.map((email, idx) =>
-      verificationRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx, sandbox: true, source: 'bulk', cached: false, at: Date.now() }),
-    );
+    const rows = emails.map((email, idx) => jobResultRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx }));
     expect(await saveChunkResults(ctx.database, first!, rows)).toBe(true);
 
     const pause = pauseAt('chunk.finishing');

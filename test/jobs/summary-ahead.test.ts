@@ -4,7 +4,7 @@ import { submitQueued } from '@/lib/jobs/intake/submit';
 import { claimChunk } from '@/lib/jobs/queue';
 import { saveChunkResults } from '@/lib/jobs/queue/ledger';
 import { completeChunkAndFinish } from '@/lib/jobs/worker/lifecycle';
-import { verificationRow } from '@/lib/results/rows';
+import { jobResultRow } from '../api/stored-verdict';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { DIALECTS } from '../databases';
 import { setup } from '../api/harness';
@@ -20,11 +20,7 @@ describe.each(DIALECTS)('the summary read ahead of the completion (%s)', (dialec
   afterAll(async () => ctx?.teardown());
 
   const rowsOf = (jobId: string, emails: string[], from: number, to: number) =>
-    emails
-      .slice(from, to)
-      .map((email, i) =>
-        verificationRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx: from + i, sandbox: true, source: 'bulk', cached: false, at: Date.now() }),
-      );
+    emails.slice(from, to).map((email, i) => jobResultRow(sandboxVerdict(email), { userId: ctx.account.id, jobId, idx: from + i }));
 
   it('counts a result stored after the early read, as when nothing was stored between the reads', async () => {
     for (const late of [true, false]) {

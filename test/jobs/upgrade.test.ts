@@ -13,7 +13,7 @@ import { completeChunkAndFinish, markProcessing } from '@/lib/jobs/worker/lifecy
 import { submitBulk, submitQueued } from '@/lib/jobs/intake/submit';
 import { JobWorker } from '@/lib/jobs/worker/worker';
 import { verifierFor } from '@/lib/checks/verifiers';
-import { verificationRow } from '@/lib/results/rows';
+import { jobResultRow } from '../api/stored-verdict';
 import { sandboxVerdict } from '@/lib/verifier/sandbox';
 import { beatNow } from '@/lib/accounts/owners';
 import { DIALECTS, freshDatabaseUrl } from '../databases';
@@ -88,11 +88,7 @@ describe.each(DIALECTS)('an upgrade from the previous release, during a rolling 
     const { jobId: processingId } = await submitQueued(old, { userId: user.id, sandbox: false, emails: processing });
     await markProcessing(old, processingId);
     const rowsOf = (jobId: string, list: string[], from: number, to: number) =>
-      list
-        .slice(from, to)
-        .map((email, i) =>
-          verificationRow(sandboxVerdict(email), { userId: user.id, jobId, idx: from + i, sandbox: false, source: 'bulk', cached: false, at: Date.now() }),
-        );
+      list.slice(from, to).map((email, i) => jobResultRow(sandboxVerdict(email), { userId: user.id, jobId, idx: from + i, sandbox: false }));
     /** A chunk of `jobId` claimed by `worker`; the chunks of other jobs claimed on the way are put back. */
     const claimOf = async (jobId: string, worker: string): Promise<ChunkClaim> => {
       let chunk = await claimChunk(old, worker, 60_000);
