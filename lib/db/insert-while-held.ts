@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Database } from './client';
 import { sqliteSaveResults } from './job-progress';
-import { heldConnection } from './pg-connection';
+import { heldConnection, inTransaction } from './pg-connection';
 import { arraysInsert, insertArrays, insertRows, prepared, q, sqliteInsert } from './sql';
 
 /** SQL written with `?` placeholders, and its values. */
@@ -79,20 +79,16 @@ export async function insertWhileHeld(database: Database, plan: HeldInsert): Pro
 function pgInsertWhileHeld(pool: pg.Pool, plan: HeldInsert): Promise<boolean> {
   const stores = plan.rows.length > 0;
   return heldConnection(pool, async (client) => {
-    await client.query('BEGIN');
-    let saved = false;
-    try {
+    // a claim no longer held writes nothing: its transaction commits empty
+    const saved = await inTransaction(client, async () => {
       const held = await client.query(`${q('postgres', plan.held.sql)} FOR SHARE`, plan.held.values);
-      saved = held.rowCount === 1;
-      if (saved && stores) {
+      if (held.rowCount !== 1) return false;
+      if (stores) {
         const insert = arraysInsert(plan.table, plan.columns, plan.types!, plan.rows, plan.suffix);
         await client.query(insert.sql, insert.values);
       }
-      await client.query(saved ? 'COMMIT' : 'ROLLBACK');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+      return true;
+    });
     if (saved && stores && plan.after) await client.query(q('postgres', plan.after.sql), plan.after.values);
     return saved;
   });
