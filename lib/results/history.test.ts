@@ -86,4 +86,38 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
     expect(verdict).toMatchObject({ email: 'FindMe@Example.COM', status: sandboxVerdict('findme@example.com').status });
     expect(await cachedVerdict(ctx.database, ctx.account.id, 'findme2@example.com', 0)).toBeNull();
   });
+
+  it('stores no evidence and no normalized_email the address already says, and the cache gives the verdict back whole', async () => {
+    const plain = sandboxVerdict('restore@example.com');
+    const evidence = {
+      ...{ mx_host: 'mx.example.com', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'OK', smtp_failure: null, attempts: 1, tls: true },
+      ...{
+        dns_failure: null,
+        control_code: 550,
+        control_enhanced_code: '5.1.1',
+        control_message: 'no such user',
+        postmaster_code: null,
+        postmaster_message: null,
+      },
+    };
+    const spelled = { ...sandboxVerdict('Restore.Me@BÜCHER.example'), evidence };
+    expect(plain).toMatchObject({ evidence: null, normalized_email: 'restore@example.com' });
+    expect(spelled.normalized_email).toBe('Restore.Me@bücher.example');
+    await recordSingle(ctx.database, ctx.account.id, plain, false, false);
+    await recordSingle(ctx.database, ctx.account.id, spelled, false, false);
+    const stored = await ctx.database.prisma.$queryRawUnsafe<{ email: string; details: string }[]>(
+      q(dialect, 'SELECT email, details FROM verifications WHERE user_id = ? AND email IN (?, ?) ORDER BY id'),
+      ctx.account.id,
+      plain.email,
+      spelled.email,
+    );
+    expect(stored.map((row) => [row.email, Object.keys(JSON.parse(row.details))])).toEqual([
+      [plain.email, Object.keys(plain.details)],
+      [spelled.email, [...Object.keys(plain.details), 'evidence', 'normalized_email']],
+    ]);
+    expect(await cachedVerdict(ctx.database, ctx.account.id, plain.email, 0)).toEqual(plain);
+    expect(await cachedVerdict(ctx.database, ctx.account.id, spelled.email, 0)).toEqual(spelled);
+    // another spelling of the same mailbox gets its own normalized form
+    expect(await cachedVerdict(ctx.database, ctx.account.id, 'RESTORE@example.com', 0)).toMatchObject({ normalized_email: 'RESTORE@example.com' });
+  });
 });

@@ -138,18 +138,18 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   if (!row) return null;
   // rows stored before the columns sub_reason and mailbox_provider also hold them in details: left out of it
   const {
-    evidence,
+    evidence = null,
     sub_reason: _sub,
     mailbox_provider: _mailbox,
-    normalized_email = null,
+    normalized_email,
     rule_id: _ruleId,
     ...details
-  } = JSON.parse(row.details) as Verdict['details'] &
-    Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id'>> & { evidence: Verdict['evidence'] };
+  } = JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id' | 'evidence'>>;
   return {
     email,
-    // the stored row may be another spelling of the mailbox: normalize the address as asked
-    normalized_email: row.email === email ? normalized_email : normalizedOf(email),
+    // the stored row may be another spelling of the mailbox: normalize the address as asked; a row
+    // without normalized_email stored it the same as its address (storedDetails, lib/results/rows.ts)
+    normalized_email: row.email === email && normalized_email !== undefined ? normalized_email : normalizedOf(email),
     valid: bool(row.valid),
     deliverable: bool(row.deliverable),
     risk_level: row.risk_level as Verdict['risk_level'],
