@@ -90,5 +90,19 @@ describe.each(DIALECTS)("the jobs' named queries (%s)", (dialect) => {
     expect(expected.idx.length).toBeGreaterThan(2_000);
     expect(await unansweredItems(ctx.database, jobId, 100, 4_900)).toEqual(expected);
     expect(await unansweredItems(ctx.database, jobId, 4_900, 4_900)).toEqual({ idx: [], email: [] });
+    // a range whose one result is its first or its last item (4902 is answered): still left out
+    expect(await unansweredItems(ctx.database, jobId, 4_902, 4_904)).toEqual({ idx: [4_903], email: ['a4903@example.com'] });
+    expect(await unansweredItems(ctx.database, jobId, 4_901, 4_903)).toEqual({ idx: [4_901], email: ['a4901@example.com'] });
+    // a range without any result (a chunk's first run): every first occurrence, however many pages
+    const fresh = 'job_items_fresh';
+    await insertRows(
+      ctx.database.prisma,
+      dialect,
+      'job_items',
+      ['job_id', 'idx', 'email', 'row', 'duplicate_of'],
+      items.map(([, ...rest]) => [fresh, ...rest]),
+    );
+    const firsts = Array.from({ length: 4_800 }, (_, i) => i + 100).filter((idx) => idx % 10 !== 9);
+    expect(await unansweredItems(ctx.database, fresh, 100, 4_900)).toEqual({ idx: firsts, email: firsts.map((idx) => `a${idx}@example.com`) });
   });
 });

@@ -103,24 +103,30 @@ export interface ItemColumns {
   email: string[];
 }
 
+const CHUNK_ITEMS = 'SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ? AND i.duplicate_of IS NULL';
+const WITHOUT_RESULT = ' AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx)';
+/** whether any item of a range has a stored result: one probe of the (job_id, idx) index */
+const ANY_RESULT = 'SELECT 1 AS found FROM verifications WHERE job_id = ? AND idx >= ? AND idx < ? LIMIT 1';
+
 /**
  * A job's items in [startIdx, endIdx) that are first occurrences (duplicate_of NULL) and have no
  * stored result yet, in index order. PostgreSQL reads them in one query; SQLite in pages of
- * ITEMS_PAGE, yielding between them. As columns, not an object per item: a sandbox chunk's 10,000
+ * ITEMS_PAGE, yielding between them. A range with no result at all (a chunk's first run, the common
+ * case) is read without looking each item up in `verifications` (a third of the read's cost); a
+ * retried one with the lookup. No other writer adds results to a claimed chunk's range meanwhile:
+ * a save needs the claim (lib/db/insert-while-held.ts), and the reused results were copied at the
+ * submission. As columns, not an object per item: a sandbox chunk's 10,000
  * items live through its whole run, so a scavenge finds nearly all of those made since the last
  * one alive, and V8 then allocates every later item object straight into the old space
  * (allocation-site pretenuring), garbage there a major GC must find (docs/benchmarks.md).
  */
 export async function unansweredItems(database: Database, jobId: string, startIdx: number, endIdx: number): Promise<ItemColumns> {
   const page = database.bulk ? ITEMS_PAGE : endIdx - startIdx + 1;
+  const answered = (await selectRows(database, ANY_RESULT, [jobId, startIdx, endIdx])).length > 0;
+  const query = `${CHUNK_ITEMS}${answered ? WITHOUT_RESULT : ''} ORDER BY i.idx LIMIT ?`;
   const items: ItemColumns = { idx: [], email: [] };
   for (let from = startIdx; ; ) {
-    const rows = await selectRows<{ idx: number; email: string }>(
-      database,
-      `SELECT i.idx, i.email FROM job_items i WHERE i.job_id = ? AND i.idx >= ? AND i.idx < ?
-        AND i.duplicate_of IS NULL AND NOT EXISTS (SELECT 1 FROM verifications v WHERE v.job_id = i.job_id AND v.idx = i.idx) ORDER BY i.idx LIMIT ?`,
-      [jobId, from, endIdx, page],
-    );
+    const rows = await selectRows<{ idx: number; email: string }>(database, query, [jobId, from, endIdx, page]);
     for (const row of rows) {
       items.idx.push(Number(row.idx));
       items.email.push(row.email);
