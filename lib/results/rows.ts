@@ -33,7 +33,7 @@ export interface VerificationRecord {
   cached: boolean;
   sub_reason: string | null;
   mailbox_provider: string | null;
-  /** the rest of the verdict as JSON: details, evidence, normalized_email, rule_id */
+  /** the rest of the verdict as JSON: details, and evidence, normalized_email and rule_id where they say something (storedDetails) */
   details: string;
   created_at: number;
 }
