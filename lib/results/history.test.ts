@@ -90,15 +90,19 @@ describe.each(DIALECTS)('recordSingle (%s)', (dialect) => {
   it('stores no evidence and no normalized_email the address already says, and the cache gives the verdict back whole', async () => {
     const plain = sandboxVerdict('restore@example.com');
     const evidence = {
-      ...{ mx_host: 'mx.example.com', smtp_code: 250, smtp_enhanced_code: '2.1.5', smtp_message: 'OK', smtp_failure: null, attempts: 1, tls: true },
-      ...{
-        dns_failure: null,
-        control_code: 550,
-        control_enhanced_code: '5.1.1',
-        control_message: 'no such user',
-        postmaster_code: null,
-        postmaster_message: null,
-      },
+      mx_host: 'mx.example.com',
+      smtp_code: 250,
+      smtp_enhanced_code: '2.1.5',
+      smtp_message: 'OK',
+      smtp_failure: null,
+      attempts: 1,
+      tls: true,
+      dns_failure: null,
+      control_code: 550,
+      control_enhanced_code: '5.1.1',
+      control_message: 'no such user',
+      postmaster_code: null,
+      postmaster_message: null,
     };
     const spelled = { ...sandboxVerdict('Restore.Me@BÜCHER.example'), evidence };
     expect(plain).toMatchObject({ evidence: null, normalized_email: 'restore@example.com' });

@@ -26,7 +26,7 @@ describe('a verdict as a stored row', () => {
 
   it('keeps whatever is not plain: evidence, another normalized form, a rule, a details field of its own', () => {
     const base = sandboxVerdict('someone@example.com');
-    const evidence = { ...{ mx_host: 'mx.example.com', smtp_code: 550, smtp_enhanced_code: '5.1.1', smtp_message: 'no', smtp_failure: null, attempts: 1 } };
+    const evidence = { mx_host: 'mx.example.com', smtp_code: 550, smtp_enhanced_code: '5.1.1', smtp_message: 'no', smtp_failure: null, attempts: 1 };
     expect(detailsOf({ ...base, evidence: evidence as unknown as Verdict['evidence'] })).toEqual({ ...base.details, evidence });
     expect(detailsOf({ ...base, normalized_email: 'someone@exämple.com' })).toEqual({ ...base.details, normalized_email: 'someone@exämple.com' });
     expect(detailsOf({ ...base, rule_id: 'rul_1' })).toEqual({ ...base.details, rule_id: 'rul_1' });
