@@ -7,6 +7,7 @@ import { bulkInsert } from '../db/sql';
 import { checkSyntax } from '../verifier/syntax';
 import type { Verdict } from '../verifier/types';
 import { bool, type StoredVerification, VERIFICATION_COLUMNS, verificationRow } from './rows';
+import { readStoredDetails } from './stored-details';
 
 /**
  * Records one single verification in history. The rows of all the checks that reach this point in
@@ -136,19 +137,11 @@ export async function cachedVerdict(database: Database, userId: string, email: s
   const rows = await cacheLookup<StoredVerification>(database, userId, mailboxCase(email), since);
   const row = rows[0];
   if (!row) return null;
-  // rows stored before the columns sub_reason and mailbox_provider also hold them in details: left out of it
-  const {
-    evidence = null,
-    sub_reason: _sub,
-    mailbox_provider: _mailbox,
-    normalized_email,
-    rule_id: _ruleId,
-    ...details
-  } = JSON.parse(row.details) as Verdict['details'] & Partial<Pick<Verdict, 'sub_reason' | 'mailbox_provider' | 'normalized_email' | 'rule_id' | 'evidence'>>;
+  const { details, evidence, normalized_email } = readStoredDetails(row.details);
   return {
     email,
     // the stored row may be another spelling of the mailbox: normalize the address as asked; a row
-    // without normalized_email stored it the same as its address (storedDetails, lib/results/rows.ts)
+    // without normalized_email stored it the same as its address (lib/results/stored-details.ts)
     normalized_email: row.email === email && normalized_email !== undefined ? normalized_email : normalizedOf(email),
     valid: bool(row.valid),
     deliverable: bool(row.deliverable),

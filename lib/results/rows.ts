@@ -2,6 +2,7 @@ import type { Database, Db } from '../db/client';
 import { saveCountedResults } from '../db/job-progress';
 import { insertRows } from '../db/sql';
 import type { Verdict } from '../verifier/types';
+import { storedDetails } from './stored-details';
 import type { Bucket } from '../verifier/vocabulary';
 
 /**
@@ -33,7 +34,7 @@ export interface VerificationRecord {
   cached: boolean;
   sub_reason: string | null;
   mailbox_provider: string | null;
-  /** the rest of the verdict as JSON: details, and evidence, normalized_email and rule_id where they say something (storedDetails) */
+  /** the rest of the verdict as JSON: details, and evidence, normalized_email and rule_id where they say something (lib/results/stored-details.ts) */
   details: string;
   created_at: number;
 }
@@ -143,46 +144,10 @@ export function verificationRecord(verdict: Verdict, r: Recorded): VerificationR
   };
 }
 
-/**
- * The `details` column: the verdict's details, and what of evidence, normalized_email and rule_id
- * says something. No evidence (every sandbox verdict, most production ones without SMTP) is left
- * out, and so is a normalized_email the same as the address (a lower-case ASCII address): the reader
- * (`cachedVerdict`, lib/results/history.ts) puts both back. About 35 bytes fewer a row, which the
- * million-row job's INSERT pays for in SQLite's pages (docs/benchmarks.md, "Fewer bytes a stored result").
- */
-function storedDetails(verdict: Verdict): string {
-  const { details } = verdict;
-  if (verdict.evidence === null && verdict.normalized_email === verdict.email && verdict.rule_id === undefined && isPlainDetails(details))
-    // the common case, one of 16 strings: a million-row job's rows made no object and no JSON each
-    return PLAIN_DETAILS[+details.syntax_valid * 8 + +details.domain_exists * 4 + +details.mx_record * 2 + +details.smtp_valid]!;
-  const stored: Record<string, unknown> = { ...details };
-  if (verdict.evidence !== null) stored.evidence = verdict.evidence;
-  if (verdict.normalized_email !== verdict.email) stored.normalized_email = verdict.normalized_email;
-  stored.rule_id = verdict.rule_id;
-  return JSON.stringify(stored);
-}
-
-/** VerdictDetails' fields, in the order a verdict's literal has them. */
-const DETAIL_FIELDS = ['syntax_valid', 'domain_exists', 'mx_record', 'smtp_valid'] as const satisfies readonly (keyof Verdict['details'])[];
-/** `details` of those four booleans and nothing else */
-function isPlainDetails(details: Verdict['details']): boolean {
-  if (Object.keys(details).length !== DETAIL_FIELDS.length) return false;
-  for (const field of DETAIL_FIELDS) if (typeof details[field] !== 'boolean') return false;
-  return true;
-}
-/** JSON.stringify of each of the 16 plain details, indexed by their bits (syntax_valid the highest) */
-const PLAIN_DETAILS = Array.from({ length: 16 }, (_, bits) =>
-  JSON.stringify(Object.fromEntries(DETAIL_FIELDS.map((field, i) => [field, (bits & (8 >> i)) !== 0]))),
-);
-
 /** A record's values in VERIFICATION_COLUMNS order, as the batch inserts (lib/db/sql.ts) take them. */
 export const verificationValues = (record: VerificationRecord): unknown[] => VERIFICATION_COLUMNS.map((column) => record[column]);
 
-/**
- * A verdict as the values of one stored row (VERIFICATION_COLUMNS order): the record's values in its
- * literal's order, which is that one (lib/results/rows.test.ts checks it). A keyed read per column
- * cost a million-row job about a microsecond a row.
- */
+/** A verdict as one stored row's values: the record's, in its literal's order, which is VERIFICATION_COLUMNS' (rows.test.ts checks it); a keyed read per column cost about 1 µs a row. */
 export const verificationRow = (verdict: Verdict, r: Recorded): unknown[] => Object.values(verificationRecord(verdict, r));
 
 /** Stores a job's results inside the caller's transaction; a result already stored is kept. The caller counts them into the job's progress (`recountProgress`, lib/db/job-progress.ts). */
