@@ -124,14 +124,14 @@ export function copyReusedParams(
   jobId: string,
   now: number,
   rows: readonly { id: number; idx: number }[],
-  emails: readonly string[],
+  emails: { at(index: number): string | undefined },
 ): unknown[] {
   return [
     jobId,
     now,
     ...byDialect<unknown[]>(dialect, {
-      postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails[r.idx])],
-      sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails[r.idx]]))],
+      postgres: [rows.map((r) => r.id), rows.map((r) => r.idx), rows.map((r) => emails.at(r.idx))],
+      sqlite: [JSON.stringify(rows.map((r) => [r.id, r.idx, emails.at(r.idx)]))],
     }),
   ];
 }

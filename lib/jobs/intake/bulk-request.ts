@@ -5,16 +5,18 @@ import { env } from '../../config/env';
 import { AppError, invalidRequest, validate } from '../../errors/app-error';
 import { type UploadFormat, uploadFormat } from '../export/formats';
 import { bulkFields } from './bulk-schema';
-import { forEachSliced, mapSliced } from './slices';
+import { forEachSliced } from './slices';
+import { mapPacked, packStrings, type StringList, type StringListBuilder } from './string-list';
 
 /**
- * Reads a bulk body token by token and builds only what the API takes: `emails` (strings), `rows`
- * (each kept as the JSON text of its cells, one string, as job_items stores it), `columns`
- * (strings) and the scalar fields (`email_column`, `filename`, the upload's format). The first token
- * out of that shape ends the read with 400, and the address count is checked as the list grows
- * (413 once it passes EV_MAX_BULK_EMAILS), so no body makes more than its own addresses and rows in
- * memory: `{"emails":[{},{},...]}` stops at its first element, and a field the API does not take is
- * skipped however deep it nests, where JSON.parse would have built millions of objects first.
+ * Reads a bulk body token by token and builds only what the API takes: `emails` (trimmed) and
+ * `rows` (each kept as the JSON text of its cells, as job_items stores it), both packed without a
+ * string per entry (./string-list.ts), `columns` (strings) and the scalar fields (`email_column`,
+ * `filename`, the upload's format). The first token out of that shape ends the read with 400, and
+ * the address count is checked as the list grows (413 once it passes EV_MAX_BULK_EMAILS), so no
+ * body makes more than its own addresses and rows in memory: `{"emails":[{},{},...]}` stops at
+ * its first element, and a field the API does not take is skipped however deep it nests, where
+ * JSON.parse would have built millions of objects first.
  */
 async function readBulkBody(bytes: Buffer): Promise<unknown> {
   if (bytes.length === 0) throw invalidRequest('body', 'The request body must be a JSON object.');
@@ -22,7 +24,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
   const result: Record<string, unknown> = {};
   let where: Where = 'start';
   let key = '';
-  let list: unknown[] = [];
+  let list: StringListBuilder | string[] = [];
   let row: string[] = [];
   let widest = 0; // the most cells of any row: columns past it are filled by none
   let failure: AppError | null = null;
@@ -86,7 +88,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
           } else where = 'after-value';
         } else if (key === 'emails' || key === 'rows' || key === 'columns') {
           if (token !== TokenType.LEFT_BRACKET) wrongType(token, value);
-          list = [];
+          list = key === 'columns' ? [] : packStrings();
           result[key] = list;
           where = 'first-item';
         } else if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
@@ -123,7 +125,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
           return;
         }
         if (token !== TokenType.STRING) wrongType(token, value, list.length);
-        list.push(value);
+        list.push(key === 'emails' ? (value as string).trim() : (value as string));
         where = 'after-item';
         return;
       case 'after-item':
@@ -172,6 +174,7 @@ async function readBulkBody(bytes: Buffer): Promise<unknown> {
   // a header no row fills would only pad every downloaded row with empty cells (a thousand of
   // them per row without rows: a 20 MB upload became a gigabyte download)
   if (Array.isArray(result.columns)) result.columns = result.columns.slice(0, widest);
+  for (const packed of ['emails', 'rows'] as const) if (result[packed]) result[packed] = (result[packed] as StringListBuilder).done();
   return result;
 }
 
@@ -200,11 +203,11 @@ function notJsonBody(): never {
 
 const FIELDS: Record<string, z.ZodType> = bulkFields.shape;
 
-/** What a bulk request holds once read: the addresses, and an upload's rows as JSON text each. */
+/** What a bulk request holds once read: the addresses (trimmed), and an upload's rows as JSON text each. */
 export interface BulkBody {
-  emails: string[];
+  emails: StringList;
   /** each row's cells as JSON text (an array of strings), one per email, in order */
-  rows?: string[];
+  rows?: StringList;
   columns?: string[];
   filename?: string;
   /** the upload's format, kept for its download */
@@ -219,7 +222,7 @@ const scalars = bulkFields.pick({ email_column: true, filename: true, delimiter:
  * emails one to one.
  */
 export async function parseBulkRequest(bytes: Buffer): Promise<BulkBody> {
-  const body = (await readBulkBody(bytes)) as { emails?: string[]; rows?: string[]; columns?: string[] } & Record<string, unknown>;
+  const body = (await readBulkBody(bytes)) as { emails?: StringList; rows?: StringList; columns?: string[] } & Record<string, unknown>;
   const {
     email_column: column,
     filename,
@@ -240,10 +243,8 @@ export async function parseBulkRequest(bytes: Buffer): Promise<BulkBody> {
     if (!body.rows || column === undefined) throw invalidRequest('emails', 'emails: required (or rows with columns and email_column).');
     if (column >= body.columns!.length) throw invalidRequest('email_column', 'email_column must be the index of one of columns.');
     // the reader wrote each row itself, so parsing one back is safe and small
-    emails = await mapSliced(body.rows, (row) => (JSON.parse(row) as string[])[column] ?? '');
+    emails = await mapPacked(body.rows, (row) => ((JSON.parse(row) as string[])[column] ?? '').trim());
   }
   if (body.rows && body.rows.length !== emails.length) throw invalidRequest('rows', 'rows must hold one entry per email, in the same order.');
-  // trimmed in place: the list is this reader's own (a second array of a million would be garbage at once)
-  await forEachSliced(emails.length, (i) => void (emails![i] = emails![i]!.trim()));
   return { emails, rows: body.rows, columns: body.columns, filename, format: uploadFormat(format) };
 }

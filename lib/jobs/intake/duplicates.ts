@@ -1,6 +1,7 @@
 import { checkSyntax } from '../../verifier/syntax';
 import { releaseNow } from '../../memory/release';
 import { forEachSliced } from './slices';
+import type { StringList } from './string-list';
 
 // Gmail ignores dots in the local part and treats googlemail.com as gmail.com (Google's own help:
 // "Dots don't matter in Gmail addresses"), so j.doe@gmail.com and jdoe@googlemail.com are one mailbox.
@@ -59,7 +60,7 @@ function keyHash(key: string): number {
  * from its address (or taken as equal when the address is the same string), so two mailboxes are
  * never merged.
  */
-export async function listShape(emails: readonly string[]): Promise<ListShape> {
+export async function listShape(emails: StringList): Promise<ListShape> {
   const duplicateOf = new Int32Array(emails.length).fill(-1);
   // at most half full: a probe ends in a slot or two
   let size = 16;
@@ -70,7 +71,7 @@ export async function listShape(emails: readonly string[]): Promise<ListShape> {
   let valid = 0;
   let duplicates = 0;
   await forEachSliced(emails.length, (idx) => {
-    const email = emails[idx]!;
+    const email = emails.at(idx)!;
     const key = mailboxKey(email);
     if (key === null) return;
     valid++;
@@ -82,7 +83,7 @@ export async function listShape(emails: readonly string[]): Promise<ListShape> {
         hashes[slot] = hash;
         return;
       }
-      if (hashes[slot] === hash && (emails[first] === email || mailboxKey(emails[first]!) === key)) {
+      if (hashes[slot] === hash && (emails.at(first) === email || mailboxKey(emails.at(first)!) === key)) {
         duplicateOf[idx] = first;
         duplicates++;
         return;

@@ -8,6 +8,7 @@ import type { StoredUpload } from '../export/formats';
 import { chunkQueue } from '../queue';
 import { CHUNK_COLUMNS, chunkRows } from './chunk-rows';
 import { COPY_BATCH, copyParams, copyReusedSql, type Reused } from './reuse';
+import type { StringList } from './string-list';
 
 /** Writing a submitted job: its row, its items (one per address) and its chunks. */
 
@@ -17,8 +18,8 @@ const ITEM_COLUMNS = ['job_id', 'idx', 'email', 'row', 'duplicate_of'];
 
 /** A job's addresses, their upload rows (JSON text each) and, per address, the index of its first occurrence or -1. */
 export interface JobItems {
-  emails: string[];
-  rows?: string[];
+  emails: StringList;
+  rows?: StringList;
   duplicateOf: Int32Array;
 }
 
@@ -26,7 +27,7 @@ export interface JobItems {
 function itemCells(jobId: string, items: JobItems, values: unknown[], idx: number): void {
   const { emails, rows, duplicateOf } = items;
   const first = duplicateOf[idx]!;
-  values.push(jobId, idx, emails[idx], rows ? (rows[idx] ?? '[]') : null, first >= 0 ? first : null);
+  values.push(jobId, idx, emails.at(idx), rows ? (rows.at(idx) ?? '[]') : null, first >= 0 ? first : null);
 }
 
 function itemRows(jobId: string, items: JobItems): unknown[][] {
@@ -134,7 +135,7 @@ export async function insertQueuedJob(
 }
 
 /** The statements that store the reused results, COPY_BATCH rows each, made as they run, then the count of the job's progress they make (lib/db/job-progress.ts). */
-function* reusedCopies(dialect: Database['dialect'], jobId: string, now: number, reused: Reused[], emails: readonly string[]) {
+function* reusedCopies(dialect: Database['dialect'], jobId: string, now: number, reused: Reused[], emails: StringList) {
   for (let from = 0; from < reused.length; from += COPY_BATCH) {
     yield { sql: copyReusedSql(dialect), values: copyParams(dialect, jobId, now, reused.slice(from, from + COPY_BATCH), emails) };
   }

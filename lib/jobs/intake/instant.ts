@@ -20,6 +20,7 @@ import { listShape, mailboxKey } from './duplicates';
 import { insertJobItems } from './insert';
 import { type BulkRequest, listCounts, listDetails, listTarget, newJob, type Reservation } from './request';
 import { copyParams, copyReusedSql, freshResults, type Reused } from './reuse';
+import { listToArray } from './string-list';
 
 /** The stored results an instant list reuses, by the row that reuses them (at most 10). */
 async function storedRows(database: Database, fresh: Reused[]): Promise<Map<number, StoredVerification>> {
@@ -34,8 +35,10 @@ async function storedRows(database: Database, fresh: Reused[]): Promise<Map<numb
 }
 
 /** 10 or fewer addresses: verified now (or answered from fresh results), still recorded as a (completed) job. */
-export async function submitInstant(database: Database, request: BulkRequest) {
+export async function submitInstant(database: Database, list: BulkRequest) {
   const { prisma, dialect } = database;
+  // at most 10 entries: as plain arrays
+  const request = { ...list, emails: listToArray(list.emails), rows: list.rows && listToArray(list.rows) };
   const shape = await listShape(request.emails);
   const firsts = request.emails.flatMap((email, idx) => (shape.duplicateOf[idx]! < 0 ? [{ email, idx }] : []));
   // addresses a rule decides before DNS are answered without a reservation (nor the identity check when all are)

@@ -4,15 +4,17 @@ import type { AuditDetails } from '../../audit/record';
 import { storedUpload, type UploadFormat } from '../export/formats';
 import type { ListShape } from './duplicates';
 import type { NewJob } from './insert';
+import type { StringList } from './string-list';
 
 /** A bulk request as the route hands it over, and what an instant list (instant.ts) and a queued one (submit.ts) both make of it. */
 
 export interface BulkRequest {
   userId: string;
   sandbox: boolean;
-  emails: string[];
+  /** the addresses, trimmed (a plain array, or packed by the route's reader: ./string-list.ts) */
+  emails: StringList;
   /** Original CSV rows (each an array of strings as JSON text) and header, kept for the download. */
-  rows?: string[];
+  rows?: StringList;
   columns?: string[];
   filename?: string;
   format?: UploadFormat;

@@ -4,6 +4,7 @@ import { reusableResults } from '../../db/queries/results';
 import { AppError } from '../../errors/app-error';
 import { mailboxCase } from '../../results/history';
 import { DAY_MS } from '../../usage/days';
+import type { StringList } from './string-list';
 
 /**
  * Fresh results reused (opt-in per account, `users.reuse_days`): an address of a production list that
@@ -47,7 +48,7 @@ export interface Reused {
 export async function freshResults(
   database: Database,
   userId: string,
-  emails: readonly string[],
+  emails: StringList,
   firsts: (idx: number) => boolean,
   now = Date.now(),
 ): Promise<Reused[]> {
@@ -59,7 +60,7 @@ export async function freshResults(
   const byKey = new Map<string, number[]>();
   for (let idx = 0; idx < emails.length; idx++) {
     if (!firsts(idx)) continue;
-    const key = mailboxCase(emails[idx]!);
+    const key = mailboxCase(emails.at(idx)!);
     const list = byKey.get(key);
     if (list) list.push(idx);
     else byKey.set(key, [idx]);

@@ -23,7 +23,7 @@ export const INSTANT_LIMIT = 10;
 export async function submitBulk(database: Database, request: BulkRequest, takeLimits: (queued: boolean) => Promise<void>) {
   // Triggers apply only to a request of one address (docs/api.md, "Sandbox mode"), so a list that
   // happens to hold an error-… address is still verified.
-  if (request.sandbox && request.emails.length === 1) await applySandboxTrigger(request.emails[0]!);
+  if (request.sandbox && request.emails.length === 1) await applySandboxTrigger(request.emails.at(0)!);
   const queued = request.emails.length > INSTANT_LIMIT;
   await takeLimits(queued);
   if (!queued) return submitInstant(database, request);
@@ -40,7 +40,7 @@ export async function submitQueued(database: Database, request: BulkRequest) {
   const reused =
     request.sandbox || request.noReuse
       ? []
-      : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails[idx]!) !== null);
+      : await freshResults(database, request.userId, request.emails, (idx) => shape.duplicateOf[idx]! < 0 && mailboxKey(request.emails.at(idx)!) !== null);
   const toVerify = shape.distinctValid - reused.length;
   const estimated = await estimateTime(database, request.sandbox, request.emails.length - shape.duplicates - reused.length);
   // Production work reserves its quota up front (402 if it cannot) and gets back what it did not
