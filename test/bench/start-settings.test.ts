@@ -5,9 +5,9 @@ import { startSettings } from '../../bench/start-settings';
 const start = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start as string;
 
 describe('what `npm start` sets, as the bench and the HTTP suite start the server (bench/server.ts)', () => {
-  it('caps the V8 heap and gives glibc two malloc arenas unless the environment says otherwise', () => {
+  it('caps the V8 heap and its young generation, and gives glibc two malloc arenas unless the environment says otherwise', () => {
     const { startFlags, startDefaults } = startSettings(start);
-    expect(startFlags).toBe('--max-old-space-size=1024');
+    expect(startFlags).toBe('--max-old-space-size=1024 --max-semi-space-size=32');
     expect(startDefaults).toEqual({ NEXT_TELEMETRY_DISABLED: '1', MALLOC_ARENA_MAX: '2' });
   });
 
