@@ -5,12 +5,12 @@ import { forEachSliced } from './slices';
  *
  * A million addresses held as a million strings survive every young-generation collection of the
  * submission: V8 copies them, promotes them, and grows its young generation to its largest on the
- * way (docs/benchmarks.md, "A list without a string per address"). Here the
- * entries are joined a block at a time into one string per BLOCK entries, with each entry's end in
- * an Int32Array; `at(i)` cuts entry i out of its block when it is read. The cut is made for the one
- * slice of work that reads it (a check, a COPY line) and is garbage right after, so nothing of the
- * list but its blocks and ends survives a collection. The text is kept as JavaScript strings, not
- * as UTF-8 bytes: what comes out is exactly what went in, lone surrogates included.
+ * way (docs/benchmarks.md, "A list without a string per address"). Here the entries are joined
+ * BLOCK at a time into one string, with each entry's end in an Int32Array; `at(i)` cuts entry i out
+ * of its block when it is read. The cut is made for the one slice of work that reads it (a check,
+ * a COPY line) and is garbage right after, so nothing of the list but its blocks and ends survives
+ * a collection. The text is kept as JavaScript strings, not as UTF-8 bytes: what comes out is
+ * exactly what went in, lone surrogates included.
  */
 
 /** What the submission reads of a list: its length and entry `i`. A plain array is one too. */
