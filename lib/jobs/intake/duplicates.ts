@@ -83,7 +83,9 @@ export async function listShape(emails: StringList): Promise<ListShape> {
         hashes[slot] = hash;
         return;
       }
-      if (hashes[slot] === hash && (emails.at(first) === email || mailboxKey(emails.at(first)!) === key)) {
+      if (hashes[slot] !== hash) continue;
+      const firstEmail = emails.at(first)!;
+      if (firstEmail === email || mailboxKey(firstEmail) === key) {
         duplicateOf[idx] = first;
         duplicates++;
         return;

@@ -23,12 +23,3 @@ export async function forEachSliced(count: number, step: (i: number) => void, cl
     }
   }
 }
-
-/** `items.map(fn)`, in slices. */
-export async function mapSliced<T, U>(items: readonly T[], fn: (item: T, i: number) => U): Promise<U[]> {
-  const out: U[] = new Array(items.length);
-  await forEachSliced(items.length, (i) => {
-    out[i] = fn(items[i]!, i);
-  });
-  return out;
-}
