@@ -100,6 +100,13 @@ export function formatComparison(rows: Compared[], baselineMachines: Machine[], 
     lines.push(
       `note: the baseline came from another machine (${differs.map((m) => `${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB`).join('; ')}); this one is ${here.cpus} × ${here.cpuModel}, ${here.memoryGb} GB`,
     );
+  // the same CPU model can serve at half the speed (a VM's host): the bare route's rate, measured in
+  // the same run as the figures, says how far the machine itself moved
+  const yardstick = rows.find((r) => r.metric === 'bare.rps');
+  if (yardstick?.change != null && Math.abs(yardstick.change) > WORSE_BEYOND)
+    lines.push(
+      `note: this machine serves ${yardstick.change < 0 ? 'slower' : 'faster'} than the baseline's: the bare Next.js GET route at ${num(yardstick.after)} req/s against ${num(yardstick.before)} (${yardstick.change >= 0 ? '+' : ''}${(yardstick.change * 100).toFixed(1)}%): times and rates move with the machine`,
+    );
   const table = rows.map((r) => [
     r.metric,
     num(r.before),

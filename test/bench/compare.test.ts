@@ -62,6 +62,23 @@ describe('bench --compare', () => {
       expect(comparisonReport(readBaseline(file), { single: load(250, 40) }, { ...machine, cpus: 8 })).toContain(
         'the baseline came from another machine (2 × AMD EPYC, 8 GB)',
       );
+      expect(report).not.toContain('serves');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("says when the bare route's rate, measured in the same run, shows the machine itself slower or faster", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ev-baseline-'));
+    try {
+      const file = join(dir, 'baseline.json');
+      recordBaseline(file, { bare: load(3000, 10), single: load(2500, 12) }, { git: 'ccc3333', started: '2026-11-28T20:00:00.000Z', quick: false, machine });
+      const slower = comparisonReport(readBaseline(file), { bare: load(1650, 20), single: load(1100, 30) }, machine);
+      expect(slower).toContain("note: this machine serves slower than the baseline's: the bare Next.js GET route at 1650 req/s against 3000 (-45.0%)");
+      expect(slower).not.toContain('another machine');
+      expect(comparisonReport(readBaseline(file), { bare: load(3600, 10) }, machine)).toContain("serves faster than the baseline's");
+      expect(comparisonReport(readBaseline(file), { bare: load(2850, 10) }, machine)).not.toContain('serves');
+      expect(comparisonReport(readBaseline(file), { single: load(1100, 30) }, machine)).not.toContain('serves');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
