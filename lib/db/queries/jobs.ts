@@ -114,11 +114,12 @@ const ANY_RESULT = 'SELECT 1 AS found FROM verifications WHERE job_id = ? AND id
  * ITEMS_PAGE, yielding between them. A range with no result at all (a chunk's first run, the common
  * case) is read without looking each item up in `verifications` (0.75-1.24 µs an item with the
  * lookup, 0.47-0.95 without, on an empty table: docs/benchmarks.md); a retried one with the
- * lookup. No other writer adds results to a claimed chunk's range meanwhile: a save needs the claim (lib/db/insert-while-held.ts), and the reused results were copied at the
- * submission. As columns, not an object per item: a sandbox chunk's 10,000
- * items live through its whole run, so a scavenge finds nearly all of those made since the last
- * one alive, and V8 then allocates every later item object straight into the old space
- * (allocation-site pretenuring), garbage there a major GC must find (docs/benchmarks.md).
+ * lookup. No other writer adds results to a claimed chunk's range meanwhile: a save needs the
+ * claim (lib/db/insert-while-held.ts), and the reused results were copied at the submission. As
+ * columns, not an object per item: a sandbox chunk's 10,000 items live through its whole run, so
+ * a scavenge finds nearly all of those made since the last one alive, and V8 then allocates every
+ * later item object straight into the old space (allocation-site pretenuring), garbage there a
+ * major GC must find (docs/benchmarks.md).
  */
 export async function unansweredItems(database: Database, jobId: string, startIdx: number, endIdx: number): Promise<ItemColumns> {
   const page = database.bulk ? ITEMS_PAGE : endIdx - startIdx + 1;
